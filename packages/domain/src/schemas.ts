@@ -1,0 +1,342 @@
+import { z } from "zod";
+
+// The contract of SPEC §1–§3. JSON field names here are what clients rely on.
+
+const count = z.int().min(0);
+const limit = z.int().min(0).nullable();
+
+export const NAME_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
+export const modelName = z.string().regex(NAME_PATTERN, "1–64 characters of letters, digits and . _ : -");
+
+export const engineName = z.string().min(1).max(64);
+export type Engine = "llamacpp" | "vllm";
+
+export const classSchema = z.object({
+  name: z.string().min(1).max(64),
+  rank: z.int(),
+  description: z.string().default(""),
+});
+export type Class = z.infer<typeof classSchema>;
+
+export const quotaLimitsSchema = z.strictObject({
+  memoryGB: limit,
+  cpuCores: limit,
+  gpus: limit,
+  replicas: limit,
+});
+export const quotaSchema = quotaLimitsSchema.extend({ owner: z.string().max(64) });
+export type Quota = z.infer<typeof quotaSchema>;
+
+export const resourcesSchema = z.object({ memoryGB: count, cpuCores: count, gpus: count });
+export type Resources = z.infer<typeof resourcesSchema>;
+
+export const quotaUsageSchema = quotaSchema.extend({ used: resourcesSchema.extend({ replicas: count }) });
+export type QuotaUsage = z.infer<typeof quotaUsageSchema>;
+
+export const profileSchema = z.object({
+  name: z.string().min(1).max(64),
+  engine: engineName,
+  weight: z.number().min(0).default(1),
+  priority: z.int().default(100),
+  args: z.array(z.string()).default([]),
+  minMemoryGB: count.default(0),
+  cpuCores: count.default(0),
+  gpus: count.default(0),
+  nodeSelector: z.record(z.string(), z.string()).default({}),
+});
+export type Profile = z.infer<typeof profileSchema>;
+
+export const DEFAULT_IDLE_SECONDS = 900;
+export const scalingSchema = z
+  .object({ min: count, max: count, idleTimeoutSeconds: count.default(DEFAULT_IDLE_SECONDS) })
+  .refine((s) => s.min <= s.max, { message: "min must not exceed max", path: ["min"] });
+export type Scaling = z.infer<typeof scalingSchema>;
+
+export const modeSchema = z.enum(["always", "ondemand", "stopped"]);
+export type Mode = z.infer<typeof modeSchema>;
+
+export const routingProfileSchema = z.enum(["chat", "completion", "embedding"]);
+
+/** What a client sends to add a model (`POST /models`, the wizard's submit, a declared model). */
+export const modelInputSchema = z.strictObject({
+  name: modelName,
+  description: z.string().max(2000).default(""),
+  source: z.string().min(1, "a model needs a source").max(2048),
+  aliases: z.array(modelName).max(32).default([]),
+  contextLength: z.int().positive(),
+  maxOutput: z.int().min(0).nullable().default(null),
+  routingProfile: routingProfileSchema.default("chat"),
+  class: z.string().min(1).max(64).default("standard"),
+  owner: z.string().max(64).default(""),
+  scaling: scalingSchema,
+  profiles: z.array(profileSchema).min(1, "a model needs at least one profile"),
+});
+export type ModelInput = z.input<typeof modelInputSchema>;
+
+export const originSchema = z.enum(["config", "runtime"]);
+export const modelSchema = modelInputSchema.extend({
+  origin: originSchema,
+  version: z.int().min(1),
+  updatedAt: z.string(),
+  updatedBy: z.string(),
+});
+export type Model = z.infer<typeof modelSchema>;
+
+export const nodeStateSchema = z.enum(["ready", "draining", "down"]);
+export const nodeFactsSchema = z.strictObject({
+  name: z.string().min(1).max(128),
+  memoryGB: z.number().min(0).max(1_000_000),
+  cpuCount: count.max(100_000),
+  gpuTotal: count.max(1024).default(0),
+  gpuMemoryGB: z.number().min(0).max(1_000_000).default(0),
+  engines: z.array(engineName).max(32).default([]),
+  labels: z.record(z.string().max(128), z.string().max(256)).default({}),
+  freeMemoryGB: z.number().min(0).max(1_000_000).nullable().default(null),
+  agentVersion: z.string().max(64).default(""),
+});
+export const nodeSchema = nodeFactsSchema.extend({
+  state: nodeStateSchema,
+  lastSeen: z.string(),
+});
+export type Node = z.infer<typeof nodeSchema>;
+
+export const replicaStateSchema = z.enum(["pending", "starting", "ready", "stopping", "failed"]);
+export type ReplicaState = z.infer<typeof replicaStateSchema>;
+export const replicaSchema = z.object({
+  id: z.string().min(1).max(128),
+  model: z.string(),
+  profile: z.string(),
+  /** null while pending: not placed on any node yet. */
+  node: z.string().nullable(),
+  state: replicaStateSchema,
+  memoryGB: count,
+  cpuCores: count,
+  gpus: count,
+  measuredMemoryGB: z.number().nullable(),
+  startedAt: z.string(),
+  /** Why a pending replica has no node, in numbers. */
+  reason: z.string().nullable().default(null),
+});
+export type Replica = z.infer<typeof replicaSchema>;
+
+export const heartbeatReplicaSchema = z.strictObject({
+  id: z.string().min(1).max(128),
+  model: z.string().min(1).max(128),
+  state: replicaStateSchema,
+  profile: z.string().max(64).optional(),
+  memoryGB: count.max(1_000_000).optional(),
+  cpuCores: count.max(100_000).optional(),
+  gpus: count.max(1024).optional(),
+  measuredMemoryGB: z.number().min(0).max(1_000_000).optional(),
+});
+export const heartbeatSchema = z.strictObject({
+  node: nodeFactsSchema,
+  replicas: z.array(heartbeatReplicaSchema).max(10_000).default([]),
+});
+export type Heartbeat = z.input<typeof heartbeatSchema>;
+
+export const desiredReplicaSchema = z.object({
+  id: z.string(),
+  model: z.string(),
+  profile: z.string(),
+  engine: z.string(),
+  source: z.string(),
+  args: z.array(z.string()),
+  memoryGB: count,
+  cpuCores: count,
+  gpus: count,
+});
+export const heartbeatReplySchema = z.object({
+  intervalSeconds: z.int().positive(),
+  replicas: z.array(desiredReplicaSchema),
+});
+export type HeartbeatReply = z.infer<typeof heartbeatReplySchema>;
+
+export const mirrorFileSchema = z.object({
+  file: z.string(),
+  bytesDone: count,
+  bytesTotal: count.nullable(),
+  state: z.enum(["downloading", "complete", "failed"]),
+  error: z.string().nullable(),
+});
+export type MirrorFile = z.infer<typeof mirrorFileSchema>;
+
+export const ggufSummarySchema = z.object({
+  architecture: z.string().nullable(),
+  blockCount: z.int().nullable(),
+  headCount: z.int().nullable(),
+  headCountKV: z.int().nullable(),
+  embeddingLength: z.int().nullable(),
+  keyLength: z.int().nullable(),
+  valueLength: z.int().nullable(),
+  contextLength: z.int().nullable(),
+  fileType: z.int().nullable(),
+  parameterCount: z.number().nullable(),
+});
+export type GgufSummary = z.infer<typeof ggufSummarySchema>;
+
+export const ggufVerdictSchema = z.object({
+  servable: z.boolean(),
+  reason: z.string().nullable(),
+  summary: ggufSummarySchema.nullable(),
+});
+export type GgufVerdict = z.infer<typeof ggufVerdictSchema>;
+
+export const mirrorVersionSchema = z.object({
+  model: z.string(),
+  version: z.string(),
+  files: z.array(mirrorFileSchema),
+  gguf: ggufSummarySchema.nullable(),
+});
+export type MirrorVersion = z.infer<typeof mirrorVersionSchema>;
+
+export const DEFAULT_CTX_POOL = 16384;
+export const servePlanSchema = z.object({
+  model: z.string(),
+  version: z.string(),
+  source: z.string(),
+  engine: z.string(),
+  profile: z.string(),
+  files: count,
+  minMemoryGB: count,
+  cpuCores: count,
+  memoryBasis: z.string(),
+  ctxPool: z.int().positive(),
+  refusal: z.string().nullable(),
+  warning: z.string().nullable(),
+  already: z.boolean(),
+});
+export type ServePlan = z.infer<typeof servePlanSchema>;
+
+export const limitedBySchema = z.enum(["capacity", "quota", "unknown-need"]);
+export const headroomNodeSchema = z.object({
+  node: z.string(),
+  fitFree: count,
+  fitPreempt: count,
+  reason: z.string().nullable(),
+});
+export type HeadroomNode = z.infer<typeof headroomNodeSchema>;
+export const headroomSchema = z.object({
+  model: z.string(),
+  need: resourcesSchema,
+  current: count,
+  free: count.nullable(),
+  byPreemption: count.nullable(),
+  quotaRemaining: count.nullable(),
+  total: count.nullable(),
+  limitedBy: limitedBySchema,
+  victimsByClass: z.record(z.string(), count),
+  nodes: z.array(headroomNodeSchema),
+});
+export type Headroom = z.infer<typeof headroomSchema>;
+
+/** SPEC §2.7: the card's fields, as a JSON merge patch. Unknown fields are refused. */
+export const modelPatchSchema = z.strictObject({
+  class: z.string().min(1).max(64).optional(),
+  owner: z.string().max(64).optional(),
+  profile: z.string().min(1).max(64).optional(),
+  memoryGB: count.max(1_000_000).optional(),
+  cpuCores: count.max(100_000).optional(),
+  gpus: count.max(1024).optional(),
+  mode: modeSchema.optional(),
+  replicas: count.max(10_000).optional(),
+  idleTimeoutSeconds: count.optional(),
+  description: z.string().max(2000).optional(),
+  aliases: z.array(modelName).max(32).optional(),
+  contextLength: z.int().positive().optional(),
+  maxOutput: z.int().min(0).nullable().optional(),
+});
+export type ModelPatch = z.infer<typeof modelPatchSchema>;
+
+export const auditEntrySchema = z.object({
+  id: z.number(),
+  at: z.string(),
+  by: z.string(),
+  action: z.string(),
+  target: z.string(),
+  field: z.string().nullable(),
+  before: z.unknown(),
+  after: z.unknown(),
+});
+export type AuditEntry = z.infer<typeof auditEntrySchema>;
+
+export const targetRequestSchema = z.strictObject({
+  replicas: count.max(10_000),
+  dryRun: z.boolean().default(false),
+});
+export const victimSchema = z.object({
+  replica: z.string(),
+  model: z.string(),
+  node: z.string(),
+  class: z.string(),
+});
+export const targetResultSchema = z.object({
+  model: z.string(),
+  replicas: count,
+  outcome: z.enum(["fits", "preempts", "refused"]),
+  victims: z.array(victimSchema),
+  largestFit: count,
+  applied: z.boolean(),
+  message: z.string(),
+});
+export type TargetResult = z.infer<typeof targetResultSchema>;
+
+export const errorCodeSchema = z.enum([
+  "bad_request",
+  "not_found",
+  "conflict",
+  "name_taken",
+  "quota_exceeded",
+  "declared_in_config",
+  "precondition_required",
+  "precondition_failed",
+  "unauthorized",
+  "forbidden",
+  "payload_too_large",
+  "rate_limited",
+  "internal",
+]);
+export type ErrorCode = z.infer<typeof errorCodeSchema>;
+export const apiErrorSchema = z.object({
+  error: z.object({
+    code: errorCodeSchema,
+    message: z.string(),
+    fields: z.record(z.string(), z.string()).optional(),
+  }),
+});
+export type ApiError = z.infer<typeof apiErrorSchema>;
+
+export const eventTypeSchema = z.enum([
+  "model.changed",
+  "model.removed",
+  "node.changed",
+  "replica.changed",
+  "mirror.changed",
+  "quota.changed",
+]);
+export type EventType = z.infer<typeof eventTypeSchema>;
+
+/** Resources held per class: one row per class, plus "unmanaged" for replicas of unknown models. */
+export const classUsageSchema = resourcesSchema.extend({ class: z.string(), replicas: count });
+export type ClassUsage = z.infer<typeof classUsageSchema>;
+
+export const capacitySchema = z.object({
+  total: resourcesSchema,
+  free: resourcesSchema,
+  byClass: z.array(classUsageSchema),
+});
+export type Capacity = z.infer<typeof capacitySchema>;
+
+export const nodeViewSchema = nodeSchema.extend({
+  usage: z.object({ free: resourcesSchema, byClass: z.array(classUsageSchema) }),
+});
+export type NodeView = z.infer<typeof nodeViewSchema>;
+
+/** A catalogue entry as the API returns it: with its replicas, headroom and quota line. */
+export const modelViewSchema = modelSchema.extend({
+  mode: modeSchema,
+  replicas: z.array(replicaSchema),
+  headroom: headroomSchema,
+  quota: z.object({ owner: z.string(), remaining: count.nullable() }),
+});
+export type ModelView = z.infer<typeof modelViewSchema>;
