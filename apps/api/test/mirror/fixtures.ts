@@ -1,0 +1,69 @@
+import { execFileSync } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach } from "vitest";
+import type { GgufFileSpec } from "../../src/mirror/ggufWriter";
+
+export const GB = 1_000_000_000;
+
+const made: string[] = [];
+afterEach(async () => {
+  await Promise.all(made.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+/** A fresh, empty directory for one test, removed after it. */
+export async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "llmgw-mirror-"));
+  made.push(dir);
+  return dir;
+}
+
+/** A Llama-3-8B-like Q4_K_M file; override what the test is about. */
+export function ggufSpec(overrides: Partial<GgufFileSpec> = {}): GgufFileSpec {
+  return {
+    architecture: "llama",
+    blockCount: 32,
+    headCount: 32,
+    headCountKV: 8,
+    embeddingLength: 4096,
+    contextLength: 8192,
+    fileType: 15,
+    parameterCount: 8_030_261_248,
+    weightsBytes: 4.7 * GB,
+    ...overrides,
+  };
+}
+
+/** Kilobytes the file really occupies on disk (`du`), as opposed to its apparent size. */
+export function diskKilobytes(path: string): number {
+  const out = execFileSync("du", ["-k", path], { encoding: "utf8" });
+  return Number(out.split(/\s/)[0]);
+}
+
+/**
+ * Resolves with the first value `subscribe` hands its callback, then unsubscribes; rejects after
+ * `ms`. For awaiting an event instead of sleeping and hoping it came.
+ */
+export function firstCall<T>(subscribe: (resolve: (value: T) => void) => () => void, ms = 5000): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let done = false;
+    let stop: (() => void) | null = null;
+    const finish = (): void => {
+      done = true;
+      clearTimeout(timer);
+      stop?.();
+    };
+    const timer = setTimeout(() => {
+      finish();
+      reject(new Error(`no callback within ${ms} ms`));
+    }, ms);
+    stop = subscribe((value) => {
+      if (done) return;
+      finish();
+      resolve(value);
+    });
+    // The callback may have come before subscribe returned its stop function.
+    if (done) stop();
+  });
+}
