@@ -1,0 +1,91 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { serveStatic } from "@hono/node-server/serve-static";
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { HTTPException } from "hono/http-exception";
+import type { Deps } from "./deps";
+import type { AppEnv } from "./env";
+import { AppError, errorBody, respondError } from "./errors";
+import { HttpTimings, metricsText } from "./metrics";
+import { mirrorFiles } from "./mirror/serveFiles";
+import { openApiDocument } from "./openapi";
+import { auditRoutes } from "./routes/audit";
+import { eventRoutes } from "./routes/events";
+import { agentRoutes, capacityRoutes, fleetRoutes } from "./routes/fleet";
+import { mirrorRoutes } from "./routes/mirror";
+import { modelRoutes } from "./routes/models";
+import { quotaRoutes } from "./routes/quotas";
+
+export type AppOptions = {
+  /** The built dashboard (apps/web/dist); the SPA answers every unknown non-API path. */
+  webDist?: string | null;
+};
+
+/** The API routes, chained so their types make the typed client (`hc<AppType>`). */
+function apiRoutes(deps: Deps) {
+  return new Hono<AppEnv>()
+    .route("/models", modelRoutes(deps))
+    .route("/fleet", fleetRoutes(deps))
+    .route("/agents", agentRoutes(deps))
+    .route("/mirror", mirrorRoutes(deps))
+    .route("/quotas", quotaRoutes(deps))
+    .route("/audit", auditRoutes(deps))
+    .route("/events", eventRoutes(deps.hub, deps.store.events))
+    .route("/", capacityRoutes(deps))
+    .get("/openapi.json", (c) => c.json(openApiDocument()));
+}
+
+export function createApp(deps: Deps, options: AppOptions = {}) {
+  const timings = new HttpTimings();
+  const app = new Hono<AppEnv>();
+  app.onError((err, c) => {
+    if (err instanceof HTTPException && !(err instanceof AppError)) {
+      const status = err.status;
+      return c.json(
+        errorBody(new AppError(status, status === 413 ? "payload_too_large" : "bad_request", err.message)),
+        status,
+      );
+    }
+    return respondError(err, c);
+  });
+  app.use("*", timings.middleware());
+  app.use(
+    "/api/*",
+    bodyLimit({
+      maxSize: 1024 * 1024,
+      onError: (c) =>
+        c.json(errorBody(new AppError(413, "payload_too_large", "the body is larger than 1 MiB")), 413),
+    }),
+  );
+  app.use("/api/*", async (c, next) => {
+    c.set("actor", "local");
+    await next();
+  });
+  const api = apiRoutes(deps);
+  app.route("/api/v1", api);
+  app.all("/api/*", (c) =>
+    c.json(errorBody(new AppError(404, "not_found", `no such endpoint: ${c.req.method} ${c.req.path}`)), 404),
+  );
+  app.get("/healthz", async (c) => {
+    try {
+      await deps.store.sql.query("select 1");
+      return c.json({ ok: true, store: deps.store.kind });
+    } catch {
+      return c.json({ ok: false, store: deps.store.kind, error: "the store does not answer" }, 503);
+    }
+  });
+  app.get("/metrics", async (c) =>
+    c.text(await metricsText(deps, timings), 200, { "Content-Type": "text/plain; version=0.0.4" }),
+  );
+  app.route("/", mirrorFiles(deps.mirror));
+  const dist = options.webDist;
+  if (dist && existsSync(join(dist, "index.html"))) {
+    const index = readFileSync(join(dist, "index.html"), "utf8");
+    app.use("/*", serveStatic({ root: dist }));
+    app.get("*", (c) => c.html(index));
+  }
+  return app;
+}
+
+export type AppType = ReturnType<typeof apiRoutes>;

@@ -1,0 +1,149 @@
+import { readFileSync } from "node:fs";
+import { isAbsolute, join, resolve } from "node:path";
+import { classSchema, modelInputSchema, quotaSchema } from "@llmgw/domain";
+import { isNode, LineCounter, parseDocument } from "yaml";
+import { z } from "zod";
+
+// SPEC §4: every key optional; a wrong file stops start-up naming the file, the path inside it
+// and the problem. The same schema checks the file and the flags/environment that override it.
+
+const hostPort = z
+  .string()
+  .regex(/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, "expected HOST:PORT, for example 127.0.0.1:8080");
+
+export const roleSchema = z.enum(["viewer", "operator", "admin", "agent"]);
+export type Role = z.infer<typeof roleSchema>;
+
+export const tokenConfigSchema = z.strictObject({
+  name: z.string().min(1).max(64),
+  role: roleSchema,
+  sha256: z.string().regex(/^[0-9a-f]{64}$/i, "expected the 64 hex digits of the token's SHA-256"),
+});
+
+export const configFileSchema = z.strictObject({
+  listen: hostPort.optional(),
+  dataDir: z.string().min(1).optional(),
+  mirror: z.strictObject({ dir: z.string().min(1).optional(), baseUrl: z.url().optional() }).optional(),
+  heartbeatSeconds: z.int().positive().max(3600).optional(),
+  classes: z.array(classSchema.strict()).optional(),
+  quotas: z.array(quotaSchema.strict()).optional(),
+  tokens: z.array(tokenConfigSchema).optional(),
+  models: z.array(modelInputSchema).optional(),
+});
+export type ConfigFile = z.infer<typeof configFileSchema>;
+
+export type Config = {
+  /** The file it came from, or null when none was given. */
+  file: string | null;
+  listen: { host: string; port: number };
+  dataDir: string;
+  mirror: { dir: string; baseUrl: string };
+  heartbeatSeconds: number;
+  classes: ConfigFile["classes"];
+  quotas: NonNullable<ConfigFile["quotas"]>;
+  tokens: NonNullable<ConfigFile["tokens"]>;
+  models: NonNullable<ConfigFile["models"]>;
+  /** LLMGW_SCHEDULER=off: replicas come only from agents' heartbeats. */
+  scheduler: boolean;
+  /** PostgreSQL instead of the embedded store, from DATABASE_URL. */
+  databaseUrl: string | null;
+};
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+export type ConfigOverrides = {
+  config?: string | undefined;
+  dataDir?: string | undefined;
+  listen?: string | undefined;
+};
+
+/** Flags win over the environment, which wins over the file. */
+export function loadConfig(flags: ConfigOverrides = {}, env: NodeJS.ProcessEnv = process.env): Config {
+  const file = flags.config ?? env.LLMGW_CONFIG ?? null;
+  const parsed = file ? readConfigFile(file) : {};
+  const listenText = flags.listen ?? env.LLMGW_LISTEN ?? parsed.listen ?? "127.0.0.1:8080";
+  const listenCheck = hostPort.safeParse(listenText);
+  if (!listenCheck.success) throw new ConfigError(`listen: "${listenText}": expected HOST:PORT`);
+  const listen = splitHostPort(listenText);
+  const base = file ? resolve(file, "..") : process.cwd();
+  const dataDir = absolute(flags.dataDir ?? env.LLMGW_DATA_DIR ?? parsed.dataDir ?? "./data", base);
+  const mirrorDir = parsed.mirror?.dir ? absolute(parsed.mirror.dir, base) : join(dataDir, "mirror");
+  const baseUrl = (parsed.mirror?.baseUrl ?? `http://${listenText}`).replace(/\/+$/, "");
+  return {
+    file,
+    listen,
+    dataDir,
+    mirror: { dir: mirrorDir, baseUrl },
+    heartbeatSeconds: parsed.heartbeatSeconds ?? 5,
+    classes: parsed.classes,
+    quotas: parsed.quotas ?? [],
+    tokens: parsed.tokens ?? [],
+    models: parsed.models ?? [],
+    scheduler: env.LLMGW_SCHEDULER !== "off",
+    databaseUrl: env.DATABASE_URL || null,
+  };
+}
+
+export function splitHostPort(text: string): { host: string; port: number } {
+  const at = text.lastIndexOf(":");
+  return { host: text.slice(0, at).replace(/^\[|\]$/g, ""), port: Number(text.slice(at + 1)) };
+}
+
+function absolute(path: string, base: string): string {
+  return isAbsolute(path) ? path : resolve(base, path);
+}
+
+/** Reads and checks one configuration file; every problem names the file and the path inside it. */
+export function readConfigFile(file: string): ConfigFile {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (err) {
+    throw new ConfigError(`${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+  }
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
+  const syntax = doc.errors[0];
+  if (syntax) {
+    const at = lines.linePos(syntax.pos[0]);
+    throw new ConfigError(`${file}:${at.line}:${at.col}: not valid YAML: ${syntax.message.split("\n")[0]}`);
+  }
+  const result = configFileSchema.safeParse(doc.toJS() ?? {});
+  if (result.success) return checkConsistency(file, result.data);
+  const problems = result.error.issues.map((issue) => {
+    const node = doc.getIn(issue.path, true);
+    const range = isNode(node) ? node.range : undefined;
+    const where = range ? `:${lines.linePos(range[0]).line}` : "";
+    return `${file}${where}: ${formatPath(issue.path) || "(top level)"}: ${issue.message}`;
+  });
+  throw new ConfigError(problems.join("\n"));
+}
+
+/** What a schema per item cannot see: names that must be unique across the file. */
+function checkConsistency(file: string, cfg: ConfigFile): ConfigFile {
+  const seen = new Map<string, string>();
+  for (const [i, model] of (cfg.models ?? []).entries()) {
+    for (const name of [model.name, ...(model.aliases ?? [])]) {
+      const first = seen.get(name);
+      if (first)
+        throw new ConfigError(`${file}: models[${i}]: the name "${name}" is already used by ${first}`);
+      seen.set(name, `models[${i}]`);
+    }
+  }
+  const classNames = new Set((cfg.classes ?? defaultClassNames).map((c) => c.name));
+  for (const [i, model] of (cfg.models ?? []).entries()) {
+    const cls = model.class ?? "standard";
+    if (!classNames.has(cls)) throw new ConfigError(`${file}: models[${i}].class: no class called "${cls}"`);
+  }
+  return cfg;
+}
+
+const defaultClassNames = [{ name: "critical" }, { name: "standard" }, { name: "batch" }];
+
+export function formatPath(path: ReadonlyArray<PropertyKey>): string {
+  return path
+    .map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`))
+    .join("");
+}

@@ -1,0 +1,53 @@
+import { mkdir } from "node:fs/promises";
+import { openStore, type Store } from "@llmgw/store";
+import type { Config } from "./config";
+import { EventHub } from "./events/hub";
+import { createMirror, type Mirror } from "./mirror/scanner";
+import { World } from "./world";
+
+/** What the app is built from; tests build it with an in-memory store and a temp mirror. */
+export type Deps = {
+  config: Config;
+  store: Store;
+  hub: EventHub;
+  world: World;
+  mirror: Mirror;
+  now: () => Date;
+  /** On-demand models woken, with when: the scheduler wants one replica until idle. */
+  wakes: Map<string, number>;
+};
+
+/**
+ * Opens the store (PGlite in `<dataDir>/db`, or PostgreSQL from DATABASE_URL), seeds classes and
+ * quotas from the configuration (starting values: the API may change them later) and makes the
+ * catalogue's declared models match the file.
+ */
+export async function openDeps(config: Config, options: { inMemory?: boolean } = {}): Promise<Deps> {
+  const store = await openStore(
+    config.databaseUrl
+      ? { databaseUrl: config.databaseUrl }
+      : options.inMemory
+        ? {}
+        : { dataDir: config.dataDir },
+  );
+  try {
+    await store.transaction(async (tx) => {
+      await tx.classes.seed(config.classes ?? []);
+      await tx.quotas.seed(config.quotas);
+      await tx.models.syncDeclared(config.models, { by: "config" });
+    });
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  await mkdir(config.mirror.dir, { recursive: true });
+  return {
+    config,
+    store,
+    hub: new EventHub(),
+    world: new World(store),
+    mirror: createMirror({ dir: config.mirror.dir }),
+    now: () => new Date(),
+    wakes: new Map(),
+  };
+}

@@ -1,0 +1,64 @@
+import type { ApiError, ErrorCode } from "@llmgw/domain";
+import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { z } from "zod";
+
+/** The one error every service throws; the transport maps it to the one error shape once. */
+export class AppError extends Error {
+  constructor(
+    readonly status: ContentfulStatusCode,
+    readonly code: ErrorCode,
+    message: string,
+    readonly fields?: Record<string, string>,
+    /** Extra members of the body beside `error` (the 412's current model, say). */
+    readonly extra?: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
+export const notFound = (what: string) => new AppError(404, "not_found", `${what} was not found`);
+
+export function badRequest(message: string, fields?: Record<string, string>): AppError {
+  return new AppError(400, "bad_request", message, fields);
+}
+
+/** Zod issues keyed by their dotted path (`profiles.0.minMemoryGB`), one message per field. */
+export function fieldsOf(error: z.ZodError, prefix: ReadonlyArray<PropertyKey> = []): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const issue of error.issues) {
+    const keys =
+      issue.code === "unrecognized_keys" ? issue.keys.map((k) => [...issue.path, k]) : [issue.path];
+    for (const path of keys) {
+      const key = [...prefix, ...path].map(String).join(".") || "body";
+      fields[key] ??= issue.code === "unrecognized_keys" ? "not a field of this request" : issue.message;
+    }
+  }
+  return fields;
+}
+
+export function invalid(error: z.ZodError, where = "the request body"): AppError {
+  const fields = fieldsOf(error);
+  const names = Object.keys(fields);
+  const list = names.slice(0, 3).join(", ") + (names.length > 3 ? ` and ${names.length - 3} more` : "");
+  return badRequest(`${where} is not valid: ${list}`, fields);
+}
+
+export function errorBody(err: AppError): ApiError & Record<string, unknown> {
+  const error: ApiError["error"] = { code: err.code, message: err.message };
+  if (err.fields) error.fields = err.fields;
+  return { ...err.extra, error };
+}
+
+/** Hono's onError: known errors keep their status; anything else is a 500 with no internals. */
+export function respondError(err: unknown, c: Context): Response {
+  if (err instanceof AppError) return c.json(errorBody(err), err.status);
+  if (isBodyTooLarge(err))
+    return c.json(errorBody(new AppError(413, "payload_too_large", "body too large")), 413);
+  console.error("llmgw: unexpected error", err);
+  return c.json({ error: { code: "internal", message: "internal error; see the server log" } }, 500);
+}
+
+function isBodyTooLarge(err: unknown): boolean {
+  return err instanceof Error && err.name === "BodyLimitError";
+}

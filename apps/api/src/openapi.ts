@@ -1,0 +1,146 @@
+import {
+  apiErrorSchema,
+  auditEntrySchema,
+  capacitySchema,
+  classSchema,
+  conflictBodySchema,
+  headroomSchema,
+  heartbeatReplySchema,
+  heartbeatSchema,
+  mirrorEntrySchema,
+  modelInputSchema,
+  modelPatchSchema,
+  modelViewSchema,
+  nodeViewSchema,
+  quotaLimitsSchema,
+  quotaUsageSchema,
+  replicaSchema,
+  servePlanSchema,
+  targetRequestSchema,
+  targetResultSchema,
+} from "@llmgw/domain";
+import { z } from "zod";
+
+// GET /api/v1/openapi.json, generated from the very schemas the routes validate with.
+
+const components = {
+  ModelInput: [modelInputSchema, "input"],
+  ModelPatch: [modelPatchSchema, "input"],
+  ModelView: [modelViewSchema, "output"],
+  Headroom: [headroomSchema, "output"],
+  TargetRequest: [targetRequestSchema, "input"],
+  TargetResult: [targetResultSchema, "output"],
+  NodeView: [nodeViewSchema, "output"],
+  Replica: [replicaSchema, "output"],
+  Heartbeat: [heartbeatSchema, "input"],
+  HeartbeatReply: [heartbeatReplySchema, "output"],
+  MirrorEntry: [mirrorEntrySchema, "output"],
+  ServePlan: [servePlanSchema, "output"],
+  QuotaUsage: [quotaUsageSchema, "output"],
+  QuotaLimits: [quotaLimitsSchema, "input"],
+  Class: [classSchema, "output"],
+  Capacity: [capacitySchema, "output"],
+  AuditEntry: [auditEntrySchema, "output"],
+  Error: [apiErrorSchema, "output"],
+  Conflict: [conflictBodySchema, "output"],
+} as const;
+type Component = keyof typeof components;
+
+const ref = (name: Component) => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: object) => ({ content: { "application/json": { schema } } });
+const ok = (name: Component, many = false, status = "200") => ({
+  [status]: { description: "OK", ...json(many ? { type: "array", items: ref(name) } : ref(name)) },
+});
+const errors = (...codes: number[]) =>
+  Object.fromEntries(
+    codes.map((code) => [
+      String(code),
+      { description: "refused", ...json(ref(code === 412 ? "Conflict" : "Error")) },
+    ]),
+  );
+const body = (name: Component) => ({ requestBody: { required: true, ...json(ref(name)) } });
+const name = [{ name: "name", in: "path", required: true, schema: { type: "string" } }];
+
+export function openApiDocument() {
+  const schemas = Object.fromEntries(
+    Object.entries(components).map(([key, [schema, io]]) => [
+      key,
+      z.toJSONSchema(schema, { io, unrepresentable: "any", target: "openapi-3.0" }),
+    ]),
+  );
+  return {
+    openapi: "3.0.3",
+    info: { title: "llmgw", version: "1", description: "The llmgw control plane's HTTP API (SPEC §3)." },
+    servers: [{ url: "/api/v1" }],
+    paths: {
+      "/models": {
+        get: { responses: ok("ModelView", true) },
+        post: { ...body("ModelInput"), responses: { ...ok("ModelView", false, "201"), ...errors(400, 409) } },
+      },
+      "/models/{name}": {
+        parameters: name,
+        get: { responses: { ...ok("ModelView"), ...errors(404) } },
+        patch: {
+          parameters: [{ name: "If-Match", in: "header", required: true, schema: { type: "string" } }],
+          ...body("ModelPatch"),
+          responses: { ...ok("ModelView"), ...errors(400, 404, 409, 412, 428) },
+        },
+        delete: { responses: { "204": { description: "removed" }, ...errors(404, 409) } },
+      },
+      "/models/{name}/headroom": {
+        parameters: name,
+        get: { responses: { ...ok("Headroom"), ...errors(404) } },
+      },
+      "/models/{name}/target": {
+        parameters: name,
+        post: { ...body("TargetRequest"), responses: { ...ok("TargetResult"), ...errors(400, 404, 409) } },
+      },
+      "/models/{name}/wake": {
+        parameters: name,
+        post: { responses: { "202": { description: "woken" }, ...errors(404, 409) } },
+      },
+      "/headroom": { get: { responses: ok("Headroom", true) } },
+      "/fleet/nodes": { get: { responses: ok("NodeView", true) } },
+      "/fleet/replicas": { get: { responses: ok("Replica", true) } },
+      "/fleet/nodes/{name}/drain": {
+        parameters: name,
+        post: { responses: { ...ok("NodeView"), ...errors(404) } },
+      },
+      "/fleet/nodes/{name}/resume": {
+        parameters: name,
+        post: { responses: { ...ok("NodeView"), ...errors(404) } },
+      },
+      "/agents/heartbeat": {
+        post: { ...body("Heartbeat"), responses: { ...ok("HeartbeatReply"), ...errors(400) } },
+      },
+      "/mirror": { get: { responses: ok("MirrorEntry", true) } },
+      "/mirror/{model}/{version}/plan": {
+        parameters: [
+          { name: "model", in: "path", required: true, schema: { type: "string" } },
+          { name: "version", in: "path", required: true, schema: { type: "string" } },
+          { name: "ctxPool", in: "query", required: false, schema: { type: "integer" } },
+        ],
+        get: { responses: { ...ok("ServePlan"), ...errors(404) } },
+      },
+      "/quotas": { get: { responses: ok("QuotaUsage", true) } },
+      "/quotas/{owner}": {
+        parameters: [{ name: "owner", in: "path", required: true, schema: { type: "string" } }],
+        put: { ...body("QuotaLimits"), responses: { ...ok("QuotaUsage"), ...errors(400) } },
+      },
+      "/classes": { get: { responses: ok("Class", true) } },
+      "/capacity": { get: { responses: ok("Capacity") } },
+      "/audit": {
+        get: {
+          parameters: [{ name: "model", in: "query", required: false, schema: { type: "string" } }],
+          responses: ok("AuditEntry", true),
+        },
+      },
+      "/events": {
+        get: {
+          responses: { "200": { description: "Server-Sent Events", content: { "text/event-stream": {} } } },
+        },
+      },
+    },
+    components: { schemas },
+  };
+}

@@ -1,0 +1,73 @@
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import { createApp } from "./app";
+import type { Config } from "./config";
+import { type Deps, openDeps } from "./deps";
+import { markSilentNodesDown } from "./services/liveness";
+import { mirrorChanged } from "./services/mirrorPlans";
+
+export type RunningServer = {
+  url: string;
+  deps: Deps;
+  close(): Promise<void>;
+};
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1)$/;
+
+/**
+ * `llmgw serve`: the store, the mirror's watch, liveness, and the API and dashboard on one port.
+ * Logs one line when it is ready to answer.
+ */
+export async function startServer(
+  config: Config,
+  options: { webDist?: string | null; log?: (line: string) => void } = {},
+): Promise<RunningServer> {
+  const log = options.log ?? ((line: string) => console.log(line));
+  if (config.tokens.length === 0 && !LOOPBACK.test(config.listen.host)) {
+    throw new Error(
+      `refusing to listen on ${config.listen.host}: no tokens are configured, so anyone who can reach it could change the fleet. Listen on 127.0.0.1, or configure tokens in llmgw.yaml`,
+    );
+  }
+  const deps = await openDeps(config);
+  const app = createApp(deps, { webDist: options.webDist ?? null });
+
+  await deps.mirror.scan();
+  const stopWatch = deps.mirror.watch((changed, removed) => {
+    mirrorChanged(deps, changed, removed).catch((err) => console.error("llmgw: mirror update failed", err));
+  });
+  const liveness = setInterval(
+    () => void markSilentNodesDown(deps).catch((err) => console.error("llmgw: liveness check failed", err)),
+    Math.min(1000, config.heartbeatSeconds * 1000),
+  );
+  liveness.unref();
+
+  const server = serve({ fetch: app.fetch, hostname: config.listen.host, port: config.listen.port });
+  await new Promise<void>((resolve, reject) => {
+    server.once("listening", resolve);
+    server.once("error", reject);
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  const url = `http://${host}:${address.port}`;
+  // Listening on port 0 (tests): the mirror's sources must name the port actually taken.
+  if (config.listen.port === 0 && config.mirror.baseUrl.endsWith(":0")) config.mirror.baseUrl = url;
+  const store = deps.store.kind === "pglite" ? `embedded store in ${config.dataDir}/db` : "PostgreSQL";
+  const open =
+    config.tokens.length === 0 ? "; no tokens configured: loopback only, every request accepted" : "";
+  log(`llmgw ready on ${url} (${store}, mirror ${config.mirror.dir}${open})`);
+
+  return {
+    url,
+    deps,
+    async close() {
+      stopWatch();
+      clearInterval(liveness);
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Open event streams would hold close() forever.
+        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+      });
+      await deps.store.close();
+    },
+  };
+}

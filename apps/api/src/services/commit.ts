@@ -1,0 +1,28 @@
+import type { EventType } from "@llmgw/domain";
+import type { StoreTx } from "@llmgw/store";
+import type { Deps } from "../deps";
+import type { LiveEvent } from "../events/hub";
+
+export type Announce = { type: EventType; data: unknown };
+
+/**
+ * Runs one change in one transaction with the events that announce it: the change, its audit
+ * entries and its events commit together or not at all. After the commit the snapshot is
+ * invalidated and the events go out to this process's streams.
+ */
+export async function commit<T>(
+  deps: Pick<Deps, "store" | "world" | "hub">,
+  change: (tx: StoreTx) => Promise<{ result: T; events: Announce[] }>,
+): Promise<T> {
+  const { result, published } = await deps.store.transaction(async (tx) => {
+    const { result, events } = await change(tx);
+    const published: LiveEvent[] = [];
+    // Appended last: on PostgreSQL the event append holds a lock until commit.
+    for (const event of events)
+      published.push({ id: await tx.events.append(event.type, event.data), ...event });
+    return { result, published };
+  });
+  deps.world.invalidate();
+  deps.hub.publish(published);
+  return result;
+}

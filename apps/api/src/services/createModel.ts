@@ -1,0 +1,54 @@
+import type { Model, ModelInput, ModelView } from "@llmgw/domain";
+import { modelInputSchema } from "@llmgw/domain";
+import { NameTaken } from "@llmgw/store";
+import type { Deps } from "../deps";
+import { AppError } from "../errors";
+import { modelView } from "../world";
+import { admit, checkClass } from "./admission";
+import { commit } from "./commit";
+
+/** Adds a model at runtime (the wizard's submit): 409 when a name is taken or a quota would pass. */
+export async function createModel({
+  deps,
+  input,
+  by,
+}: {
+  deps: Deps;
+  input: ModelInput;
+  by: string;
+}): Promise<ModelView> {
+  const parsed = modelInputSchema.parse(input);
+  const snap = await deps.world.snapshot();
+  checkClass(snap, parsed.class);
+  const at = deps.now().toISOString();
+  const model: Model = { ...parsed, origin: "runtime", version: 1, updatedAt: at, updatedBy: by };
+  admit(snap, null, model);
+  try {
+    return await commit(deps, async (tx) => {
+      const stored = await tx.models.insert(model);
+      await tx.audit.append([
+        {
+          at,
+          by,
+          action: "create",
+          target: stored.name,
+          field: null,
+          before: null,
+          after: stored,
+          version: 1,
+        },
+      ]);
+      const view = modelView(snap, stored);
+      return { result: view, events: [{ type: "model.changed", data: view }] };
+    });
+  } catch (err) {
+    if (err instanceof NameTaken) throw nameTaken(err, model);
+    throw err;
+  }
+}
+
+export function nameTaken(err: NameTaken, model: Pick<Model, "name" | "aliases">): AppError {
+  const alias = model.aliases.indexOf(err.taken);
+  const field = err.taken === model.name || alias < 0 ? "name" : `aliases.${alias}`;
+  return new AppError(409, "name_taken", err.message, { [field]: err.message });
+}

@@ -1,0 +1,59 @@
+import { ggufVerdict, type MirrorEntry, type MirrorVersion, type ServePlan, servePlan } from "@llmgw/domain";
+import type { Deps } from "../deps";
+import { notFound } from "../errors";
+import type { VersionKey } from "../mirror/scanner";
+import { type Announce, commit } from "./commit";
+
+/** SPEC §2.2 with the real fleet, catalogue and the version's GGUF header. */
+export async function planFor(deps: Deps, version: MirrorVersion, ctxPool?: number): Promise<ServePlan> {
+  const [snap, header] = await Promise.all([
+    deps.world.snapshot(),
+    deps.mirror.headerOf(version.model, version.version),
+  ]);
+  const existing = snap.modelsByName.get(version.model) ?? null;
+  return servePlan({
+    version,
+    baseUrl: deps.config.mirror.baseUrl,
+    nodes: snap.nodes,
+    existing: existing && { origin: existing.origin },
+    verdict: header ? ggufVerdict(header) : null,
+    ...(ctxPool === undefined ? {} : { ctxPool }),
+  });
+}
+
+export async function mirrorEntries(deps: Deps): Promise<MirrorEntry[]> {
+  return Promise.all(deps.mirror.list().map(async (v) => ({ ...v, plan: await planFor(deps, v) })));
+}
+
+export async function planOf(
+  deps: Deps,
+  model: string,
+  version: string,
+  ctxPool?: number,
+): Promise<ServePlan> {
+  const found = await deps.mirror.get(model, version);
+  if (!found) throw notFound(`mirrored version ${model}/${version}`);
+  return planFor(deps, found, ctxPool);
+}
+
+/** Records what the mirror's watch saw and announces it: the Mirror screen's progress bars live on this. */
+export async function mirrorChanged(
+  deps: Deps,
+  changed: MirrorVersion[],
+  removed: VersionKey[],
+): Promise<void> {
+  const entries = await Promise.all(changed.map(async (v) => ({ ...v, plan: await planFor(deps, v) })));
+  await commit(deps, async (tx) => {
+    const events: Announce[] = [];
+    for (const entry of entries) {
+      const { plan: _plan, ...version } = entry;
+      await tx.mirror.put(version);
+      events.push({ type: "mirror.changed", data: entry });
+    }
+    for (const key of removed) {
+      await tx.mirror.remove(key.model, key.version);
+      events.push({ type: "mirror.changed", data: { ...key, removed: true } });
+    }
+    return { result: undefined, events };
+  });
+}

@@ -1,0 +1,120 @@
+import { applyPatch, type Model, type ModelPatch, type ModelView, PatchError } from "@llmgw/domain";
+import { NameTaken, VersionConflict } from "@llmgw/store";
+import type { Deps } from "../deps";
+import { AppError, notFound } from "../errors";
+import { modelView } from "../world";
+import { admit, checkClass } from "./admission";
+import { commit } from "./commit";
+import { nameTaken } from "./createModel";
+
+/** `If-Match: "7"` (or W/"7", or 7) → 7; null when absent; a 400 when it is not a version. */
+export function parseIfMatch(header: string | undefined): number | null {
+  if (header === undefined || header.trim() === "") return null;
+  const match = /^\s*(?:W\/)?"?(\d{1,9})"?\s*$/.exec(header);
+  if (!match?.[1]) throw new AppError(400, "bad_request", 'If-Match must be the model\'s ETag, like "3"');
+  return Number(match[1]);
+}
+
+export const etagOf = (model: Pick<Model, "version">) => `"${model.version}"`;
+
+/**
+ * SPEC §2.7: applies only what changed, in one transaction, one audit entry and one event per
+ * changed field; a stale version is a 412 carrying the model as it is now and what changed since.
+ */
+export async function patchModel({
+  deps,
+  name,
+  ifMatch,
+  patch,
+  by,
+}: {
+  deps: Deps;
+  name: string;
+  ifMatch: number | null;
+  patch: ModelPatch;
+  by: string;
+}): Promise<ModelView> {
+  if (ifMatch === null) {
+    throw new AppError(428, "precondition_required", "send If-Match with the model's ETag (its version)");
+  }
+  const snap = await deps.world.snapshot();
+  const model = snap.modelsByName.get(name);
+  if (!model) throw notFound(`a model called ${name}`);
+  refuseDeclared(model);
+  if (model.version !== ifMatch) throw await stale(deps, model, ifMatch);
+
+  const { next, changes } = applyChecked(model, patch);
+  if (changes.length === 0) return modelView(snap, model);
+  if (patch.class !== undefined) checkClass(snap, next.class);
+  admit(snap, model, next);
+
+  const at = deps.now().toISOString();
+  try {
+    return await commit(deps, async (tx) => {
+      const stored = await tx.models.update(name, ifMatch, {
+        ...next,
+        version: ifMatch + 1,
+        updatedAt: at,
+        updatedBy: by,
+      });
+      if (!stored) throw notFound(`a model called ${name}`);
+      await tx.audit.append(
+        changes.map((c) => ({
+          at,
+          by,
+          action: "update",
+          target: name,
+          field: c.field,
+          ...values(c),
+          version: ifMatch + 1,
+        })),
+      );
+      const view = modelView(snap, stored);
+      // One announcement per changed field, as the audit has it; each carries the whole card.
+      return { result: view, events: changes.map(() => ({ type: "model.changed" as const, data: view })) };
+    });
+  } catch (err) {
+    if (err instanceof VersionConflict) throw await stale(deps, err.current, ifMatch);
+    if (err instanceof NameTaken) throw nameTaken(err, next);
+    throw err;
+  }
+}
+
+function values(change: { before: unknown; after: unknown }) {
+  return { before: change.before ?? null, after: change.after ?? null };
+}
+
+function applyChecked(model: Model, patch: ModelPatch) {
+  try {
+    return applyPatch(model, patch);
+  } catch (err) {
+    if (err instanceof PatchError)
+      throw new AppError(400, "bad_request", err.message, { [err.field]: err.message });
+    throw err;
+  }
+}
+
+export function refuseDeclared(model: Model): void {
+  if (model.origin === "config") {
+    throw new AppError(
+      409,
+      "declared_in_config",
+      `${model.name} is declared in the configuration file; edit it there (the API cannot change it)`,
+    );
+  }
+}
+
+async function stale(deps: Deps, current: Model, expected: number): Promise<AppError> {
+  deps.world.invalidate();
+  const snap = await deps.world.snapshot();
+  const fresh = snap.modelsByName.get(current.name) ?? current;
+  const entries = await deps.store.audit.list({ model: current.name, limit: 50 });
+  const changedSince = entries.filter((e) => (e.version ?? 0) > expected);
+  return new AppError(
+    412,
+    "precondition_failed",
+    `${current.name} changed meanwhile (you had version ${expected}, it is now ${fresh.version})`,
+    undefined,
+    { current: modelView(snap, fresh), changedSince },
+  );
+}

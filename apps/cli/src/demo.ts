@@ -1,0 +1,305 @@
+import { mkdtemp, open, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { loadConfig, startServer, writeGgufFile, writeNotGguf, writeSafetensorsFile } from "@llmgw/api";
+import type { Heartbeat, ModelInput } from "@llmgw/domain";
+import { ensureDashboard, stopOnSignals } from "./serve";
+
+const GB = 1024 ** 3;
+
+type SimNode = Heartbeat["node"] & {
+  replicas: { id: string; model: string; since: number; memoryGB?: number }[];
+};
+
+/** A dozen nodes of mixed size: small and large CPU boxes, GPU boxes, and one older agent. */
+function fleet(): SimNode[] {
+  const nodes: SimNode[] = [];
+  const add = (name: string, memoryGB: number, cpuCount: number, extra: Partial<SimNode> = {}) =>
+    nodes.push({ name, memoryGB, cpuCount, engines: ["llamacpp"], labels: {}, replicas: [], ...extra });
+  for (let i = 1; i <= 4; i++) add(`cpu-small-${i}`, 32, 8);
+  for (let i = 1; i <= 4; i++) add(`cpu-large-${i}`, 128, 32, { labels: { size: "large" } });
+  for (let i = 1; i <= 3; i++) {
+    add(`gpu-${i}`, 256, 64, {
+      gpuTotal: 4,
+      gpuMemoryGB: 320,
+      engines: ["vllm", "llamacpp"],
+      labels: { gpu: "a100" },
+    });
+  }
+  // An agent older than the engine probe: it reports no engines, which means "unknown", not "none".
+  add("old-agent-1", 64, 16, { engines: [], agentVersion: "0.9.0" });
+  return nodes;
+}
+
+const profile = (engine: "llamacpp" | "vllm", minMemoryGB: number, cpuCores: number, gpus = 0) => ({
+  name: engine === "llamacpp" ? "cpu" : "gpu",
+  engine,
+  minMemoryGB,
+  cpuCores,
+  gpus,
+});
+
+function catalogue(base: string): ModelInput[] {
+  const src = (path: string) => `${base}/mirror/${path}`;
+  return [
+    {
+      name: "llama-3.1-8b",
+      source: src("llama-3.1-8b-instruct/Q4_K_M/llama-3.1-8b-instruct-Q4_K_M.gguf"),
+      contextLength: 8192,
+      class: "critical",
+      owner: "platform",
+      aliases: ["llama3"],
+      scaling: { min: 2, max: 2 },
+      profiles: [profile("llamacpp", 8, 4)],
+    },
+    {
+      name: "qwen2.5-7b",
+      source: src("qwen2.5-7b-instruct/Q5_K_M/qwen2.5-7b-instruct-Q5_K_M.gguf"),
+      contextLength: 16384,
+      owner: "research",
+      scaling: { min: 3, max: 3 },
+      profiles: [profile("llamacpp", 7, 4)],
+    },
+    {
+      name: "mixtral-8x7b",
+      source: src("mixtral-8x7b/fp16/"),
+      contextLength: 32768,
+      owner: "research",
+      scaling: { min: 1, max: 1 },
+      profiles: [profile("vllm", 100, 16, 2)],
+    },
+    {
+      name: "batch-summarizer",
+      source: src("qwen2.5-7b-instruct/Q5_K_M/qwen2.5-7b-instruct-Q5_K_M.gguf"),
+      contextLength: 4096,
+      class: "batch",
+      owner: "interns",
+      scaling: { min: 4, max: 4 },
+      profiles: [profile("llamacpp", 12, 4)],
+    },
+    {
+      name: "nightly-eval",
+      source: src("llama-3.1-8b-instruct/Q4_K_M/llama-3.1-8b-instruct-Q4_K_M.gguf"),
+      contextLength: 8192,
+      class: "batch",
+      owner: "research",
+      scaling: { min: 0, max: 2, idleTimeoutSeconds: 600 },
+      profiles: [profile("llamacpp", 10, 4)],
+    },
+  ];
+}
+
+/** A generated mirror: GGUF files with real headers over sparse weights, safetensors, and refusals. */
+async function writeMirror(dir: string): Promise<() => Promise<void>> {
+  const llama = {
+    architecture: "llama",
+    blockCount: 32,
+    headCount: 32,
+    headCountKV: 8,
+    embeddingLength: 4096,
+  };
+  await writeGgufFile(join(dir, "llama-3.1-8b-instruct/Q4_K_M/llama-3.1-8b-instruct-Q4_K_M.gguf"), {
+    ...llama,
+    contextLength: 131072,
+    fileType: 15,
+    weightsBytes: Math.round(4.58 * GB),
+  });
+  await writeGgufFile(join(dir, "qwen2.5-7b-instruct/Q5_K_M/qwen2.5-7b-instruct-Q5_K_M.gguf"), {
+    architecture: "qwen2",
+    blockCount: 28,
+    headCount: 28,
+    headCountKV: 4,
+    embeddingLength: 3584,
+    contextLength: 32768,
+    fileType: 17,
+    weightsBytes: Math.round(5.07 * GB),
+  });
+  await writeGgufFile(join(dir, "llama-3.1-70b-instruct/Q4_K_M/llama-3.1-70b-instruct-Q4_K_M.gguf"), {
+    architecture: "llama",
+    blockCount: 80,
+    headCount: 64,
+    headCountKV: 8,
+    embeddingLength: 8192,
+    contextLength: 131072,
+    fileType: 15,
+    weightsBytes: Math.round(39.6 * GB),
+  });
+  await writeGgufFile(join(dir, "deepseek-v3/Q2_K/deepseek-v3-Q2_K-00002-of-00005.gguf"), {
+    architecture: "deepseek2",
+    blockCount: 61,
+    headCount: 128,
+    embeddingLength: 7168,
+    contextLength: 163840,
+    split: { no: 1, count: 5 },
+    weightsBytes: Math.round(45 * GB),
+  });
+  await writeGgufFile(join(dir, "fancynet-3b/Q8_0/fancynet-3b-Q8_0.gguf"), {
+    architecture: "fancynet",
+    blockCount: 24,
+    headCount: 16,
+    embeddingLength: 2048,
+    contextLength: 4096,
+    weightsBytes: Math.round(3.2 * GB),
+  });
+  for (let i = 1; i <= 3; i++) {
+    await writeSafetensorsFile(
+      join(dir, `mixtral-8x7b/fp16/model-0000${i}-of-00003.safetensors`),
+      Math.round(31 * GB),
+    );
+  }
+  await writeSafetensorsFile(join(dir, "mistral-7b-instruct/bf16/model.safetensors"), Math.round(14.5 * GB));
+  await writeNotGguf(join(dir, "whisper-large/onnx/model.onnx"), 1_500_000);
+
+  // A download in progress that advances: `<file>.part` grows toward the size in `<file>.size`.
+  const partial = join(dir, "phi-3-mini/Q4_K_M/phi-3-mini-Q4_K_M.gguf");
+  const total = Math.round(2.4 * GB);
+  await writeGgufFile(`${partial}.part`, {
+    architecture: "phi3",
+    blockCount: 32,
+    headCount: 32,
+    embeddingLength: 3072,
+    contextLength: 4096,
+    weightsBytes: Math.round(total * 0.05),
+  });
+  await writeFile(`${partial}.size`, String(total));
+  let done = total * 0.05;
+  return async () => {
+    if (done >= total) return;
+    done = Math.min(total, done + total * 0.03);
+    const handle = await open(`${partial}.part`, "r+");
+    await handle.truncate(Math.round(done));
+    await handle.close();
+  };
+}
+
+/** Places each model's wanted replicas first-fit, as a stand-in for the scheduler's first pass. */
+function placeReplicas(nodes: SimNode[], models: ModelInput[]): void {
+  const free = new Map(
+    nodes.map((n) => [n.name, { mem: n.memoryGB, cpu: n.cpuCount, gpu: n.gpuTotal ?? 0 }]),
+  );
+  let serial = 0;
+  for (const model of models) {
+    const p = model.profiles[0];
+    if (!p) continue;
+    for (let k = 0; k < model.scaling.min; k++) {
+      const node = nodes.find((n) => {
+        const f = free.get(n.name);
+        const engineOk = (n.engines ?? []).length === 0 || (n.engines ?? []).includes(p.engine);
+        const selectorOk = Object.entries(p.nodeSelector ?? {}).every(([key, v]) => n.labels?.[key] === v);
+        return (
+          f &&
+          engineOk &&
+          selectorOk &&
+          f.mem >= (p.minMemoryGB ?? 0) &&
+          f.cpu >= (p.cpuCores ?? 0) &&
+          f.gpu >= (p.gpus ?? 0)
+        );
+      });
+      const f = node && free.get(node.name);
+      if (!node || !f) break;
+      f.mem -= p.minMemoryGB ?? 0;
+      f.cpu -= p.cpuCores ?? 0;
+      f.gpu -= p.gpus ?? 0;
+      node.replicas.push({
+        id: `${model.name}-${++serial}`,
+        model: model.name,
+        since: Date.now() + serial * 700,
+      });
+    }
+  }
+}
+
+function beat(node: SimNode, now: number): Heartbeat {
+  const { replicas, ...facts } = node;
+  const used = replicas.reduce((sum, r) => sum + (r.memoryGB ?? 8), 0);
+  return {
+    node: { ...facts, freeMemoryGB: Math.max(0, Math.round(facts.memoryGB - used)) },
+    replicas: replicas
+      .filter((r) => r.since <= now)
+      .map((r) => ({
+        id: r.id,
+        model: r.model,
+        // Agents start replicas after a short delay: starting for a few seconds, then ready.
+        state: now - r.since > 4000 ? ("ready" as const) : ("starting" as const),
+        ...(r.memoryGB === undefined ? {} : { memoryGB: r.memoryGB }),
+      })),
+  };
+}
+
+export async function demo(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: { "data-dir": { type: "string" }, listen: { type: "string" } },
+    strict: true,
+  });
+  const dataDir = values["data-dir"] ?? (await mkdtemp(join(tmpdir(), "llmgw-demo-")));
+  const configFile = join(dataDir, "llmgw.yaml");
+  await writeFile(
+    configFile,
+    [
+      "heartbeatSeconds: 2",
+      "quotas:",
+      "  - { owner: research, memoryGB: 256, cpuCores: 64, gpus: 4, replicas: 12 }",
+      "  - { owner: interns, memoryGB: 64, cpuCores: 24, gpus: 0, replicas: 6 }",
+      "models:",
+      "  - name: embed-small",
+      "    description: declared in llmgw.yaml, so read-only through the API",
+      "    source: https://example.invalid/nomic-embed-text-v1.5.Q8_0.gguf",
+      "    contextLength: 2048",
+      "    routingProfile: embedding",
+      "    class: critical",
+      "    owner: platform",
+      "    scaling: { min: 2, max: 2 }",
+      "    profiles: [{ name: cpu, engine: llamacpp, minMemoryGB: 2, cpuCores: 1 }]",
+      "",
+    ].join("\n"),
+  );
+  const config = loadConfig({ config: configFile, dataDir, listen: values.listen });
+  const advance = await writeMirror(config.mirror.dir);
+  const server = await startServer(config, { webDist: ensureDashboard() });
+  stopOnSignals(server);
+
+  const models = catalogue(config.mirror.baseUrl);
+  for (const model of models) {
+    const res = await fetch(`${server.url}/api/v1/models`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(model),
+    });
+    if (!res.ok && res.status !== 409)
+      console.error(`demo: ${model.name}: ${res.status} ${await res.text()}`);
+  }
+  const nodes = fleet();
+  placeReplicas(nodes, [
+    {
+      name: "embed-small",
+      source: "",
+      contextLength: 1,
+      scaling: { min: 2, max: 2 },
+      profiles: [profile("llamacpp", 2, 1)],
+    },
+    ...models,
+  ]);
+  // Someone's experiment the catalogue does not know: unmanaged, it holds what it reports.
+  nodes
+    .find((n) => n.name === "old-agent-1")
+    ?.replicas.push({ id: "adhoc-1", model: "alice-experiment", since: 0, memoryGB: 16 });
+
+  const tick = async () => {
+    const now = Date.now();
+    await Promise.all(
+      nodes.map((n) =>
+        fetch(`${server.url}/api/v1/agents/heartbeat`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(beat(n, now)),
+        }).catch(() => undefined),
+      ),
+    );
+    await advance().catch(() => undefined);
+  };
+  await tick();
+  setInterval(() => void tick(), 1000).unref();
+  console.log(`llmgw demo: ${nodes.length} simulated nodes, ${models.length + 1} models; open ${server.url}`);
+}
