@@ -1,0 +1,42 @@
+import { defineConfig } from "@playwright/test";
+
+const port = Number(process.env.LLMGW_E2E_PORT ?? 4599);
+export const baseURL = `http://127.0.0.1:${port}`;
+
+// Debian's Chromium: Playwright's own browser download cannot be fetched here. The background
+// networking flags keep it from dialling out of a machine with no network.
+export default defineConfig({
+  testDir: "./tests",
+  timeout: 30_000,
+  expect: { timeout: 5_000 },
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  reporter: process.env.CI ? [["list"]] : [["list"]],
+  outputDir: "./test-results",
+  use: {
+    baseURL,
+    viewport: { width: 1280, height: 800 },
+    trace: "off",
+    launchOptions: {
+      executablePath: process.env.LLMGW_CHROMIUM ?? "/usr/bin/chromium",
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-quic",
+      ],
+    },
+  },
+  webServer: {
+    command: `node --import tsx server.ts`,
+    url: `${baseURL}/healthz`,
+    env: { LLMGW_E2E_PORT: String(port) },
+    reuseExistingServer: false,
+    timeout: 60_000,
+    stdout: "pipe",
+  },
+});

@@ -1,0 +1,67 @@
+import type { Heartbeat, ModelInput } from "@llmgw/domain";
+
+/** Posts a heartbeat through the real endpoint, as an agent would. */
+export async function postHeartbeat(base: string, beat: Heartbeat): Promise<void> {
+  const res = await fetch(`${base}/api/v1/agents/heartbeat`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(beat),
+  });
+  if (!res.ok) throw new Error(`heartbeat ${beat.node.name}: ${res.status} ${await res.text()}`);
+}
+
+export const seedModelInputs: ModelInput[] = [
+  {
+    name: "chat-critical",
+    source: "http://127.0.0.1/mirror/a/b/a.gguf",
+    contextLength: 8192,
+    class: "critical",
+    owner: "platform",
+    scaling: { min: 1, max: 1 },
+    profiles: [{ name: "cpu", engine: "llamacpp", minMemoryGB: 8, cpuCores: 4 }],
+  },
+  {
+    name: "qwen-standard",
+    source: "http://127.0.0.1/mirror/a/b/b.gguf",
+    contextLength: 16384,
+    owner: "research",
+    scaling: { min: 2, max: 2 },
+    profiles: [{ name: "cpu", engine: "llamacpp", minMemoryGB: 16, cpuCores: 4 }],
+  },
+  {
+    name: "batch-job",
+    source: "http://127.0.0.1/mirror/a/b/c.gguf",
+    contextLength: 4096,
+    class: "batch",
+    owner: "research",
+    scaling: { min: 2, max: 2 },
+    profiles: [{ name: "cpu", engine: "llamacpp", minMemoryGB: 16, cpuCores: 4 }],
+  },
+];
+
+export async function seedModels(base: string): Promise<void> {
+  for (const model of seedModelInputs) {
+    const res = await fetch(`${base}/api/v1/models`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(model),
+    });
+    if (!res.ok) throw new Error(`seed ${model.name}: ${res.status} ${await res.text()}`);
+  }
+}
+
+/** Two CPU nodes: one running the batch job (so the critical model can preempt it), one empty. */
+export async function seedFleet(base: string): Promise<void> {
+  await postHeartbeat(base, {
+    node: { name: "node-a", memoryGB: 64, cpuCount: 16, engines: ["llamacpp"] },
+    replicas: [
+      { id: "batch-job-1", model: "batch-job", state: "ready" },
+      { id: "batch-job-2", model: "batch-job", state: "ready" },
+      { id: "qwen-standard-1", model: "qwen-standard", state: "ready" },
+    ],
+  });
+  await postHeartbeat(base, {
+    node: { name: "node-b", memoryGB: 32, cpuCount: 8, engines: ["llamacpp"] },
+    replicas: [{ id: "chat-critical-1", model: "chat-critical", state: "ready" }],
+  });
+}

@@ -1,0 +1,58 @@
+// The real server for the browser tests: a fresh embedded store, a generated mirror, a declared
+// model, quotas, and a small fleet reported over the real heartbeat endpoint.
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { loadConfig, startServer, writeGgufFile, writeNotGguf, writeSafetensorsFile } from "@llmgw/api";
+import { seedFleet, seedModels } from "./seed";
+
+const GB = 1024 ** 3;
+const port = Number(process.env.LLMGW_E2E_PORT ?? 4599);
+const dataDir = await mkdtemp(join(tmpdir(), "llmgw-e2e-"));
+const configFile = join(dataDir, "llmgw.yaml");
+await writeFile(
+  configFile,
+  `# Heartbeats are posted by the tests; a long interval keeps their nodes from going down meanwhile.
+heartbeatSeconds: 600
+quotas:
+  - { owner: research, memoryGB: 512, cpuCores: 128, gpus: null, replicas: 40 }
+models:
+  - name: declared-embed
+    source: https://example.invalid/embed.gguf
+    contextLength: 2048
+    class: critical
+    owner: platform
+    scaling: { min: 1, max: 1 }
+    profiles: [{ name: cpu, engine: llamacpp, minMemoryGB: 2, cpuCores: 1 }]
+`,
+);
+const config = loadConfig({ config: configFile, dataDir, listen: `127.0.0.1:${port}` });
+const mirror = config.mirror.dir;
+await writeGgufFile(join(mirror, "llama-3.1-8b-instruct/Q4_K_M/llama-3.1-8b-instruct-Q4_K_M.gguf"), {
+  architecture: "llama",
+  blockCount: 32,
+  headCount: 32,
+  headCountKV: 8,
+  embeddingLength: 4096,
+  contextLength: 131072,
+  weightsBytes: Math.round(4.58 * GB),
+});
+await writeGgufFile(join(mirror, "fancynet-3b/Q8_0/fancynet-3b-Q8_0.gguf"), {
+  architecture: "fancynet",
+  blockCount: 24,
+  headCount: 16,
+  embeddingLength: 2048,
+  contextLength: 4096,
+  weightsBytes: Math.round(3.2 * GB),
+});
+await writeSafetensorsFile(join(mirror, "mistral-7b-instruct/bf16/model.safetensors"), Math.round(14.5 * GB));
+await writeNotGguf(join(mirror, "whisper-large/onnx/model.onnx"), 1_500_000);
+
+const webDist = fileURLToPath(new URL("../apps/web/dist", import.meta.url));
+const server = await startServer(config, { webDist });
+await seedModels(server.url);
+await seedFleet(server.url);
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => void server.close().finally(() => process.exit(0)));
+}
