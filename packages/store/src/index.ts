@@ -1,0 +1,15 @@
+export type { Db, DbKind, Queryable, Unlisten } from "./db";
+export { TransactionAborted } from "./db";
+export { NameTaken, VersionConflict } from "./errors";
+export { MIGRATIONS, type Migration, migrate } from "./migrations";
+export { openPglite } from "./pglite";
+export { openPostgres } from "./postgres";
+export type { Audit, NewAuditEntry } from "./repos/audit";
+export { type Classes, DEFAULT_CLASSES } from "./repos/classes";
+export { EVENTS_CHANNEL, type Events, type StoredEvent } from "./repos/events";
+export type { Mirror } from "./repos/mirror";
+export type { DeclaredModel, Models } from "./repos/models";
+export type { Nodes } from "./repos/nodes";
+export type { Quotas } from "./repos/quotas";
+export type { Replicas } from "./repos/replicas";
+export { openDb, openStore, type Repositories, type Store, type StoreOptions, type StoreTx } from "./store";

@@ -1,0 +1,150 @@
+import type { Db } from "./db";
+
+export interface Migration {
+  id: number;
+  name: string;
+  sql: string;
+}
+
+/** Advisory-lock keys the store takes; one list so two uses never share a key by accident. */
+export const LOCK = {
+  migrations: 0x6c6c_6d01,
+  events: 0x6c6c_6d02,
+  declaredModels: 0x6c6c_6d03,
+} as const;
+
+// Append only: a migration that has run somewhere is never edited, a change is a new entry.
+// Whole entities live in `doc` (the domain's JSON, so a new field needs no migration); columns
+// hold only what SQL must compare, index or constrain.
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    id: 1,
+    name: "initial schema",
+    sql: `
+      create table models (
+        name    text primary key,
+        origin  text not null check (origin in ('config', 'runtime')),
+        version int not null check (version >= 1),
+        doc     jsonb not null
+      );
+      -- A model's name and its aliases share one namespace: one row per name, the primary key
+      -- refuses a second holder.
+      create table model_names (
+        name  text primary key,
+        model text not null references models (name) on delete cascade
+      );
+      create index model_names_model on model_names (model);
+
+      create table nodes (
+        name      text primary key,
+        state     text not null check (state in ('ready', 'draining', 'down')),
+        last_seen timestamptz,
+        doc       jsonb not null
+      );
+
+      -- No foreign keys to models or nodes: agents report replicas of models the catalogue does
+      -- not know (unmanaged), and a pending replica has no node.
+      create table replicas (
+        id    text primary key,
+        model text not null,
+        node  text,
+        doc   jsonb not null
+      );
+      create index replicas_node on replicas (node);
+      create index replicas_model on replicas (model);
+
+      create table quotas (
+        owner     text primary key,
+        memory_gb int,
+        cpu_cores int,
+        gpus      int,
+        replicas  int
+      );
+
+      create table classes (
+        name        text primary key,
+        rank        int not null,
+        description text not null default ''
+      );
+
+      create table audit (
+        id     bigserial primary key,
+        at     timestamptz not null,
+        by     text not null,
+        action text not null,
+        target text not null,
+        field  text,
+        before jsonb,
+        after  jsonb
+      );
+      create index audit_target on audit (target, id);
+
+      create table events (
+        id   bigserial primary key,
+        at   timestamptz not null default now(),
+        type text not null,
+        data jsonb not null
+      );
+
+      create table mirror_versions (
+        model   text not null,
+        version text not null,
+        doc     jsonb not null,
+        primary key (model, version)
+      );
+    `,
+  },
+  {
+    id: 2,
+    name: "audit entries carry the model version they produced",
+    sql: "alter table audit add column version int;",
+  },
+];
+
+/** Every table the migrations create, for `reset()`. */
+export const TABLES = [
+  "models",
+  "model_names",
+  "nodes",
+  "replicas",
+  "quotas",
+  "classes",
+  "audit",
+  "events",
+  "mirror_versions",
+] as const;
+
+/**
+ * Applies the migrations not yet recorded, all in one transaction. The advisory lock comes first so
+ * that processes starting together against one PostgreSQL queue up here: the second one then finds
+ * the work done instead of racing on CREATE TABLE. On PGlite there is nobody to race; same SQL.
+ */
+export async function migrate(db: Db, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
+  return db.transaction(async (tx) => {
+    await tx.query("select pg_advisory_xact_lock($1)", [LOCK.migrations]);
+    await tx.exec(`
+      create table if not exists schema_migrations (
+        id         int primary key,
+        name       text not null,
+        applied_at timestamptz not null default now()
+      )`);
+    const done = new Set(
+      (await tx.query<{ id: number }>("select id from schema_migrations")).map((row) => row.id),
+    );
+    const known = new Set(migrations.map((m) => m.id));
+    const unknown = [...done].filter((id) => !known.has(id));
+    if (unknown.length > 0) {
+      throw new Error(
+        `the database has migrations this llmgw does not know (${unknown.join(", ")}): it was written by a newer version`,
+      );
+    }
+    const applied: number[] = [];
+    for (const m of migrations) {
+      if (done.has(m.id)) continue;
+      await tx.exec(m.sql);
+      await tx.query("insert into schema_migrations (id, name) values ($1, $2)", [m.id, m.name]);
+      applied.push(m.id);
+    }
+    return applied;
+  });
+}

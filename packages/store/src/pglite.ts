@@ -1,0 +1,76 @@
+import { mkdir } from "node:fs/promises";
+import { PGlite, TransactionAbortedError } from "@electric-sql/pglite";
+import { checkChannel, type Db, TransactionAborted, transactionScope } from "./db";
+import { lockDataDir } from "./lockfile";
+
+const INT8 = 20;
+const NUMERIC = 1700;
+
+/**
+ * PGlite, embedded: one Postgres in WASM, one connection. Its `transaction()` holds a mutex, so
+ * transactions (and plain queries) run one at a time, in the order they were asked for.
+ * `path` is a directory on disk (created when missing, locked while open: one process at a time);
+ * without it the database lives in memory, started from `from` (a dumpDataDir tarball) when given.
+ */
+export async function openPglite(path?: string, from?: Blob): Promise<Db & { snapshot(): Promise<Blob> }> {
+  let unlock = async () => {};
+  if (path !== undefined) {
+    await mkdir(path, { recursive: true });
+    unlock = await lockDataDir(path);
+  }
+  let pg: PGlite;
+  try {
+    pg = await PGlite.create({
+      ...(path === undefined ? {} : { dataDir: path }),
+      ...(from === undefined ? {} : { loadDataDir: from }),
+      // Match node-postgres as configured in postgres.ts: ids and counts as plain numbers.
+      // PGlite already returns int8 as a number when it is safe, but a BigInt past 2^53.
+      parsers: { [INT8]: Number, [NUMERIC]: Number },
+    });
+  } catch (err) {
+    await unlock();
+    throw err;
+  }
+
+  return {
+    kind: "pglite",
+    async query<T>(sql: string, params: readonly unknown[] = []) {
+      return (await pg.query<T>(sql, [...params])).rows;
+    },
+    async exec(sql) {
+      await pg.exec(sql);
+    },
+    async transaction(fn) {
+      try {
+        return await pg.transaction((tx) =>
+          fn(
+            transactionScope("pglite", {
+              query: async <T>(sql: string, params: readonly unknown[] = []) =>
+                (await tx.query<T>(sql, [...params])).rows,
+              exec: async (sql) => {
+                await tx.exec(sql);
+              },
+            }),
+          ),
+        );
+      } catch (err) {
+        // Same error type as the node-postgres driver for a COMMIT that turned into a ROLLBACK.
+        if (err instanceof TransactionAbortedError) throw new TransactionAborted();
+        throw err;
+      }
+    },
+    async listen(channel, cb) {
+      const unlisten = await pg.listen(checkChannel(channel), cb);
+      return () => unlisten();
+    },
+    async notify(channel, payload) {
+      await pg.query("select pg_notify($1, $2)", [checkChannel(channel), payload]);
+    },
+    async close() {
+      if (!pg.closed) await pg.close();
+      await unlock();
+    },
+    // PGlite-only, for tests: the whole database as a tarball that `from` accepts.
+    snapshot: () => pg.dumpDataDir("none"),
+  };
+}

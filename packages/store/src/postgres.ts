@@ -1,0 +1,129 @@
+import pg from "pg";
+import { checkChannel, type Db, TransactionAborted, transactionScope } from "./db";
+
+const INT8 = 20;
+const NUMERIC = 1700;
+
+// Per pool, not pg.types.setTypeParser: that would change every other pg user in the process.
+// The store keeps only small integers in int8 (ids, counts), so Number loses nothing.
+const types: pg.CustomTypesConfig = {
+  getTypeParser: (oid, format) =>
+    oid === INT8 || oid === NUMERIC ? Number : pg.types.getTypeParser(oid, format),
+};
+
+/** A PostgreSQL server through a node-postgres pool; a transaction holds one pooled client. */
+export async function openPostgres(url: string): Promise<Db> {
+  const pool = new pg.Pool({ connectionString: url, types, max: 10 });
+  // An idle client losing its connection emits here; the pool already drops that client, and an
+  // unhandled 'error' event would kill the process.
+  pool.on("error", () => {});
+  // Fail at start-up, with the server's message, rather than on the first request.
+  await pool.query("select 1");
+
+  const notifications = notificationHub(url);
+
+  return {
+    kind: "postgres",
+    async query<T>(sql: string, params: readonly unknown[] = []) {
+      const result = await pool.query(sql, [...params]);
+      return result.rows as T[];
+    },
+    async exec(sql) {
+      await pool.query(sql);
+    },
+    async transaction(fn) {
+      const client = await pool.connect();
+      let reusable = true;
+      try {
+        await client.query("begin");
+        const result = await fn(
+          transactionScope("postgres", {
+            query: async <T>(sql: string, params: readonly unknown[] = []) =>
+              (await client.query(sql, [...params])).rows as T[],
+            exec: async (sql) => {
+              await client.query(sql);
+            },
+          }),
+        );
+        // PostgreSQL answers COMMIT of an aborted transaction with ROLLBACK and no error; PGlite
+        // throws. Throw here too so a swallowed failure never looks like a commit.
+        const commit = await client.query("commit");
+        if (commit.command === "ROLLBACK") throw new TransactionAborted();
+        return result;
+      } catch (err) {
+        // After a failed COMMIT this only warns "no transaction in progress"; if it fails, the
+        // connection is in an unknown state and must not go back to the pool.
+        await client.query("rollback").catch(() => {
+          reusable = false;
+        });
+        throw err;
+      } finally {
+        client.release(!reusable);
+      }
+    },
+    listen: async (channel, cb) => notifications.listen(checkChannel(channel), cb),
+    async notify(channel, payload) {
+      await pool.query("select pg_notify($1, $2)", [checkChannel(channel), payload]);
+    },
+    async close() {
+      await notifications.close();
+      await pool.end();
+    },
+  };
+}
+
+/**
+ * LISTEN needs a connection of its own that stays open (a pooled one would be handed to queries).
+ * Opened on the first listen. If that connection drops, its subscriptions are gone and the next
+ * listen opens a new one: callers that must not miss events re-read from the event table anyway.
+ */
+function notificationHub(url: string) {
+  const callbacks = new Map<string, Set<(payload: string) => void>>();
+  let connecting: Promise<pg.Client> | undefined;
+
+  function connect(): Promise<pg.Client> {
+    connecting ??= (async () => {
+      const client = new pg.Client({ connectionString: url, types });
+      client.on("notification", (msg) => {
+        for (const cb of callbacks.get(msg.channel) ?? []) cb(msg.payload ?? "");
+      });
+      client.on("error", () => {
+        connecting = undefined;
+        callbacks.clear();
+      });
+      try {
+        await client.connect();
+      } catch (err) {
+        connecting = undefined;
+        throw err;
+      }
+      return client;
+    })();
+    return connecting;
+  }
+
+  return {
+    async listen(channel: string, cb: (payload: string) => void) {
+      const client = await connect();
+      let set = callbacks.get(channel);
+      if (set === undefined) {
+        set = new Set();
+        callbacks.set(channel, set);
+        await client.query(`listen ${channel}`);
+      }
+      set.add(cb);
+      return async () => {
+        const current = callbacks.get(channel);
+        if (current === undefined || !current.delete(cb) || current.size > 0) return;
+        callbacks.delete(channel);
+        await client.query(`unlisten ${channel}`);
+      };
+    },
+    async close() {
+      const pending = connecting;
+      connecting = undefined;
+      callbacks.clear();
+      if (pending !== undefined) await (await pending).end();
+    },
+  };
+}

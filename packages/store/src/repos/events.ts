@@ -1,0 +1,71 @@
+import { type EventType, eventTypeSchema } from "@llmgw/domain";
+import { jsonb, onlyRow, type Queryable } from "../db";
+import { LOCK } from "../migrations";
+
+/** Every append NOTIFYs this channel with the new id, so other processes on one PostgreSQL catch up. */
+export const EVENTS_CHANNEL = "llmgw_events";
+
+export interface StoredEvent {
+  id: number;
+  type: EventType;
+  data: unknown;
+}
+
+export interface Events {
+  /**
+   * Appends one event and returns its id. Ids increase in commit order, so a reader resuming from
+   * the last id it saw never skips one. Call it last in a transaction: on PostgreSQL it holds a lock
+   * until commit (see below), and row locks taken after it can deadlock with another writer.
+   */
+  append(type: EventType, data: unknown): Promise<number>;
+  /** Events with an id above `id`, oldest first. */
+  since(id: number, limit?: number): Promise<StoredEvent[]>;
+  /** 0 when there are none. */
+  latestId(): Promise<number>;
+  /** Deletes all but the newest `keepLast` events; returns how many went. */
+  prune(keepLast: number): Promise<number>;
+}
+
+type EventRow = { id: number; type: string; data: unknown };
+
+export function events(sql: Queryable): Events {
+  return {
+    append: (type, data) =>
+      sql.transaction(async (tx) => {
+        // A sequence hands out ids at insert, not at commit: without this lock a transaction holding
+        // id 7 could commit after one holding id 8, and a reader already past 8 would never see 7.
+        // The lock lasts until the whole transaction commits, so event ids become visible in order.
+        await tx.query("select pg_advisory_xact_lock($1)", [LOCK.events]);
+        const rows = await tx.query<{ id: number }>(
+          "insert into events (type, data) values ($1, $2::jsonb) returning id",
+          [type, jsonb(data)],
+        );
+        const { id } = onlyRow(rows, "append of an event");
+        await tx.query("select pg_notify($1, $2)", [EVENTS_CHANNEL, String(id)]);
+        return id;
+      }),
+
+    async since(id, limit = 1000) {
+      const rows = await sql.query<EventRow>(
+        "select id, type, data from events where id > $1 order by id limit $2",
+        [id, limit],
+      );
+      return rows.map((row) => ({ id: row.id, type: eventTypeSchema.parse(row.type), data: row.data }));
+    },
+
+    async latestId() {
+      const rows = await sql.query<{ id: number }>("select coalesce(max(id), 0) as id from events");
+      return onlyRow(rows, "latest event id").id;
+    },
+
+    async prune(keepLast) {
+      const rows = await sql.query<{ n: number }>(
+        `with gone as (
+           delete from events where id <= (select max(id) from events) - $1 returning 1
+         ) select count(*) as n from gone`,
+        [Math.max(0, keepLast)],
+      );
+      return onlyRow(rows, "prune of events").n;
+    },
+  };
+}

@@ -1,0 +1,94 @@
+import { join } from "node:path";
+import type { Db, DbKind, Queryable } from "./db";
+import { migrate, TABLES } from "./migrations";
+import { openPglite } from "./pglite";
+import { openPostgres } from "./postgres";
+import { type Audit, audit } from "./repos/audit";
+import { type Classes, classes } from "./repos/classes";
+import { type Events, events } from "./repos/events";
+import { type Mirror, mirror } from "./repos/mirror";
+import { type Models, models } from "./repos/models";
+import { type Nodes, nodes } from "./repos/nodes";
+import { type Quotas, quotas } from "./repos/quotas";
+import { type Replicas, replicas } from "./repos/replicas";
+
+export interface StoreOptions {
+  /** PGlite keeps its files in `<dataDir>/db`. Neither option: an in-memory PGlite (tests). */
+  dataDir?: string;
+  /** A postgres:// URL: use that server instead of PGlite (takes precedence over dataDir). */
+  databaseUrl?: string;
+}
+
+/** The repositories, bound to the database or to one transaction. */
+export interface Repositories {
+  readonly models: Models;
+  readonly nodes: Nodes;
+  readonly replicas: Replicas;
+  readonly quotas: Quotas;
+  readonly classes: Classes;
+  readonly audit: Audit;
+  readonly events: Events;
+  readonly mirror: Mirror;
+}
+
+export interface StoreTx extends Repositories {
+  /** The connection these repositories use, for a query no repository has. */
+  readonly sql: Queryable;
+  /**
+   * Groups writes: every repository call on `tx` commits together or not at all (a savepoint when
+   * already inside a transaction). Use only `tx` inside `fn`; see Queryable.transaction.
+   */
+  transaction<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T>;
+}
+
+export interface Store extends StoreTx {
+  readonly kind: DbKind;
+  readonly db: Db;
+  /** Empties every table, keeping the schema (tests). */
+  reset(): Promise<void>;
+  close(): Promise<void>;
+}
+
+function bind(sql: Queryable): StoreTx {
+  return {
+    sql,
+    models: models(sql),
+    nodes: nodes(sql),
+    replicas: replicas(sql),
+    quotas: quotas(sql),
+    classes: classes(sql),
+    audit: audit(sql),
+    events: events(sql),
+    mirror: mirror(sql),
+    transaction: (fn) => sql.transaction((tx) => fn(bind(tx))),
+  };
+}
+
+/** Opens the database the options name, brings its schema up to date, and returns the store. */
+export async function openStore(options: StoreOptions = {}): Promise<Store> {
+  return storeOn(await openDb(options));
+}
+
+export function openDb({ dataDir, databaseUrl }: StoreOptions): Promise<Db> {
+  if (databaseUrl !== undefined && databaseUrl !== "") return openPostgres(databaseUrl);
+  return openPglite(dataDir === undefined ? undefined : join(dataDir, "db"));
+}
+
+/** Migrates `db` and wraps it; closes it when migrating fails. */
+export async function storeOn(db: Db): Promise<Store> {
+  try {
+    await migrate(db);
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+  return {
+    ...bind(db),
+    kind: db.kind,
+    db,
+    async reset() {
+      await db.exec(`truncate ${TABLES.join(", ")} restart identity`);
+    },
+    close: () => db.close(),
+  };
+}

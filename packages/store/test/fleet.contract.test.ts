@@ -1,0 +1,197 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { DEFAULT_CLASSES } from "../src/repos/classes";
+import type { Store } from "../src/store";
+import { backends, openFor } from "./backends";
+import { aMirrorVersion, aNode, anAuditEntry, aQuota, aReplica, unique } from "./factories";
+
+describe.each(backends())("fleet, quotas, audit and events on $name", (backend) => {
+  let store: Store;
+  beforeAll(async () => {
+    store = await openFor(backend);
+  });
+  afterAll(async () => {
+    await store?.close();
+    await backend.dispose();
+  });
+  beforeEach(() => store.reset());
+
+  describe("nodes", () => {
+    it("upserts a node whole and changes its state", async () => {
+      const node = aNode({ labels: { zone: "a" }, engines: ["llamacpp", "vllm"] });
+      expect(await store.nodes.upsert(node)).toEqual(node);
+      expect(await store.nodes.upsert({ ...node, freeMemoryGB: 12 })).toEqual({ ...node, freeMemoryGB: 12 });
+      expect(await store.nodes.setState(node.name, "draining")).toMatchObject({ state: "draining" });
+      expect(await store.nodes.get(node.name)).toMatchObject({ state: "draining", freeMemoryGB: 12 });
+      expect(await store.nodes.setState("nowhere", "down")).toBeNull();
+      expect(await store.nodes.list()).toHaveLength(1);
+    });
+  });
+
+  describe("replicas", () => {
+    it("upserts, lists by node and removes", async () => {
+      const node = unique("node");
+      const placed = await store.replicas.upsert(aReplica({ node }));
+      const pending = await store.replicas.upsert(
+        aReplica({ node: null, state: "pending", reason: "no room" }),
+      );
+      expect(await store.replicas.listByNode(node)).toEqual([placed]);
+      expect((await store.replicas.list()).map((r) => r.id).sort()).toEqual([placed.id, pending.id].sort());
+      expect(await store.replicas.remove(pending.id)).toBe(true);
+      expect(await store.replicas.remove(pending.id)).toBe(false);
+    });
+
+    it("replaceForNode writes and returns only what really changed", async () => {
+      const node = unique("node");
+      const same = aReplica({ node });
+      const changing = aReplica({ node, state: "starting" });
+      const leaving = aReplica({ node });
+      const elsewhere = aReplica({ node: unique("node") });
+      await store.replicas.replaceForNode(node, [same, changing, leaving]);
+      await store.replicas.upsert(elsewhere);
+
+      const arriving = aReplica({ node });
+      const ready = { ...changing, state: "ready" as const, measuredMemoryGB: 7.5 };
+      expect(await store.replicas.replaceForNode(node, [same, ready, arriving])).toEqual({
+        upserted: [ready, arriving],
+        removed: [leaving.id],
+      });
+      // xmin changes whenever a row is rewritten, even to the same value.
+      const rowVersions = () => store.sql.query("select id, xmin::text from replicas order by id");
+      const before = await rowVersions();
+      expect(await store.replicas.replaceForNode(node, [arriving, same, ready])).toEqual({
+        upserted: [],
+        removed: [],
+      });
+      expect(await rowVersions()).toEqual(before);
+      expect((await store.replicas.listByNode(node)).map((r) => r.id).sort()).toEqual(
+        [same.id, ready.id, arriving.id].sort(),
+      );
+      expect(await store.replicas.listByNode(elsewhere.node ?? "")).toEqual([elsewhere]);
+    });
+
+    it("replaceForNode with an empty report removes everything on the node", async () => {
+      const node = unique("node");
+      const r = aReplica({ node });
+      await store.replicas.replaceForNode(node, [r]);
+      expect(await store.replicas.replaceForNode(node, [])).toEqual({ upserted: [], removed: [r.id] });
+    });
+  });
+
+  describe("quotas", () => {
+    it("puts and gets limits, null meaning unlimited", async () => {
+      const q = aQuota({ gpus: null });
+      expect(await store.quotas.put(q)).toEqual(q);
+      expect(await store.quotas.put({ ...q, gpus: 4 })).toEqual({ ...q, gpus: 4 });
+      expect(await store.quotas.get(q.owner)).toEqual({ ...q, gpus: 4 });
+      expect(await store.quotas.get("nobody")).toBeNull();
+    });
+
+    it("seed inserts only absent owners: configured values are starting values", async () => {
+      const changed = await store.quotas.put(aQuota({ owner: "research", memoryGB: 512 }));
+      const fresh = aQuota();
+      expect(await store.quotas.seed([aQuota({ owner: "research", memoryGB: 1 }), fresh])).toEqual([fresh]);
+      expect(await store.quotas.list()).toEqual(
+        [fresh, changed].sort((a, b) => a.owner.localeCompare(b.owner)),
+      );
+    });
+  });
+
+  describe("classes", () => {
+    it("seeds the default set when there are none, highest rank first", async () => {
+      expect(await store.classes.seed()).toEqual(DEFAULT_CLASSES);
+      expect((await store.classes.list()).map((c) => [c.name, c.rank])).toEqual([
+        ["critical", 300],
+        ["standard", 200],
+        ["batch", 100],
+      ]);
+      expect(await store.classes.seed()).toEqual([]);
+    });
+
+    it("seeds configured classes without overwriting stored ones, and no defaults then", async () => {
+      await store.classes.put({ name: "gold", rank: 500, description: "set by an admin" });
+      await store.classes.seed([
+        { name: "gold", rank: 1, description: "" },
+        { name: "bronze", rank: 10, description: "" },
+      ]);
+      expect((await store.classes.list()).map((c) => [c.name, c.rank])).toEqual([
+        ["gold", 500],
+        ["bronze", 10],
+      ]);
+    });
+  });
+
+  describe("audit", () => {
+    it("lists newest first and filters by model", async () => {
+      const model = unique("model");
+      const [first, second] = await store.audit.append([
+        anAuditEntry({ target: model, field: "class", before: null, after: { deep: [1] } }),
+        anAuditEntry({ target: model, field: "owner" }),
+      ]);
+      const other = await store.audit.append([anAuditEntry()]);
+      expect(first?.id).toBeLessThan(second?.id ?? 0);
+      expect(first).toMatchObject({ target: model, before: null, after: { deep: [1] } });
+      expect(await store.audit.list({ model })).toEqual([second, first]);
+      expect(await store.audit.list()).toEqual([...other, second, first]);
+      expect(await store.audit.list({ limit: 1 })).toEqual(other);
+    });
+
+    it("keeps the model version an entry carries", async () => {
+      const entry = { ...anAuditEntry(), version: 3 };
+      await store.audit.append([entry, anAuditEntry()]);
+      expect(await store.sql.query("select version from audit order by id")).toEqual([
+        { version: 3 },
+        { version: null },
+      ]);
+    });
+  });
+
+  describe("events", () => {
+    it("hands out increasing ids and resumes after any of them", async () => {
+      expect(await store.events.latestId()).toBe(0);
+      const ids: number[] = [];
+      for (const n of [1, 2, 3]) ids.push(await store.events.append("model.changed", { n }));
+      expect(ids).toEqual([...ids].sort((a, b) => a - b));
+      expect(new Set(ids).size).toBe(3);
+      expect(await store.events.latestId()).toBe(ids[2]);
+      expect(await store.events.since(ids[0] ?? 0)).toEqual([
+        { id: ids[1], type: "model.changed", data: { n: 2 } },
+        { id: ids[2], type: "model.changed", data: { n: 3 } },
+      ]);
+      expect(await store.events.since(0, 1)).toHaveLength(1);
+    });
+
+    it("appends inside a transaction with the change it announces, or not at all", async () => {
+      const node = aNode();
+      await store
+        .transaction(async (tx) => {
+          await tx.nodes.upsert(node);
+          await tx.events.append("node.changed", node);
+          throw new Error("abandoned");
+        })
+        .catch(() => undefined);
+      expect(await store.events.latestId()).toBe(0);
+      const id = await store.transaction(async (tx) => {
+        await tx.nodes.upsert(node);
+        return tx.events.append("node.changed", node);
+      });
+      expect(await store.events.since(0)).toEqual([{ id, type: "node.changed", data: node }]);
+    });
+
+    it("prunes all but the newest", async () => {
+      for (const n of [1, 2, 3, 4]) await store.events.append("quota.changed", { n });
+      expect(await store.events.prune(2)).toBe(2);
+      expect((await store.events.since(0)).map((e) => e.data)).toEqual([{ n: 3 }, { n: 4 }]);
+    });
+  });
+
+  describe("mirror", () => {
+    it("puts, lists and removes versions", async () => {
+      const v = aMirrorVersion();
+      await store.mirror.put({ ...v, files: [] });
+      expect(await store.mirror.put(v)).toEqual(v);
+      expect(await store.mirror.list()).toEqual([v]);
+      expect(await store.mirror.remove(v.model, v.version)).toBe(true);
+      expect(await store.mirror.list()).toEqual([]);
+    });
+  });
+});
