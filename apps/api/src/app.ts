@@ -81,9 +81,9 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   app.route("/", mirrorFiles(deps.mirror));
   const dist = options.webDist;
   if (dist && existsSync(join(dist, "index.html"))) {
-    const index = readFileSync(join(dist, "index.html"), "utf8");
     app.use("/*", serveStatic({ root: dist }));
-    app.get("*", (c) => c.html(index));
+    // Read per request, not at start: a rebuilt dashboard is served without a restart.
+    app.get("*", (c) => c.html(readFileSync(join(dist, "index.html"), "utf8")));
   }
   return app;
 }

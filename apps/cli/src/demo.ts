@@ -1,4 +1,4 @@
-import { mkdtemp, open, writeFile } from "node:fs/promises";
+import { mkdtemp, open, rename, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -170,6 +170,8 @@ async function writeMirror(dir: string): Promise<() => Promise<void>> {
     const handle = await open(`${partial}.part`, "r+");
     await handle.truncate(Math.round(done));
     await handle.close();
+    // A finished download is renamed into place, as a downloader would.
+    if (done >= total) await rename(`${partial}.part`, partial);
   };
 }
 

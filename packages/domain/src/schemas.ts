@@ -257,6 +257,8 @@ export const auditEntrySchema = z.object({
   field: z.string().nullable(),
   before: z.unknown(),
   after: z.unknown(),
+  /** The model's version after this change, for entries that changed a model. */
+  version: z.int().min(1).optional(),
 });
 export type AuditEntry = z.infer<typeof auditEntrySchema>;
 
@@ -340,3 +342,14 @@ export const modelViewSchema = modelSchema.extend({
   quota: z.object({ owner: z.string(), remaining: count.nullable() }),
 });
 export type ModelView = z.infer<typeof modelViewSchema>;
+
+/** A mirrored version as `GET /mirror` lists it: with the serve plan the wizard starts from. */
+export const mirrorEntrySchema = mirrorVersionSchema.extend({ plan: servePlanSchema });
+export type MirrorEntry = z.infer<typeof mirrorEntrySchema>;
+
+/** The 412 body of a stale PATCH: the model as it is now, and the audit entries since the client's version. */
+export const conflictBodySchema = apiErrorSchema.extend({
+  current: modelViewSchema,
+  changedSince: z.array(auditEntrySchema),
+});
+export type ConflictBody = z.infer<typeof conflictBodySchema>;

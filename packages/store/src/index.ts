@@ -5,7 +5,7 @@ export { MIGRATIONS, type Migration, migrate } from "./migrations";
 export { openPglite } from "./pglite";
 export { openPostgres } from "./postgres";
 export type { Audit, NewAuditEntry } from "./repos/audit";
-export { type Classes, DEFAULT_CLASSES } from "./repos/classes";
+export type { Classes } from "./repos/classes";
 export { EVENTS_CHANNEL, type Events, type StoredEvent } from "./repos/events";
 export type { Mirror } from "./repos/mirror";
 export type { DeclaredModel, Models } from "./repos/models";

@@ -1,5 +1,5 @@
+import { DEFAULT_CLASSES } from "@llmgw/domain";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { DEFAULT_CLASSES } from "../src/repos/classes";
 import type { Store } from "../src/store";
 import { backends, openFor } from "./backends";
 import { aMirrorVersion, aNode, anAuditEntry, aQuota, aReplica, unique } from "./factories";

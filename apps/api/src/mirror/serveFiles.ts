@@ -72,7 +72,7 @@ export function mirrorFiles(mirror: Pick<Mirror, "get" | "filePath">) {
       if (c.req.method === "HEAD" || size === 0) return new Response(null, { status, headers });
       return new Response(fileStream(path, start, end), { status, headers });
     })
-    .all("/mirror/*", (c) => problem(c, 404, "not_found", `no mirror file at ${c.req.path}`));
+    .all("/mirror/:model/*", (c) => problem(c, 404, "not_found", `no mirror file at ${c.req.path}`));
 }
 
 /** Streams bytes start..end (inclusive) from disk; cancelling the response closes the file. */

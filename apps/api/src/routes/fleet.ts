@@ -24,7 +24,6 @@ export function fleetRoutes(deps: Deps) {
           field: "state",
           before: node.state,
           after: state,
-          version: null,
         },
       ]);
       const view = deps.world.nodeView(snap, stored);

@@ -10,6 +10,7 @@ import {
   type Replica,
 } from "@llmgw/domain";
 import type { Deps } from "../deps";
+import { badRequest } from "../errors";
 import type { Snapshot } from "../world";
 import { type Announce, commit } from "./commit";
 
@@ -34,6 +35,11 @@ export async function heartbeat({
   report: Heartbeat;
 }): Promise<HeartbeatReply> {
   const { node: facts, replicas: reported } = heartbeatSchema.parse(report);
+  // The store keeps one row per id, so a repeated id would differ from the report on every beat.
+  const seen = new Set<string>();
+  const twice = reported.findIndex((r) => seen.has(r.id) || !seen.add(r.id));
+  if (twice >= 0)
+    throw badRequest("a replica id is reported twice", { [`replicas.${twice}.id`]: "reported twice" });
   const now = deps.now().toISOString();
   deps.world.lastSeen.set(facts.name, now);
   const snap = await deps.world.snapshot();

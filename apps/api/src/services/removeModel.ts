@@ -21,7 +21,7 @@ export async function removeModel({
   await commit(deps, async (tx) => {
     if (!(await tx.models.remove(name))) throw notFound(`a model called ${name}`);
     await tx.audit.append([
-      { at, by, action: "delete", target: name, field: null, before: model, after: null, version: null },
+      { at, by, action: "delete", target: name, field: null, before: model, after: null },
     ]);
     return { result: undefined, events: [{ type: "model.removed", data: { name } }] };
   });

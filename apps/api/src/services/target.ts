@@ -66,7 +66,9 @@ export async function target({
     };
   }
   if (dryRun) return { ...result, applied: false };
-  const mode = modeOf(model.scaling) === "stopped" ? "always" : modeOf(model.scaling);
+  // A target of 0 stops the model: the run-mode rule would count 0 as 1 for a mode that runs.
+  const running = modeOf(model.scaling);
+  const mode = replicas === 0 ? "stopped" : running === "stopped" ? "always" : running;
   await patchModel({ deps, name, ifMatch: model.version, patch: { mode, replicas }, by });
   return { ...result, applied: true };
 }

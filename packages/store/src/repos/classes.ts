@@ -1,12 +1,5 @@
-import { type Class, classSchema } from "@llmgw/domain";
+import { type Class, classSchema, DEFAULT_CLASSES } from "@llmgw/domain";
 import { jsonb, onlyRow, type Queryable } from "../db";
-
-/** SPEC §1: the set a fleet starts with when neither the store nor the configuration has any. */
-export const DEFAULT_CLASSES: readonly Class[] = [
-  { name: "critical", rank: 300, description: "production traffic; may preempt standard and batch" },
-  { name: "standard", rank: 200, description: "the default" },
-  { name: "batch", rank: 100, description: "runs on spare capacity; the first to be preempted" },
-];
 
 export interface Classes {
   /** Highest rank first. */

@@ -1,0 +1,89 @@
+import { lazy, Suspense, useEffect, useRef } from "react";
+import { PageErrorBoundary } from "../components/PageErrorBoundary";
+import { Loading } from "../components/Status";
+import { Link, useLocation } from "../lib/router";
+import { OfflineBanner } from "./OfflineBanner";
+import { AuditRoute } from "./routes/audit";
+import { CapacityRoute } from "./routes/capacity";
+import { FleetRoute } from "./routes/fleet";
+import { MirrorRoute } from "./routes/mirror";
+import { ModelsRoute } from "./routes/models";
+import { NotFoundRoute } from "./routes/not-found";
+import { QuotasRoute } from "./routes/quotas";
+
+// The wizard (and the form library it uses) loads only when someone opens it.
+const ServeRoute = lazy(() => import("./routes/serve"));
+
+const PAGES = [
+  { path: "/", label: "Capacity", Page: CapacityRoute },
+  { path: "/models", label: "Models", Page: ModelsRoute },
+  { path: "/serve", label: "Serve", Page: ServeRoute },
+  { path: "/fleet", label: "Fleet", Page: FleetRoute },
+  { path: "/mirror", label: "Mirror", Page: MirrorRoute },
+  { path: "/quotas", label: "Quotas", Page: QuotasRoute },
+  { path: "/audit", label: "Audit", Page: AuditRoute },
+] as const;
+
+export function App() {
+  const { path } = useLocation();
+  const normalized = path.length > 1 ? path.replace(/\/+$/, "") : path;
+  const page = PAGES.find((p) => p.path === normalized);
+  const Page = page?.Page ?? NotFoundRoute;
+
+  // After navigation, move focus to the new page's heading so keyboard and screen-reader users
+  // start there, as they would after a full page load.
+  const first = useRef(true);
+  useEffect(() => {
+    document.title = page ? `${page.label} · llmgw` : "Not found · llmgw";
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    const focusTitle = () => {
+      // Unless the page has already put focus somewhere of its own (the card just created).
+      const active = document.activeElement;
+      if (active && document.getElementById("main")?.contains(active)) return;
+      document.getElementById("page-title")?.focus();
+    };
+    focusTitle();
+    // A lazy page mounts its heading a little later.
+    const timer = setTimeout(focusTitle, 200);
+    return () => clearTimeout(timer);
+  }, [page]);
+
+  return (
+    <>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="app-header">
+        <Link to="/" className="brand" aria-label="llmgw home">
+          llmgw
+        </Link>
+        <nav aria-label="Main">
+          <ul>
+            {PAGES.map((p) => (
+              <li key={p.path}>
+                <Link
+                  to={p.path}
+                  aria-current={p === page ? "page" : undefined}
+                  data-testid={`nav-${p.label.toLowerCase()}`}
+                >
+                  {p.label}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+      </header>
+      <OfflineBanner />
+      <main id="main" tabIndex={-1}>
+        <PageErrorBoundary key={normalized}>
+          <Suspense fallback={<Loading what="the page" />}>
+            <Page />
+          </Suspense>
+        </PageErrorBoundary>
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,25 @@
+import { Loaded } from "../../components/Loaded";
+import { PageHeader } from "../../components/PageHeader";
+import { useCapacity } from "../../features/capacity/api/get-capacity";
+import { useClasses } from "../../features/capacity/api/get-classes";
+import { CapacityBoard } from "../../features/capacity/components/CapacityBoard";
+import { FleetTotals } from "../../features/capacity/components/FleetTotals";
+import { useModels } from "../../features/models/api/get-models";
+
+export function CapacityRoute() {
+  const capacity = useCapacity();
+  const classes = useClasses();
+  const models = useModels();
+  const classList = classes.data ?? [];
+  return (
+    <>
+      <PageHeader title="Capacity" />
+      <Loaded query={capacity} what="the fleet's capacity">
+        {(data) => <FleetTotals capacity={data} classes={classList} />}
+      </Loaded>
+      <Loaded query={models} what="the models">
+        {(data) => <CapacityBoard models={data} classes={classList} />}
+      </Loaded>
+    </>
+  );
+}

@@ -1,0 +1,24 @@
+import { Loaded } from "../../components/Loaded";
+import { PageHeader } from "../../components/PageHeader";
+import { useClasses } from "../../features/capacity/api/get-classes";
+import { useModels } from "../../features/models/api/get-models";
+import { ModelList } from "../../features/models/components/ModelList";
+import { Link, useLocation } from "../../lib/router";
+
+export function ModelsRoute() {
+  const models = useModels();
+  const classes = useClasses();
+  const { search } = useLocation();
+  return (
+    <>
+      <PageHeader title="Models">
+        <Link to="/serve" className="button">
+          Serve a mirrored version…
+        </Link>
+      </PageHeader>
+      <Loaded query={models} what="the models">
+        {(data) => <ModelList models={data} classes={classes.data ?? []} focus={search.get("model")} />}
+      </Loaded>
+    </>
+  );
+}

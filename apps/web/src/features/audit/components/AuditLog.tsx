@@ -1,0 +1,59 @@
+import type { AuditEntry } from "@llmgw/domain";
+import { Empty } from "../../../components/Status";
+import { TableScroll } from "../../../components/TableScroll";
+import { auditValue } from "../../../lib/audit-text";
+import { dateTime } from "../../../lib/units";
+
+/** Who changed what, newest first. */
+export function AuditLog({ entries }: { entries: AuditEntry[] }) {
+  if (entries.length === 0) return <Empty>Nothing has been changed yet.</Empty>;
+  return (
+    <TableScroll label="Audit log">
+      <table data-testid="audit-table">
+        <caption className="visually-hidden">Audit log, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">When</th>
+            <th scope="col">Who</th>
+            <th scope="col">What</th>
+            <th scope="col">Target</th>
+            <th scope="col">Field</th>
+            <th scope="col">Before</th>
+            <th scope="col">After</th>
+          </tr>
+        </thead>
+        <tbody>
+          {entries.map((e) => (
+            <tr key={e.id} data-testid="audit-entry">
+              <td className="nowrap">
+                <time dateTime={e.at}>{dateTime(e.at)}</time>
+              </td>
+              <td>{e.by || "—"}</td>
+              <td>{e.action}</td>
+              <td className="mono">{e.target}</td>
+              <td>{e.field ?? "—"}</td>
+              <td className="mono wrap">
+                <AuditValue value={e.before} />
+              </td>
+              <td className="mono wrap">
+                <AuditValue value={e.after} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableScroll>
+  );
+}
+
+/** Scalars inline; a whole record (what a create or a quota change stores) folded away. */
+function AuditValue({ value }: { value: unknown }) {
+  const flat = Array.isArray(value) && value.every((v) => typeof v !== "object" || v === null);
+  if (typeof value !== "object" || value === null || flat) return <>{auditValue(value)}</>;
+  return (
+    <details>
+      <summary>{Array.isArray(value) ? `${value.length} items` : "record"}</summary>
+      <pre className="audit-record">{JSON.stringify(value, null, 2)}</pre>
+    </details>
+  );
+}

@@ -1,0 +1,91 @@
+import type { Class, ModelView } from "@llmgw/domain";
+import { useMemo, useState } from "react";
+import { Empty } from "../../../components/Status";
+import { ALL, type BoardFilter, type BoardSort, boardModels, initialFilter, ownersOf } from "../board";
+import { CapacityCard } from "./CapacityCard";
+
+type Props = { models: ModelView[]; classes: Class[] };
+
+/** Every model's capacity card, searchable, filtered by class and owner, ordered by headroom. */
+export function CapacityBoard({ models, classes }: Props) {
+  const [filter, setFilter] = useState<BoardFilter>(initialFilter);
+  const shown = useMemo(() => boardModels(models, filter), [models, filter]);
+  const owners = useMemo(() => ownersOf(models), [models]);
+  const set = (patch: Partial<BoardFilter>) => setFilter((f) => ({ ...f, ...patch }));
+
+  return (
+    <section aria-labelledby="models-capacity-title">
+      <h2 id="models-capacity-title" className="section-title">
+        Models
+      </h2>
+      <search className="filters" aria-label="Filter the models">
+        <div className="field">
+          <label htmlFor="capacity-search">Search</label>
+          <input
+            id="capacity-search"
+            type="search"
+            placeholder="name, alias or description"
+            value={filter.search}
+            onChange={(e) => set({ search: e.target.value })}
+          />
+        </div>
+        <div className="field">
+          <label htmlFor="capacity-class">Class</label>
+          <select
+            id="capacity-class"
+            value={filter.className}
+            onChange={(e) => set({ className: e.target.value })}
+          >
+            <option value={ALL}>All classes</option>
+            {classes.map((c) => (
+              <option key={c.name} value={c.name}>
+                {c.name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="capacity-owner">Owner</label>
+          <select id="capacity-owner" value={filter.owner} onChange={(e) => set({ owner: e.target.value })}>
+            <option value={ALL}>All owners</option>
+            {owners.map((o) =>
+              o === "" ? null : (
+                <option key={o} value={o}>
+                  {o}
+                </option>
+              ),
+            )}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="capacity-sort">Sort by</label>
+          <select
+            id="capacity-sort"
+            value={filter.sort}
+            onChange={(e) => set({ sort: e.target.value as BoardSort })}
+          >
+            <option value="name">Name</option>
+            <option value="headroom-desc">Most headroom first</option>
+            <option value="headroom-asc">Least headroom first</option>
+          </select>
+        </div>
+      </search>
+      <p className="muted" role="status" data-testid="capacity-count">
+        {shown.length === models.length
+          ? `${models.length} models`
+          : `${shown.length} of ${models.length} models`}
+      </p>
+      {shown.length === 0 ? (
+        <Empty>
+          {models.length === 0 ? "No models in the catalogue yet." : "No model matches these filters."}
+        </Empty>
+      ) : (
+        <div className="card-grid">
+          {shown.map((m) => (
+            <CapacityCard key={m.name} model={m} classes={classes} />
+          ))}
+        </div>
+      )}
+    </section>
+  );
+}

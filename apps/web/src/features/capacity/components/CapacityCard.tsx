@@ -1,0 +1,114 @@
+import type { Class, ModelView } from "@llmgw/domain";
+import { classTone } from "../../../lib/classes";
+import { Link } from "../../../lib/router";
+import { gb } from "../../../lib/units";
+import { wantedOf } from "../board";
+
+type Props = { model: ModelView; classes: Class[] };
+
+const MODE_WORDS = { always: "always on", ondemand: "on demand", stopped: "stopped" } as const;
+
+/** One model's capacity: what it runs, what it could still get, and what stands in the way. */
+export function CapacityCard({ model, classes }: Props) {
+  const { headroom } = model;
+  const titleId = `capacity-title-${model.name}`;
+  const victims = Object.keys(headroom.victimsByClass).filter((c) => (headroom.victimsByClass[c] ?? 0) > 0);
+  const empty = headroom.nodes.filter((n) => n.fitPreempt === 0);
+  const holding = headroom.nodes.filter((n) => n.fitPreempt > 0);
+  const wanted = wantedOf(model);
+  return (
+    <article
+      className="card capacity-card"
+      aria-labelledby={titleId}
+      data-testid={`capacity-card-${model.name}`}
+    >
+      <header className="card-header">
+        <h2 id={titleId} className="card-title">
+          {model.name}
+        </h2>
+        <span className="badge badge-class" data-testid="model-class">
+          <span
+            className="swatch"
+            style={{ background: classTone(model.class, classes) }}
+            aria-hidden="true"
+          />
+          {model.class}
+        </span>
+        <span className="badge" data-testid="model-mode">
+          {MODE_WORDS[model.mode]}
+        </span>
+      </header>
+      <p className="meta">
+        {model.owner ? `owner ${model.owner}` : "unowned"} · each replica needs {gb(headroom.need.memoryGB)},{" "}
+        {headroom.need.cpuCores} cores{headroom.need.gpus > 0 ? `, ${headroom.need.gpus} GPUs` : ""}
+      </p>
+      <p className="replica-count" data-testid="replicas">
+        <span className="big" data-testid="replicas-current">
+          {headroom.current}
+        </span>
+        {" / "}
+        <span data-testid="replicas-wanted">{wanted}</span> replicas{" "}
+        {model.mode === "ondemand" ? "(on demand, at most)" : "running"}
+      </p>
+      {headroom.limitedBy === "unknown-need" ? (
+        <p className="notice notice-warn" data-testid="headroom-unknown">
+          Headroom cannot be counted: this model asks for no memory, cores or GPUs.{" "}
+          <Link to={`/models?model=${encodeURIComponent(model.name)}`}>Set its memory and cores</Link>.
+        </p>
+      ) : (
+        <dl className="headroom">
+          <div>
+            <dt>Free now</dt>
+            <dd data-testid="headroom-free">+{headroom.free ?? 0} now</dd>
+          </div>
+          <div>
+            <dt>By preemption</dt>
+            <dd data-testid="headroom-preempt">
+              +{headroom.byPreemption ?? 0}
+              {victims.length > 0 ? ` by preempting ${victims.join(", ")}` : " by preemption"}
+            </dd>
+          </div>
+          <div>
+            <dt>Quota left</dt>
+            <dd data-testid="headroom-quota">
+              {headroom.quotaRemaining === null
+                ? "no limit"
+                : `${headroom.quotaRemaining} replica${headroom.quotaRemaining === 1 ? "" : "s"}`}
+            </dd>
+          </div>
+          <div>
+            <dt>At most</dt>
+            <dd data-testid="headroom-total">
+              +{headroom.total ?? 0}{" "}
+              <span className="muted" data-testid="headroom-limited-by">
+                limited by {headroom.limitedBy}
+              </span>
+            </dd>
+          </div>
+        </dl>
+      )}
+      {headroom.nodes.length > 0 && (
+        <details className="node-reasons" data-testid="headroom-nodes">
+          <summary>
+            {empty.length === 0
+              ? `Every node can hold one (${holding.length})`
+              : `Why ${empty.length} of ${headroom.nodes.length} nodes hold none`}
+          </summary>
+          <ul className="plain-list">
+            {holding.map((n) => (
+              <li key={n.node} data-testid={`headroom-node-${n.node}`}>
+                <strong>{n.node}</strong>: fits {n.fitFree} now
+                {n.fitPreempt > n.fitFree ? `, ${n.fitPreempt} by preempting` : ""}
+              </li>
+            ))}
+            {empty.map((n) => (
+              <li key={n.node} data-testid={`headroom-node-${n.node}`}>
+                <strong>{n.node}</strong>: {n.reason ?? "holds none"}
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
+    </article>
+  );
+}

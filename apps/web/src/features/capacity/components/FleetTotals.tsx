@@ -1,0 +1,84 @@
+import type { Capacity, Class } from "@llmgw/domain";
+import { Legend, StackedBar } from "../../../components/StackedBar";
+import { TableScroll } from "../../../components/TableScroll";
+import { classTone, orderedUsage } from "../../../lib/classes";
+import { gb } from "../../../lib/units";
+
+type Props = { capacity: Capacity; classes: Class[] };
+
+type Dimension = { key: "memoryGB" | "cpuCores" | "gpus"; label: string; format: (n: number) => string };
+const DIMENSIONS: Dimension[] = [
+  { key: "memoryGB", label: "Memory", format: gb },
+  { key: "cpuCores", label: "Cores", format: (n) => `${n} cores` },
+  { key: "gpus", label: "GPUs", format: (n) => `${n} GPU${n === 1 ? "" : "s"}` },
+];
+
+/** The fleet's memory, cores and GPUs: held by each class, and free. */
+export function FleetTotals({ capacity, classes }: Props) {
+  const rows = orderedUsage(capacity.byClass, classes);
+  return (
+    <section className="card totals" aria-labelledby="totals-title" data-testid="fleet-totals">
+      <h2 id="totals-title">Fleet totals</h2>
+      {DIMENSIONS.map((d) => (
+        <div className="total-row" key={d.key} data-testid={`totals-${d.key}`}>
+          <div className="total-label">
+            <strong>{d.label}</strong>
+            <span className="muted">
+              {d.format(capacity.total[d.key] - capacity.free[d.key])} used · {d.format(capacity.free[d.key])}{" "}
+              free of {d.format(capacity.total[d.key])}
+            </span>
+          </div>
+          <StackedBar
+            label={d.label}
+            total={capacity.total[d.key]}
+            format={d.format}
+            segments={rows.map((r) => ({
+              key: r.class,
+              label: r.class,
+              value: r[d.key],
+              tone: classTone(r.class, classes),
+            }))}
+          />
+        </div>
+      ))}
+      <Legend
+        items={[
+          ...rows.map((r) => ({ key: r.class, label: r.class, tone: classTone(r.class, classes) })),
+          { key: "free", label: "free", tone: "var(--track)" },
+        ]}
+      />
+      <TableScroll label="Fleet totals table">
+        <table className="compact">
+          <caption className="visually-hidden">Resources held by each class</caption>
+          <thead>
+            <tr>
+              <th scope="col">Class</th>
+              <th scope="col">Replicas</th>
+              <th scope="col">Memory</th>
+              <th scope="col">Cores</th>
+              <th scope="col">GPUs</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr key={r.class} data-testid={`totals-class-${r.class}`}>
+                <th scope="row">{r.class}</th>
+                <td>{r.replicas}</td>
+                <td>{gb(r.memoryGB)}</td>
+                <td>{r.cpuCores}</td>
+                <td>{r.gpus}</td>
+              </tr>
+            ))}
+            <tr data-testid="totals-free">
+              <th scope="row">free</th>
+              <td />
+              <td>{gb(capacity.free.memoryGB)}</td>
+              <td>{capacity.free.cpuCores}</td>
+              <td>{capacity.free.gpus}</td>
+            </tr>
+          </tbody>
+        </table>
+      </TableScroll>
+    </section>
+  );
+}

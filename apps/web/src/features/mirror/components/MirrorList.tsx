@@ -1,0 +1,90 @@
+import type { MirrorEntry, MirrorFile } from "@llmgw/domain";
+import { Empty } from "../../../components/Status";
+import { Link } from "../../../lib/router";
+import { bytes, gb, percent } from "../../../lib/units";
+
+export function MirrorList({ entries }: { entries: MirrorEntry[] }) {
+  if (entries.length === 0)
+    return <Empty>The mirror is empty. Weights appear here as they are downloaded.</Empty>;
+  return (
+    <div className="card-list" data-testid="mirror-list">
+      {entries.map((entry) => (
+        <MirrorVersion key={`${entry.model}/${entry.version}`} entry={entry} />
+      ))}
+    </div>
+  );
+}
+
+function MirrorVersion({ entry }: { entry: MirrorEntry }) {
+  const { plan } = entry;
+  const titleId = `mirror-title-${entry.model}-${entry.version}`;
+  const complete = entry.files.every((f) => f.state === "complete");
+  const serve = `/serve?model=${encodeURIComponent(entry.model)}&version=${encodeURIComponent(entry.version)}`;
+  return (
+    <article
+      className="card"
+      aria-labelledby={titleId}
+      data-testid={`mirror-version-${entry.model}-${entry.version}`}
+    >
+      <header className="card-header">
+        <h2 id={titleId} className="card-title">
+          {entry.model} <span className="muted">/ {entry.version}</span>
+        </h2>
+        <span className="badge">{plan.engine || "unknown engine"}</span>
+        {entry.gguf?.architecture && <span className="badge">{entry.gguf.architecture}</span>}
+      </header>
+      <ul className="files">
+        {entry.files.map((file) => (
+          <FileProgress key={file.file} file={file} />
+        ))}
+      </ul>
+      {plan.refusal ? (
+        <p className="notice notice-error" data-testid="mirror-refusal">
+          Cannot be served: {plan.refusal}
+        </p>
+      ) : (
+        <p className="meta">
+          needs about {gb(plan.minMemoryGB)} and {plan.cpuCores} cores per replica
+          {plan.already && " · already in the catalogue"}
+        </p>
+      )}
+      {plan.warning && (
+        <p className="notice notice-warn" data-testid="mirror-warning">
+          {plan.warning}
+        </p>
+      )}
+      {!plan.refusal && complete && (
+        <div className="actions">
+          <Link to={serve} className="button" data-testid="mirror-serve">
+            Serve {entry.model} {entry.version}…
+          </Link>
+        </div>
+      )}
+    </article>
+  );
+}
+
+function FileProgress({ file }: { file: MirrorFile }) {
+  const total = file.bytesTotal;
+  const done = file.state === "complete" ? (total ?? file.bytesDone) : file.bytesDone;
+  const label = `${file.file}: ${file.state}`;
+  return (
+    <li className="file" data-testid={`mirror-file-${file.file}`}>
+      <div className="file-line">
+        <span className="mono file-name">{file.file}</span>
+        <span className={`state state-${file.state}`}>{file.state}</span>
+        <span className="muted" data-testid="file-bytes">
+          {total === null ? bytes(done) : `${bytes(done)} of ${bytes(total)}`}
+          {total !== null && file.state === "downloading" && ` (${percent(done, total)}%)`}
+        </span>
+      </div>
+      {file.state === "downloading" &&
+        (total === null ? (
+          <progress aria-label={label} />
+        ) : (
+          <progress aria-label={label} max={total} value={done} />
+        ))}
+      {file.error && <p className="field-error">{file.error}</p>}
+    </li>
+  );
+}

@@ -1,0 +1,21 @@
+import type { MirrorEntry } from "@llmgw/domain";
+import type { QueryClient } from "@tanstack/react-query";
+import type { LiveStream } from "../../lib/live";
+import { mirrorQueryOptions } from "./api/get-mirror";
+
+/** A version's files grow while they download: each event replaces that version in the list. */
+export function subscribeMirror(client: QueryClient, live: LiveStream): () => void {
+  return live.on("mirror.changed", (event) => {
+    const same = (e: MirrorEntry) => e.model === event.model && e.version === event.version;
+    client.setQueryData(mirrorQueryOptions().queryKey, (list) => {
+      if (!list) return list;
+      if ("removed" in event) return list.filter((e) => !same(e));
+      if (!list.some(same)) return [...list, event].sort(byModelAndVersion);
+      return list.map((e) => (same(e) ? event : e));
+    });
+  });
+}
+
+function byModelAndVersion(a: MirrorEntry, b: MirrorEntry): number {
+  return a.model.localeCompare(b.model) || a.version.localeCompare(b.version);
+}

@@ -1,0 +1,180 @@
+import type { Class, ConflictBody, ModelPatch, ModelView } from "@llmgw/domain";
+import { type FormEvent, useState } from "react";
+import { messageOf } from "../../../components/Status";
+import { ApiFailure } from "../../../lib/api";
+import { Link } from "../../../lib/router";
+import { conflictOf, useUpdateModel } from "../api/update-model";
+import {
+  CARD_FIELDS,
+  type CardErrors,
+  type CardValues,
+  cardValuesOf,
+  isCardField,
+  patchFrom,
+} from "../card-fields";
+import { ConflictNotice } from "./ConflictNotice";
+import { MeasuredMemory, MemoryHint } from "./MeasuredMemory";
+import { ModelFields } from "./ModelFields";
+import { RemoveModel } from "./RemoveModel";
+import { ReplicaList } from "./ReplicaList";
+
+type Props = { model: ModelView; classes: Class[]; highlighted?: boolean };
+
+/**
+ * What the operator started from (values and version) and the fields they have touched since.
+ * Untouched fields keep following the server, so a change made elsewhere shows while they type.
+ */
+type Edit = { base: CardValues; version: number; touched: Partial<CardValues> };
+
+export function ModelCard({ model, classes, highlighted = false }: Props) {
+  const update = useUpdateModel();
+  const [edit, setEdit] = useState<Edit | null>(null);
+  const [errors, setErrors] = useState<CardErrors>({});
+  const [message, setMessage] = useState<string | null>(null);
+  const [conflict, setConflict] = useState<{ body: ConflictBody; mine: ModelPatch } | null>(null);
+  const [saved, setSaved] = useState(false);
+
+  const readOnly = model.origin === "config";
+  const current = cardValuesOf(model);
+  const values: CardValues = { ...current, ...edit?.touched };
+  const titleId = `model-title-${model.name}`;
+
+  const change = (next: CardValues) => {
+    setSaved(false);
+    const touched: Partial<CardValues> = { ...edit?.touched };
+    for (const field of CARD_FIELDS)
+      if (next[field] !== values[field]) Object.assign(touched, { [field]: next[field] });
+    setEdit({ base: edit?.base ?? current, version: edit?.version ?? model.version, touched });
+  };
+
+  const send = (patch: ModelPatch, version: number, restore: Edit | null) => {
+    setErrors({});
+    setMessage(null);
+    setConflict(null);
+    setEdit(null);
+    update.mutate(
+      { name: model.name, patch, version },
+      {
+        onSuccess: () => setSaved(true),
+        onError: (error) => {
+          const stale = conflictOf(error);
+          if (stale) {
+            setConflict({ body: stale, mine: patch });
+            return;
+          }
+          setEdit(restore);
+          const fieldErrors: CardErrors = {};
+          if (error instanceof ApiFailure) {
+            for (const [key, text] of Object.entries(error.fields))
+              if (isCardField(key)) fieldErrors[key] = text;
+          }
+          setErrors(fieldErrors);
+          setMessage(messageOf(error));
+        },
+      },
+    );
+  };
+
+  const save = (event: FormEvent) => {
+    event.preventDefault();
+    if (!edit) return;
+    const { patch, errors: found } = patchFrom(edit.base, { ...edit.base, ...edit.touched });
+    setErrors(found);
+    if (Object.keys(found).length > 0) return;
+    if (Object.keys(patch).length === 0) {
+      setEdit(null);
+      return;
+    }
+    send(patch, edit.version, edit);
+  };
+
+  const discard = () => {
+    setEdit(null);
+    setErrors({});
+    setMessage(null);
+  };
+
+  const dirty =
+    edit !== null && Object.keys(patchFrom(edit.base, { ...edit.base, ...edit.touched }).patch).length > 0;
+
+  return (
+    <article
+      className={`card model-card${highlighted ? " card-highlighted" : ""}`}
+      aria-labelledby={titleId}
+      data-testid={`model-card-${model.name}`}
+      id={`model-${model.name}`}
+      tabIndex={-1}
+    >
+      <header className="card-header">
+        <h2 id={titleId} className="card-title">
+          {model.name}
+        </h2>
+        <span className="badge" data-testid="model-version" title="version">
+          v{model.version}
+        </span>
+        {readOnly && <span className="badge badge-config">llmgw.yaml</span>}
+      </header>
+      {model.description && <p className="muted">{model.description}</p>}
+      <p className="meta">
+        {model.profiles[0]?.engine ?? "no engine"} · context {model.contextLength.toLocaleString()} · changed
+        by {model.updatedBy || "—"} ·{" "}
+        <Link to={`/audit?model=${encodeURIComponent(model.name)}`} data-testid="model-history">
+          history
+        </Link>
+      </p>
+      {readOnly && (
+        <p className="notice" data-testid="model-readonly">
+          Declared in llmgw.yaml; edit it there. The API does not change models declared in configuration.
+        </p>
+      )}
+      <form onSubmit={save} aria-label={`Edit ${model.name}`}>
+        <fieldset disabled={readOnly} className="plain">
+          <legend className="visually-hidden">Settings of {model.name}</legend>
+          <ModelFields
+            values={values}
+            errors={errors}
+            classes={classes}
+            onChange={change}
+            memoryHint={<MeasuredMemory model={model} />}
+          />
+          <MemoryHint model={model} />
+        </fieldset>
+        {conflict && (
+          <ConflictNotice
+            conflict={conflict.body}
+            mine={conflict.mine}
+            busy={update.isPending}
+            onReapply={() => send(conflict.mine, conflict.body.current.version, null)}
+            onDiscard={() => setConflict(null)}
+          />
+        )}
+        {message && (
+          <p className="notice notice-error" role="alert" data-testid="model-error">
+            {message}
+          </p>
+        )}
+        {!readOnly && (
+          <div className="actions">
+            <button
+              type="submit"
+              className="primary"
+              disabled={!dirty || update.isPending}
+              data-testid="model-save"
+            >
+              {update.isPending ? "Saving…" : "Save changes"}
+            </button>
+            <button type="button" onClick={discard} disabled={edit === null}>
+              Discard
+            </button>
+            <span role="status" className="saved" data-testid="model-saved">
+              {saved && !edit ? "Saved" : ""}
+            </span>
+            <span className="spacer" />
+            <RemoveModel name={model.name} />
+          </div>
+        )}
+      </form>
+      <ReplicaList replicas={model.replicas} />
+    </article>
+  );
+}

@@ -1,0 +1,40 @@
+import type { Replica } from "@llmgw/domain";
+import { TableScroll } from "../../../components/TableScroll";
+import { gb } from "../../../lib/units";
+
+export function ReplicaList({ replicas }: { replicas: Replica[] }) {
+  if (replicas.length === 0) return <p className="muted">No replicas.</p>;
+  return (
+    <details className="replicas" data-testid="model-replicas">
+      <summary>
+        {replicas.length} replica{replicas.length === 1 ? "" : "s"}
+      </summary>
+      <TableScroll label="Replica list">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Replica</th>
+              <th scope="col">Node</th>
+              <th scope="col">State</th>
+              <th scope="col">Asked</th>
+              <th scope="col">Measured</th>
+            </tr>
+          </thead>
+          <tbody>
+            {replicas.map((r) => (
+              <tr key={r.id} data-testid={`replica-${r.id}`}>
+                <td className="mono">{r.id}</td>
+                <td>{r.node ?? <span className="muted">{r.reason ?? "not placed"}</span>}</td>
+                <td>
+                  <span className={`state state-${r.state}`}>{r.state}</span>
+                </td>
+                <td>{gb(r.memoryGB)}</td>
+                <td>{r.measuredMemoryGB === null ? "—" : gb(r.measuredMemoryGB)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableScroll>
+    </details>
+  );
+}
