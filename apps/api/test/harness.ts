@@ -1,0 +1,114 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type ApiError, apiErrorSchema } from "@llmgw/domain";
+import { hc } from "hono/client";
+import { afterAll, beforeAll, beforeEach, expect } from "vitest";
+import { type AppType, createApp } from "../src/app";
+import { type Config, loadConfig } from "../src/config";
+import { type Deps, openDeps } from "../src/deps";
+
+export { heartbeat, modelInput, replicaReport } from "./factories";
+
+export type App = ReturnType<typeof createApp>;
+export type Client = ReturnType<typeof hc<AppType>>;
+
+/** What a test file works with: one store, one mirror directory and one app for the whole file. */
+export interface Api {
+  readonly deps: Deps;
+  readonly app: App;
+  /** The typed client over `/api/v1`: a test stops compiling when the contract changes. */
+  readonly client: Client;
+  readonly config: Config;
+  readonly mirrorDir: string;
+}
+
+/**
+ * The configuration a test file runs with: `yaml` is written to a temporary `llmgw.yaml` and read
+ * the way `llmgw serve --config` reads it; the other keys override the result.
+ */
+export type ApiOptions = Partial<Pick<Config, "models" | "quotas" | "classes" | "heartbeatSeconds">> & {
+  yaml?: string;
+};
+
+/**
+ * Sets up the API for one test file: PGlite takes seconds to start, so the store is opened once
+ * per file and emptied before every test (then seeded again as `openDeps` seeds it: classes,
+ * quotas and declared models from the configuration). Use the returned object inside tests.
+ */
+export function useApi(options: ApiOptions = {}): Api {
+  let current: Api | null = null;
+  let root: string | null = null;
+
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), "llmgw-api-"));
+    const { yaml, ...overrides } = options;
+    let file: string | undefined;
+    if (yaml !== undefined) {
+      file = join(root, "llmgw.yaml");
+      await writeFile(file, yaml);
+    }
+    // An empty environment: the developer's LLMGW_* or DATABASE_URL must not leak into a test.
+    const config: Config = { ...loadConfig({ config: file, dataDir: root }, {}), ...overrides };
+    const deps = await openDeps(config, { inMemory: true });
+    const app = createApp(deps);
+    const client = hc<AppType>("http://localhost/api/v1", { fetch: app.request });
+    current = { deps, app, client, config, mirrorDir: config.mirror.dir };
+  });
+
+  beforeEach(async () => {
+    const { deps, config, mirrorDir } = get();
+    await deps.store.reset();
+    await deps.store.transaction(async (tx) => {
+      await tx.classes.seed(config.classes ?? []);
+      await tx.quotas.seed(config.quotas);
+      await tx.models.syncDeclared(config.models, { by: "config" });
+    });
+    deps.world.invalidate();
+    deps.now = () => new Date();
+    deps.world.lastSeen.clear();
+    deps.wakes.clear();
+    await rm(mirrorDir, { recursive: true, force: true });
+    await mkdir(mirrorDir, { recursive: true });
+    await deps.mirror.scan();
+  });
+
+  afterAll(async () => {
+    await current?.deps.store.close();
+    if (root) await rm(root, { recursive: true, force: true });
+    current = null;
+  });
+
+  function get(): Api {
+    if (!current) throw new Error("useApi() is set up in beforeAll: use it inside a test or hook");
+    return current;
+  }
+
+  return {
+    get deps() {
+      return get().deps;
+    },
+    get app() {
+      return get().app;
+    },
+    get client() {
+      return get().client;
+    },
+    get config() {
+      return get().config;
+    },
+    get mirrorDir() {
+      return get().mirrorDir;
+    },
+  };
+}
+
+/** The one error shape (SPEC §3), checked: fails the test when a refusal answers in another shape. */
+export async function errorOf(
+  res: { status: number; json(): Promise<unknown> },
+  status: number,
+): Promise<ApiError["error"]> {
+  const body: unknown = await res.json();
+  expect({ status: res.status, body }).toMatchObject({ status });
+  return apiErrorSchema.parse(body).error;
+}

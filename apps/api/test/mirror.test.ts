@@ -1,0 +1,182 @@
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { writeGgufFile, writeNotGguf, writeSafetensorsFile } from "../src/mirror/ggufWriter";
+import { errorOf, heartbeat, modelInput, useApi } from "./harness";
+import { GB, ggufSpec } from "./mirror/fixtures";
+
+// GET /mirror and /mirror/:model/:version/plan (SPEC §2.2) over files dropped into the mirror
+// directory, as an operator's download would leave them.
+
+const api = useApi();
+
+/** Meta-Llama-3.1-8B-Instruct at Q4_K_M: 32 layers, 32 heads of which 8 for K/V, 4096 wide. */
+const llama31 = ggufSpec({
+  architecture: "llama",
+  blockCount: 32,
+  headCount: 32,
+  headCountKV: 8,
+  embeddingLength: 4096,
+  contextLength: 131072,
+  weightsBytes: 4.92 * GB,
+});
+
+let sequence = 0;
+/** Writes one file as `<mirror>/<model>/<version>/<file>` under a fresh model name, and rescans. */
+async function drop(file: string, write: (path: string) => Promise<void>, version = "q4_k_m") {
+  const model = `mirrored-${++sequence}`;
+  await write(join(api.mirrorDir, model, version, file));
+  await api.deps.mirror.scan();
+  return { model, version, file };
+}
+
+function plan(model: string, version: string, ctxPool?: string) {
+  return api.client.mirror[":model"][":version"].plan.$get({
+    param: { model, version },
+    query: ctxPool === undefined ? {} : { ctxPool },
+  });
+}
+
+describe("a GGUF file dropped into the mirror", () => {
+  it("is listed with its header and a serve plan whose memory comes from the model's shape", async () => {
+    const file = "Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf";
+    const { model, version } = await drop(file, (path) => writeGgufFile(path, llama31));
+
+    const entries = await (await api.client.mirror.$get()).json();
+
+    expect(entries).toHaveLength(1);
+    const [entry] = entries;
+    expect(entry).toMatchObject({
+      model,
+      version,
+      files: [{ file, bytesDone: 4.92 * GB, bytesTotal: 4.92 * GB, state: "complete", error: null }],
+      gguf: { architecture: "llama", blockCount: 32, headCount: 32, headCountKV: 8, embeddingLength: 4096 },
+    });
+    // KV: 32 layers × 8 KV heads × (128 + 128) × 2 bytes × 16384 tokens = 2 GiB; the engine
+    // 1 GiB + 5% of the weights; ceil((4.92e9 + 2 GiB + 1 GiB + 246e6) / GiB) = 8.
+    expect(entry?.plan).toEqual({
+      model,
+      version,
+      source: `${api.config.mirror.baseUrl}/mirror/${model}/${version}/${file}`,
+      engine: "llamacpp",
+      profile: "cpu",
+      files: 1,
+      minMemoryGB: 8,
+      cpuCores: 0,
+      memoryBasis:
+        "weights 4.6 GB + KV cache 2.0 GB for 16384 tokens (32 layers × 8 KV heads) + 1.2 GB for the engine",
+      ctxPool: 16384,
+      refusal: null,
+      warning: null,
+      already: false,
+    });
+  });
+
+  it("has the same plan at /mirror/:model/:version/plan, and a bigger one for a bigger context pool", async () => {
+    const { model, version } = await drop("llama.gguf", (path) => writeGgufFile(path, llama31));
+    const listed = (await (await api.client.mirror.$get()).json())[0]?.plan;
+
+    const res = await plan(model, version);
+    const wider = await (await plan(model, version, "32768")).json();
+
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual(listed);
+    expect(wider).toMatchObject({ ctxPool: 32768, minMemoryGB: 10 });
+    expect(wider.memoryBasis).toContain("KV cache 4.0 GB for 32768 tokens (32 layers × 8 KV heads)");
+  });
+
+  it("suggests half the cores of the smallest ready node that holds it", async () => {
+    await api.client.agents.heartbeat.$post({ json: heartbeat({ node: { memoryGB: 64, cpuCount: 16 } }) });
+    await api.client.agents.heartbeat.$post({ json: heartbeat({ node: { memoryGB: 32, cpuCount: 8 } }) });
+    await api.client.agents.heartbeat.$post({ json: heartbeat({ node: { memoryGB: 4, cpuCount: 2 } }) });
+    const { model, version } = await drop("llama.gguf", (path) => writeGgufFile(path, llama31));
+
+    expect((await (await plan(model, version)).json()).cpuCores).toBe(4);
+  });
+
+  it("warns when the largest node has less memory than the plan needs", async () => {
+    await api.client.agents.heartbeat.$post({ json: heartbeat({ node: { memoryGB: 6, cpuCount: 8 } }) });
+    const { model, version } = await drop("llama.gguf", (path) => writeGgufFile(path, llama31));
+
+    expect((await (await plan(model, version)).json()).warning).toBe(
+      "the largest node has 6 GB and this needs about 8",
+    );
+  });
+
+  it("says `already` for a version whose name a runtime model already has, without refusing", async () => {
+    const { model, version } = await drop("llama.gguf", (path) => writeGgufFile(path, llama31));
+    await api.client.models.$post({ json: modelInput({ name: model }) });
+
+    expect(await (await plan(model, version)).json()).toMatchObject({ already: true, refusal: null });
+  });
+});
+
+describe("versions the nodes cannot serve", () => {
+  it("refuses an architecture llama.cpp does not run", async () => {
+    const { model, version } = await drop("odd.gguf", (path) =>
+      writeGgufFile(path, ggufSpec({ architecture: "t-rex-9000" })),
+    );
+
+    expect((await (await plan(model, version)).json()).refusal).toBe(
+      'llama.cpp on the nodes cannot run this: llama.cpp does not run the "t-rex-9000" architecture',
+    );
+  });
+
+  it("refuses a .gguf file that is not GGUF, with the flat memory estimate", async () => {
+    const { model, version } = await drop("fake.gguf", (path) => writeNotGguf(path, 3 * GB));
+
+    expect(await (await plan(model, version)).json()).toMatchObject({
+      refusal: "llama.cpp on the nodes cannot run this: not a GGUF file",
+      memoryBasis: "weights plus half again plus two",
+    });
+  });
+
+  it("refuses a kind of file nothing here reads", async () => {
+    const { model, version } = await drop("weights.onnx", (path) => writeNotGguf(path, 1000));
+
+    expect((await (await plan(model, version)).json()).refusal).toBe("nothing here reads .onnx files");
+  });
+
+  it("warns that safetensors need vLLM, which no node has, on a fleet without GPUs", async () => {
+    await api.client.agents.heartbeat.$post({ json: heartbeat({ node: { engines: ["llamacpp"] } }) });
+    const { model, version } = await drop("model.safetensors", (path) => writeSafetensorsFile(path, 5 * GB));
+
+    expect(await (await plan(model, version)).json()).toMatchObject({
+      engine: "vllm",
+      profile: "gpu",
+      refusal: null,
+      warning:
+        "no node reports having vllm installed, and .safetensors weights need it. This fleet has no GPU either; a GGUF build of the same model runs on the CPU nodes",
+    });
+  });
+});
+
+describe("GET /mirror/:model/:version/plan errors", () => {
+  it("is a 404 for a version the mirror does not have", async () => {
+    const { model } = await drop("llama.gguf", (path) => writeGgufFile(path, llama31));
+
+    const res = await plan(model, "no-such-version");
+
+    expect((await errorOf(res, 404)).code).toBe("not_found");
+  });
+
+  it("is a 400 naming ctxPool when it is not a positive number", async () => {
+    const { model, version } = await drop("llama.gguf", (path) => writeGgufFile(path, llama31));
+
+    const res = await plan(model, version, "lots");
+
+    expect(Object.keys((await errorOf(res, 400)).fields ?? {})).toEqual(["ctxPool"]);
+  });
+});
+
+describe("GET /mirror/:model/:version/:file (outside /api)", () => {
+  it("serves the file with Range support", async () => {
+    const { model, version, file } = await drop("llama.gguf", (path) => writeGgufFile(path, llama31));
+
+    const res = await api.app.request(`/mirror/${model}/${version}/${file}`, {
+      headers: { Range: "bytes=0-3" },
+    });
+
+    expect(res.status).toBe(206);
+    expect(Buffer.from(await res.arrayBuffer()).toString("latin1")).toBe("GGUF");
+  });
+});
