@@ -1,0 +1,84 @@
+import { DIMENSIONS, type FleetIndex, holdsResources } from "./fleetIndex";
+import type { Capacity, ClassUsage, NodeView, Replica, Resources } from "./schemas";
+
+/** The row for replicas of models the catalogue does not know. */
+export const UNMANAGED = "unmanaged";
+
+/**
+ * Fleet totals (`GET /capacity`): `total` and `free` over the nodes that can take replicas
+ * (ready), `byClass` over what every replica holds wherever it runs, since replicas on a
+ * draining or down node still hold their share until they stop. Memory is rounded down to whole
+ * GB: what the fleet can promise.
+ */
+export function capacityByClass(index: FleetIndex): Capacity {
+  const total = zero();
+  const free = zero();
+  const rows = classRows(index);
+  index.nodes.forEach((record, slot) => {
+    for (const replica of record.replicas) addTo(rows, index, replica);
+    if (record.node.state !== "ready") return;
+    const at = slot * DIMENSIONS;
+    total.memoryGB += index.capacity[at] ?? 0;
+    total.cpuCores += index.capacity[at + 1] ?? 0;
+    total.gpus += index.capacity[at + 2] ?? 0;
+    free.memoryGB += Math.max(0, index.free[at] ?? 0);
+    free.cpuCores += Math.max(0, index.free[at + 1] ?? 0);
+    free.gpus += Math.max(0, index.free[at + 2] ?? 0);
+  });
+  return { total: whole(total), free: whole(free), byClass: [...rows.values()] };
+}
+
+/** One node's bar (`NodeView.usage`): what is free there and what each class holds. Null for an unknown node. */
+export function nodeUsage(index: FleetIndex, nodeName: string): NodeView["usage"] | null {
+  const slot = index.nodeSlots.get(nodeName);
+  const record = slot === undefined ? undefined : index.nodes[slot];
+  if (slot === undefined || !record) return null;
+  const rows = classRows(index);
+  for (const replica of record.replicas) addTo(rows, index, replica);
+  const at = slot * DIMENSIONS;
+  return {
+    free: whole({
+      memoryGB: Math.max(0, index.free[at] ?? 0),
+      cpuCores: Math.max(0, index.free[at + 1] ?? 0),
+      gpus: Math.max(0, index.free[at + 2] ?? 0),
+    }),
+    byClass: [...rows.values()],
+  };
+}
+
+/**
+ * A row per configured class, highest first, then classes models name that the configuration
+ * does not (as they come), then unmanaged: the same rows in the same order on every bar.
+ */
+function classRows(index: FleetIndex): Map<string, ClassUsage> {
+  const rows = new Map<string, ClassUsage>();
+  for (const c of [...index.classes].sort((a, b) => b.rank - a.rank)) rows.set(c.name, row(c.name));
+  for (const { model } of index.models.values())
+    if (!rows.has(model.class)) rows.set(model.class, row(model.class));
+  rows.delete(UNMANAGED);
+  rows.set(UNMANAGED, row(UNMANAGED));
+  return rows;
+}
+
+function addTo(rows: Map<string, ClassUsage>, index: FleetIndex, replica: Replica): void {
+  if (!holdsResources(replica)) return;
+  const name = index.models.get(replica.model)?.model.class ?? UNMANAGED;
+  const target = rows.get(name) ?? row(name);
+  rows.set(name, target);
+  target.replicas += 1;
+  target.memoryGB += replica.memoryGB;
+  target.cpuCores += replica.cpuCores;
+  target.gpus += replica.gpus;
+}
+
+function row(name: string): ClassUsage {
+  return { class: name, replicas: 0, memoryGB: 0, cpuCores: 0, gpus: 0 };
+}
+
+function zero(): Resources {
+  return { memoryGB: 0, cpuCores: 0, gpus: 0 };
+}
+
+function whole(r: Resources): Resources {
+  return { memoryGB: Math.floor(r.memoryGB), cpuCores: Math.floor(r.cpuCores), gpus: Math.floor(r.gpus) };
+}

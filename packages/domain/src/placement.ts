@@ -1,0 +1,81 @@
+import { DIMENSIONS, type FleetIndex } from "./fleetIndex";
+import { defaultProfile } from "./need";
+import type { Model, Resources } from "./schemas";
+
+/** Which nodes can hold a model at all, whatever is free on them. */
+export interface Placement {
+  /** Per node slot: 1 when it can hold none. */
+  blocked: Uint8Array;
+  /** Per node slot: why it can hold none, or null. */
+  reasons: (string | null)[];
+}
+
+/**
+ * Which nodes a model's default profile may use (SPEC §2.4): ready, matching its nodeSelector,
+ * having its engine (or reporting no engines: older agents are not empty ones), and reporting
+ * memory and cores. Reasons that would still hold once the node is back come first: a down node
+ * that lacks the label is told so.
+ */
+export function placementOf(index: FleetIndex, model: Model): Placement {
+  const profile = defaultProfile(model);
+  const engine = profile?.engine ?? "";
+  const selector = Object.entries(profile?.nodeSelector ?? {});
+  const noEngine = `has no ${engine} engine`;
+  const mismatch = selector.map(([key, value]) => `does not match nodeSelector ${key}=${value}`);
+  const blocked = new Uint8Array(index.nodes.length);
+  const reasons = index.nodes.map(({ node }, slot) => {
+    let reason: string | null = null;
+    const missing = selector.findIndex(
+      ([key, value]) => !Object.hasOwn(node.labels, key) || node.labels[key] !== value,
+    );
+    if (missing >= 0) reason = mismatch[missing] ?? null;
+    else if (node.engines.length > 0 && !node.engines.includes(engine)) reason = noEngine;
+    else if (node.memoryGB <= 0) reason = "reports no memory";
+    else if (node.cpuCount <= 0) reason = "reports no cores";
+    else if (node.state !== "ready") reason = `not ready (${node.state})`;
+    if (reason !== null) blocked[slot] = 1;
+    return reason;
+  });
+  return { blocked, reasons };
+}
+
+/** A key equal for models that may use the same nodes. */
+export function placementKey(model: Model): string {
+  const profile = defaultProfile(model);
+  const selector = Object.entries(profile?.nodeSelector ?? {}).sort(([a], [b]) =>
+    a < b ? -1 : a > b ? 1 : 0,
+  );
+  return `${profile?.engine ?? ""}\u0000${JSON.stringify(selector)}`;
+}
+
+export const UNKNOWN_NEED = "the model's need is unknown (set its memory and cores)";
+
+/**
+ * Why an eligible node holds none on free capacity: the first dimension short, in numbers, and
+ * how many preempting would make room for.
+ */
+export function shortOf(index: FleetIndex, slot: number, need: Resources, byPreempting: number): string {
+  const at = slot * DIMENSIONS;
+  const room = (d: number) => Math.max(0, index.free[at + d] ?? 0);
+  const of = (d: number) => index.capacity[at + d] ?? 0;
+  let short: string;
+  if (need.memoryGB > 0 && room(0) < need.memoryGB) {
+    short = `needs ${need.memoryGB} GB, has ${amount(room(0))} GB free of ${amount(of(0))}`;
+  } else if (need.cpuCores > 0 && room(1) < need.cpuCores) {
+    short = `needs ${plural(need.cpuCores, "core")}, has ${amount(room(1))} free of ${amount(of(1))}`;
+  } else if (of(2) === 0) {
+    short = `needs ${plural(need.gpus, "GPU")}, has none`;
+  } else {
+    short = `needs ${plural(need.gpus, "GPU")}, has ${amount(room(2))} free of ${amount(of(2))}`;
+  }
+  return byPreempting > 0 ? `${short}; preempting lower classes makes room for ${byPreempting}` : short;
+}
+
+function plural(n: number, what: string): string {
+  return `${n} ${what}${n === 1 ? "" : "s"}`;
+}
+
+/** Whole numbers as they are, fractions of a GB to one decimal. */
+function amount(n: number): string {
+  return Number.isInteger(n) ? String(n) : n.toFixed(1);
+}

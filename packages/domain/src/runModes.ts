@@ -1,0 +1,43 @@
+import { DEFAULT_IDLE_SECONDS, type Mode, type Scaling } from "./schemas";
+
+/**
+ * How a model runs, in the words the card uses. A `min` above zero runs replicas whether or
+ * not anyone asks, so it is `always` even when `max` is larger (a shape only a hand-written
+ * configuration produces).
+ */
+export function modeOf(scaling: Pick<Scaling, "min" | "max">): Mode {
+  if (scaling.min > 0) return "always";
+  if (scaling.max > 0) return "ondemand";
+  return "stopped";
+}
+
+/**
+ * Scaling for a run mode and a replica count (SPEC §2.1). A count below one means one for the
+ * modes that run anything: asking for "always, 0" is a slip, not a request to stop.
+ *
+ * `idleSeconds` is the model's current idle timeout. On demand keeps it, or 900 s when it has
+ * none; the other modes carry it unchanged so switching back to on demand loses nothing.
+ */
+export function scalingFor(mode: Mode, replicas: number, idleSeconds?: number): Scaling {
+  const count = Number.isFinite(replicas) ? Math.max(1, Math.floor(replicas)) : 1;
+  switch (mode) {
+    case "always":
+      return { min: count, max: count, idleTimeoutSeconds: idleSeconds ?? DEFAULT_IDLE_SECONDS };
+    case "ondemand":
+      return {
+        min: 0,
+        max: count,
+        idleTimeoutSeconds: idleSeconds !== undefined && idleSeconds > 0 ? idleSeconds : DEFAULT_IDLE_SECONDS,
+      };
+    case "stopped":
+      return { min: 0, max: 0, idleTimeoutSeconds: idleSeconds ?? DEFAULT_IDLE_SECONDS };
+  }
+}
+
+/**
+ * The replica count a card shows: how many run (always) or may run (on demand). Stopped has
+ * `max` 0, so this is `max` in every mode.
+ */
+export function replicasOf(scaling: Pick<Scaling, "min" | "max">): number {
+  return modeOf(scaling) === "stopped" ? 0 : scaling.max;
+}

@@ -1,0 +1,56 @@
+import { z } from "zod";
+import { scalingFor } from "./runModes";
+import { DEFAULT_CTX_POOL, type ModelInput, modelInputSchema, modeSchema, type ServePlan } from "./schemas";
+
+/**
+ * The serve wizard's form (SPEC §6): what nobody can infer from the mirror, plus the plan's
+ * estimates as editable fields. Derived from the API's schema so the browser and the server
+ * refuse the same things with the same words.
+ */
+export const serveFormSchema = modelInputSchema
+  .pick({ name: true, description: true, aliases: true, contextLength: true, maxOutput: true })
+  .extend({
+    /** The engine's context pool, not the per-request limit: llama.cpp divides it among slots. */
+    ctxPool: z.int().positive().max(10_000_000).default(DEFAULT_CTX_POOL),
+    mode: modeSchema.default("always"),
+    replicas: z.int().min(0).max(10_000).default(1),
+    minMemoryGB: z.int().min(0).max(1_000_000),
+    cpuCores: z.int().min(0).max(100_000),
+    /** What keeps a large model off the small nodes: one label the nodes must carry. */
+    nodeSelector: z
+      .strictObject({ key: z.string().trim().min(1).max(128), value: z.string().trim().min(1).max(256) })
+      .optional(),
+  });
+export type ServeFormInput = z.input<typeof serveFormSchema>;
+export type ServeForm = z.output<typeof serveFormSchema>;
+
+/**
+ * The catalogue entry a submitted form makes from a plan: one profile named for the hardware,
+ * with the engine, source and estimates the plan settled and the operator confirmed.
+ */
+export function modelFromServeForm(plan: ServePlan, form: ServeForm): ModelInput {
+  const args = plan.engine === "llamacpp" ? ["--ctx-size", String(form.ctxPool)] : [];
+  return {
+    name: form.name,
+    description: form.description,
+    source: plan.source,
+    aliases: form.aliases,
+    contextLength: form.contextLength,
+    maxOutput: form.maxOutput,
+    scaling: scalingFor(form.mode, form.replicas),
+    profiles: [
+      {
+        name: plan.profile,
+        engine: plan.engine,
+        weight: 1,
+        priority: 100,
+        args,
+        minMemoryGB: form.minMemoryGB,
+        cpuCores: form.cpuCores,
+        // vLLM needs a card to run at all; one is the least it can ask for.
+        gpus: plan.engine === "vllm" ? 1 : 0,
+        nodeSelector: form.nodeSelector ? { [form.nodeSelector.key]: form.nodeSelector.value } : {},
+      },
+    ],
+  };
+}
