@@ -1,4 +1,4 @@
-import { admitQuota, type Model, quotaIncrease, quotaUsage } from "@llmgw/domain";
+import { admitQuota, type Model, quotaCommitment, quotaIncrease } from "@llmgw/domain";
 import { AppError } from "../errors";
 import type { Snapshot } from "../world";
 
@@ -8,7 +8,7 @@ export function admit(snap: Snapshot, before: Model | null, after: Model): void 
   const refusal = admitQuota({
     owner: after.owner,
     quota,
-    usage: quotaUsage(after.owner, snap.index),
+    usage: quotaCommitment(after.owner, snap.models, snap.replicas),
     increase: quotaIncrease(before, after),
   });
   if (refusal) {
