@@ -1,4 +1,6 @@
 import { ConfigError } from "@llmgw/api";
+import { agent } from "./agent";
+import { ctl } from "./ctl";
 import { demo } from "./demo";
 import { serve } from "./serve";
 
@@ -6,9 +8,11 @@ const USAGE = `llmgw — a control plane for serving LLMs on your own fleet
 
   llmgw serve [--config F] [--data-dir D] [--listen HOST:PORT]   the API and dashboard on one port
   llmgw demo  [--data-dir D] [--listen HOST:PORT]                 serve with a simulated fleet and mirror
+  llmgw agent --server URL [--token T] [--label k=v]…            report this machine and run its replicas
+  llmgw ctl   <models|model|fleet|mirror|quotas|quota|headroom|audit> …   the API from a terminal
 `;
 
-const commands: Record<string, (args: string[]) => Promise<void>> = { serve, demo };
+const commands: Record<string, (args: string[]) => Promise<void>> = { serve, demo, agent, ctl };
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
