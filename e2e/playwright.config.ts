@@ -37,6 +37,8 @@ export default defineConfig({
     env: { LLMGW_E2E_PORT: String(port) },
     reuseExistingServer: false,
     timeout: 60_000,
+    // SIGTERM rather than SIGKILL, so the server removes its temporary store and mirror.
+    gracefulShutdown: { signal: "SIGTERM", timeout: 5_000 },
     stdout: "pipe",
   },
 });

@@ -1,6 +1,7 @@
 // The real server for the browser tests: a fresh embedded store, a generated mirror, a declared
 // model, quotas, and a small fleet reported over the real heartbeat endpoint.
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { cp, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -49,10 +50,26 @@ await writeGgufFile(join(mirror, "fancynet-3b/Q8_0/fancynet-3b-Q8_0.gguf"), {
 await writeSafetensorsFile(join(mirror, "mistral-7b-instruct/bf16/model.safetensors"), Math.round(14.5 * GB));
 await writeNotGguf(join(mirror, "whisper-large/onnx/model.onnx"), 1_500_000);
 
-const webDist = fileURLToPath(new URL("../apps/web/dist", import.meta.url));
+// A copy of the built dashboard: a rebuild elsewhere in the checkout while the tests run (vite
+// empties dist first) would otherwise take the pages away from under them.
+const builtWeb = fileURLToPath(new URL("../apps/web/dist", import.meta.url));
+if (!existsSync(join(builtWeb, "index.html"))) {
+  throw new Error(`no built dashboard in ${builtWeb}: run \`pnpm --filter @llmgw/web build\` first`);
+}
+const webDist = join(dataDir, "web");
+await cp(builtWeb, webDist, { recursive: true });
 const server = await startServer(config, { webDist });
 await seedModels(server.url);
 await seedFleet(server.url);
+// Playwright stops this with SIGTERM (gracefulShutdown in playwright.config.ts); the store and the
+// sparse multi-GB mirror files would otherwise pile up in the temp directory run after run.
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, () => void server.close().finally(() => process.exit(0)));
+  process.once(
+    signal,
+    () =>
+      void server
+        .close()
+        .then(() => rm(dataDir, { recursive: true, force: true }))
+        .finally(() => process.exit(0)),
+  );
 }

@@ -19,8 +19,15 @@ export function subscribeModels(client: QueryClient, live: LiveStream): () => vo
     void client.invalidateQueries({ queryKey: modelsQueryOptions().queryKey });
   });
   const offs = [
-    live.on("model.changed", (model) => storeModel(client, model)),
-    live.on("model.removed", ({ name }) => forgetModel(client, name)),
+    // One model's class, need or removal moves the others' headroom (what they outrank, what is free).
+    live.on("model.changed", (model) => {
+      storeModel(client, model);
+      refresh();
+    }),
+    live.on("model.removed", ({ name }) => {
+      forgetModel(client, name);
+      refresh();
+    }),
     live.on("node.changed", refresh),
     live.on("quota.changed", refresh),
     live.on("replica.changed", (replica) => {

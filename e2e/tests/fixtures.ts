@@ -1,0 +1,91 @@
+// What the browser tests share: names no other test uses, models and heartbeats made through the
+// real API, and reads of what the API says, so a test can compare the page with the server.
+// Every test makes its own data: they all share one server (see playwright.config.ts).
+import type { Headroom, Heartbeat, ModelInput, ModelView } from "@llmgw/domain";
+import { type APIRequestContext, expect, type Page, type Request } from "@playwright/test";
+
+let counter = 0;
+
+/** A name no other test (nor an earlier run against a reused server) has taken. */
+export function uniqueName(prefix: string): string {
+  counter += 1;
+  const random = Math.random().toString(36).slice(2, 7);
+  return `${prefix}-${Date.now().toString(36)}${counter}${random}`;
+}
+
+type Profile = ModelInput["profiles"][number];
+type ModelOverrides = Partial<Omit<ModelInput, "profiles">> & { profile?: Partial<Profile> };
+
+/**
+ * A runtime model of its own owner (so no quota applies and no other test's usage counts), stopped
+ * unless told otherwise, so it takes no capacity from the models other tests look at.
+ */
+export function modelInput({ profile, ...overrides }: ModelOverrides = {}): ModelInput {
+  return {
+    name: uniqueName("e2e-model"),
+    source: "http://127.0.0.1/mirror/e2e/v1/e2e.gguf",
+    contextLength: 4096,
+    class: "standard",
+    owner: uniqueName("team"),
+    scaling: { min: 0, max: 0 },
+    ...overrides,
+    profiles: [{ name: "cpu", engine: "llamacpp", minMemoryGB: 8, cpuCores: 2, ...profile }],
+  };
+}
+
+export async function createModel(request: APIRequestContext, overrides: ModelOverrides = {}) {
+  const res = await request.post("/api/v1/models", { data: modelInput(overrides) });
+  expect(res.status(), await res.text()).toBe(201);
+  return (await res.json()) as ModelView;
+}
+
+export async function getModel(request: APIRequestContext, name: string): Promise<ModelView> {
+  const res = await request.get(`/api/v1/models/${encodeURIComponent(name)}`);
+  expect(res.ok(), await res.text()).toBe(true);
+  return (await res.json()) as ModelView;
+}
+
+export async function getHeadroom(request: APIRequestContext, name: string): Promise<Headroom> {
+  const res = await request.get(`/api/v1/models/${encodeURIComponent(name)}/headroom`);
+  expect(res.ok(), await res.text()).toBe(true);
+  return (await res.json()) as Headroom;
+}
+
+/** Posts a heartbeat through the real endpoint, as an agent would. */
+export async function postHeartbeat(request: APIRequestContext, beat: Heartbeat): Promise<void> {
+  const res = await request.post("/api/v1/agents/heartbeat", { data: beat });
+  expect(res.ok(), await res.text()).toBe(true);
+}
+
+/** Every request the page sends that matches, from now on, to assert what was (not) sent. */
+export function watchRequests(page: Page, method: string, path: string): Request[] {
+  const seen: Request[] = [];
+  page.on("request", (req) => {
+    if (req.method() === method && new URL(req.url()).pathname === path) seen.push(req);
+  });
+  return seen;
+}
+
+/** The PATCH a card sends for one model. */
+export function isPatchOf(name: string) {
+  return (req: Request) =>
+    req.method() === "PATCH" && new URL(req.url()).pathname === `/api/v1/models/${encodeURIComponent(name)}`;
+}
+
+/**
+ * Opens a page and waits until its event stream is subscribed (the server sends the stream's
+ * headers once it listens), so a change made after this reaches the page without a reload.
+ */
+export async function gotoLive(page: Page, path: string): Promise<void> {
+  const subscribed = page.waitForResponse((res) => new URL(res.url()).pathname === "/api/v1/events");
+  await page.goto(path);
+  await subscribed;
+}
+
+/** Opens the models page on one card, live. */
+export async function openModelCard(page: Page, name: string) {
+  await gotoLive(page, `/models?model=${encodeURIComponent(name)}`);
+  const card = page.getByTestId(`model-card-${name}`);
+  await expect(card).toBeVisible();
+  return card;
+}

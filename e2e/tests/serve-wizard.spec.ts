@@ -1,0 +1,118 @@
+import { expect, test } from "@playwright/test";
+import { createModel, getModel, uniqueName, watchRequests } from "./fixtures";
+
+test("the serve wizard refuses what cannot run, checks fields before sending, puts the server's refusals on their fields, and lands on the new card", async ({
+  page,
+  request,
+}) => {
+  // A name already in the catalogue, for the server (not the browser) to refuse.
+  const taken = await createModel(request);
+  const name = uniqueName("llama-e2e");
+  const posts = watchRequests(page, "POST", "/api/v1/models");
+
+  await page.goto("/serve");
+  const wizard = page.getByTestId("serve-wizard");
+  await expect(wizard.getByTestId("serve-step-1")).toBeVisible();
+
+  // Step 1: refused versions say why and cannot be picked.
+  const fancynet = wizard.getByTestId("serve-version-fancynet-3b-Q8_0");
+  await expect(fancynet.getByTestId("serve-refusal")).toHaveText(
+    /^llama\.cpp on the nodes cannot run this: .*fancynet/,
+  );
+  await expect(fancynet.getByRole("radio")).toBeDisabled();
+  const onnx = wizard.getByTestId("serve-version-whisper-large-onnx");
+  await expect(onnx.getByTestId("serve-refusal")).toHaveText("nothing here reads .onnx files");
+  await expect(onnx.getByRole("radio")).toBeDisabled();
+
+  await wizard.getByTestId("serve-version-llama-3.1-8b-instruct-Q4_K_M").getByRole("radio").check();
+  await wizard.getByTestId("serve-next").click();
+
+  // Step 2: the plan, with the memory estimate's basis from the GGUF header.
+  const plan = wizard.getByTestId("serve-plan");
+  await expect(plan.getByTestId("plan-engine")).toHaveText("llamacpp");
+  await expect(plan.getByTestId("plan-basis")).toContainText("KV cache");
+  await expect(plan.getByTestId("plan-source")).toContainText(
+    "/mirror/llama-3.1-8b-instruct/Q4_K_M/llama-3.1-8b-instruct-Q4_K_M.gguf",
+  );
+  await wizard.getByTestId("serve-next").click();
+
+  // Step 3: invalid fields are flagged in the browser, and nothing is sent.
+  const step3 = wizard.getByTestId("serve-step-3");
+  const nameField = step3.getByTestId("field-name");
+  const contextField = step3.getByTestId("field-contextLength");
+  await step3.getByLabel("Name", { exact: true }).fill("not a name!");
+  await step3.getByLabel("Context length", { exact: true }).fill("0");
+  // Stopped: the new model takes no capacity from what other tests measure.
+  await step3.getByLabel("Mode", { exact: true }).selectOption("stopped");
+  await wizard.getByTestId("serve-next").click();
+  await expect(nameField.getByTestId("field-error")).toBeVisible();
+  await expect(step3.getByLabel("Name", { exact: true })).toHaveAttribute("aria-invalid", "true");
+  await expect(contextField.getByTestId("field-error")).toBeVisible();
+  await expect(wizard.getByTestId("serve-step-3")).toBeVisible();
+  expect(posts).toHaveLength(0);
+
+  // A name the browser accepts but the server has: its 409 lands on Name.
+  await step3.getByLabel("Name", { exact: true }).fill(taken.name);
+  await step3.getByLabel("Context length", { exact: true }).fill("8192");
+  await expect(nameField.getByTestId("field-error")).toHaveCount(0);
+  await expect(contextField.getByTestId("field-error")).toHaveCount(0);
+  await wizard.getByTestId("serve-next").click();
+  await expect(wizard.getByTestId("serve-step-4")).toBeVisible();
+  expect(posts).toHaveLength(0);
+  const nameRefusal = page.waitForResponse(
+    (res) => res.request().method() === "POST" && new URL(res.url()).pathname === "/api/v1/models",
+  );
+  await wizard.getByTestId("serve-submit").click();
+  const refused = await nameRefusal;
+  expect(refused.status()).toBe(409);
+  const nameBody = (await refused.json()) as { error: { code: string; message: string } };
+  expect(nameBody.error.code).toBe("name_taken");
+  await expect(nameField.getByTestId("field-error")).toHaveText(nameBody.error.message);
+  await expect(nameField.getByTestId("field-error")).toContainText(taken.name);
+
+  // An alias that is somebody else's name: its 409 lands on Aliases, naming the alias.
+  const aliasField = step3.getByTestId("field-aliases");
+  await step3.getByLabel("Name", { exact: true }).fill(name);
+  await step3.getByLabel("Aliases", { exact: true }).fill(`${name}-chat, ${taken.name}`);
+  await wizard.getByTestId("serve-next").click();
+  const aliasRefusal = page.waitForResponse(
+    (res) => res.request().method() === "POST" && new URL(res.url()).pathname === "/api/v1/models",
+  );
+  await wizard.getByTestId("serve-submit").click();
+  const aliasRefused = await aliasRefusal;
+  expect(aliasRefused.status()).toBe(409);
+  const aliasBody = (await aliasRefused.json()) as { error: { fields: Record<string, string> } };
+  expect(Object.keys(aliasBody.error.fields)).toEqual(["aliases.1"]);
+  await expect(aliasField.getByTestId("field-error")).toContainText(`"${taken.name}"`);
+  await expect(aliasField.getByTestId("field-error")).toContainText(
+    aliasBody.error.fields["aliases.1"] ?? "",
+  );
+  await expect(nameField.getByTestId("field-error")).toHaveCount(0);
+
+  // Fixed: the model is added and the page moves to its new card.
+  await step3.getByLabel("Aliases", { exact: true }).fill(`${name}-chat`);
+  await wizard.getByTestId("serve-next").click();
+  await expect(wizard.getByTestId("serve-step-4")).toContainText(name);
+  const created = page.waitForResponse(
+    (res) => res.request().method() === "POST" && new URL(res.url()).pathname === "/api/v1/models",
+  );
+  await wizard.getByTestId("serve-submit").click();
+  expect((await created).status()).toBe(201);
+  expect(posts).toHaveLength(3);
+
+  await expect(page).toHaveURL(`/models?model=${name}`);
+  const card = page.getByTestId(`model-card-${name}`);
+  await expect(card).toBeVisible();
+  await expect(card).toBeFocused();
+  await expect(card.getByTestId("field-mode").getByLabel("Mode", { exact: true })).toHaveValue("stopped");
+
+  const stored = await getModel(request, name);
+  expect(stored.origin).toBe("runtime");
+  expect(stored.aliases).toEqual([`${name}-chat`]);
+  expect(stored.contextLength).toBe(8192);
+  expect(stored.profiles[0]?.engine).toBe("llamacpp");
+  expect(stored.source).toMatch(
+    /\/mirror\/llama-3\.1-8b-instruct\/Q4_K_M\/llama-3\.1-8b-instruct-Q4_K_M\.gguf$/,
+  );
+  await expect(card.getByLabel("Memory (GB)")).toHaveValue(String(stored.profiles[0]?.minMemoryGB));
+});
