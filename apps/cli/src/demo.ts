@@ -3,20 +3,34 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { loadConfig, startServer, writeGgufFile, writeNotGguf, writeSafetensorsFile } from "@llmgw/api";
-import type { Heartbeat, ModelInput } from "@llmgw/domain";
+import type { ModelInput } from "@llmgw/domain";
+import { type RunningAgent, runAgent } from "./agent/loop";
+import { AGENT_VERSION, type NodeFacts, simulatedMachine } from "./agent/machine";
+import { simulatedEngines } from "./agent/simulated";
+import { type AgentLog, type ReportedReplica, Supervisor } from "./agent/supervisor";
 import { ensureDashboard, stopOnSignals } from "./serve";
 
 const GB = 1024 ** 3;
+const HEARTBEAT_SECONDS = 2;
 
-type SimNode = Heartbeat["node"] & {
-  replicas: { id: string; model: string; since: number; memoryGB?: number }[];
-};
+/** A simulated node: what its machine says, and what it runs that no one placed. */
+type SimNode = { facts: Omit<NodeFacts, "freeMemoryGB">; selfReported?: ReportedReplica[] };
 
 /** A dozen nodes of mixed size: small and large CPU boxes, GPU boxes, and one older agent. */
 function fleet(): SimNode[] {
   const nodes: SimNode[] = [];
-  const add = (name: string, memoryGB: number, cpuCount: number, extra: Partial<SimNode> = {}) =>
-    nodes.push({ name, memoryGB, cpuCount, engines: ["llamacpp"], labels: {}, replicas: [], ...extra });
+  const add = (name: string, memoryGB: number, cpuCount: number, extra: Partial<SimNode["facts"]> = {}) =>
+    nodes.push({
+      facts: {
+        name,
+        memoryGB,
+        cpuCount,
+        engines: ["llamacpp"],
+        labels: {},
+        agentVersion: AGENT_VERSION,
+        ...extra,
+      },
+    });
   for (let i = 1; i <= 4; i++) add(`cpu-small-${i}`, 32, 8);
   for (let i = 1; i <= 4; i++) add(`cpu-large-${i}`, 128, 32, { labels: { size: "large" } });
   for (let i = 1; i <= 3; i++) {
@@ -29,6 +43,9 @@ function fleet(): SimNode[] {
   }
   // An agent older than the engine probe: it reports no engines, which means "unknown", not "none".
   add("old-agent-1", 64, 16, { engines: [], agentVersion: "0.9.0" });
+  const old = nodes.at(-1);
+  // Someone's experiment the catalogue does not know: unmanaged, it holds what it reports.
+  if (old) old.selfReported = [{ id: "adhoc-1", model: "alice-experiment", state: "ready", memoryGB: 16 }];
   return nodes;
 }
 
@@ -175,58 +192,26 @@ async function writeMirror(dir: string): Promise<() => Promise<void>> {
   };
 }
 
-/** Places each model's wanted replicas first-fit, as a stand-in for the scheduler's first pass. */
-function placeReplicas(nodes: SimNode[], models: ModelInput[]): void {
-  const free = new Map(
-    nodes.map((n) => [n.name, { mem: n.memoryGB, cpu: n.cpuCount, gpu: n.gpuTotal ?? 0 }]),
-  );
-  let serial = 0;
-  for (const model of models) {
-    const p = model.profiles[0];
-    if (!p) continue;
-    for (let k = 0; k < model.scaling.min; k++) {
-      const node = nodes.find((n) => {
-        const f = free.get(n.name);
-        const engineOk = (n.engines ?? []).length === 0 || (n.engines ?? []).includes(p.engine);
-        const selectorOk = Object.entries(p.nodeSelector ?? {}).every(([key, v]) => n.labels?.[key] === v);
-        return (
-          f &&
-          engineOk &&
-          selectorOk &&
-          f.mem >= (p.minMemoryGB ?? 0) &&
-          f.cpu >= (p.cpuCores ?? 0) &&
-          f.gpu >= (p.gpus ?? 0)
-        );
-      });
-      const f = node && free.get(node.name);
-      if (!node || !f) break;
-      f.mem -= p.minMemoryGB ?? 0;
-      f.cpu -= p.cpuCores ?? 0;
-      f.gpu -= p.gpus ?? 0;
-      node.replicas.push({
-        id: `${model.name}-${++serial}`,
-        model: model.name,
-        since: Date.now() + serial * 700,
-      });
-    }
-  }
-}
-
-function beat(node: SimNode, now: number): Heartbeat {
-  const { replicas, ...facts } = node;
-  const used = replicas.reduce((sum, r) => sum + (r.memoryGB ?? 8), 0);
-  return {
-    node: { ...facts, freeMemoryGB: Math.max(0, Math.round(facts.memoryGB - used)) },
-    replicas: replicas
-      .filter((r) => r.since <= now)
-      .map((r) => ({
-        id: r.id,
-        model: r.model,
-        // Agents start replicas after a short delay: starting for a few seconds, then ready.
-        state: now - r.since > 4000 ? ("ready" as const) : ("starting" as const),
-        ...(r.memoryGB === undefined ? {} : { memoryGB: r.memoryGB }),
-      })),
+/**
+ * Each simulated node runs the real agent (heartbeat loop and supervisor) over a simulated machine
+ * and simulated engines: replicas appear when the scheduler places them, exactly as on a fleet.
+ */
+function startAgent(server: string, node: SimNode, intervalSeconds: number): RunningAgent {
+  const engines = simulatedEngines();
+  const selfHeldGB = (node.selfReported ?? []).reduce((sum, r) => sum + (r.memoryGB ?? 0), 0);
+  const log: AgentLog = {
+    // The demo's console is for the operator watching it: engines starting is what the dashboard shows.
+    info: () => undefined,
+    warn: (line) => console.error(`demo agent ${node.facts.name}: ${line}`),
   };
+  return runAgent({
+    server,
+    machine: simulatedMachine(node.facts, () => engines.memoryInUseGB() + selfHeldGB),
+    supervisor: new Supervisor({ runner: engines, log }),
+    intervalSeconds,
+    selfReported: node.selfReported ?? [],
+    log,
+  });
 }
 
 export async function demo(args: string[]): Promise<void> {
@@ -240,7 +225,7 @@ export async function demo(args: string[]): Promise<void> {
   await writeFile(
     configFile,
     [
-      "heartbeatSeconds: 2",
+      `heartbeatSeconds: ${HEARTBEAT_SECONDS}`,
       "quotas:",
       "  - { owner: research, memoryGB: 256, cpuCores: 64, gpus: 4, replicas: 12 }",
       "  - { owner: interns, memoryGB: 64, cpuCores: 24, gpus: 0, replicas: 6 }",
@@ -273,35 +258,7 @@ export async function demo(args: string[]): Promise<void> {
       console.error(`demo: ${model.name}: ${res.status} ${await res.text()}`);
   }
   const nodes = fleet();
-  placeReplicas(nodes, [
-    {
-      name: "embed-small",
-      source: "",
-      contextLength: 1,
-      scaling: { min: 2, max: 2 },
-      profiles: [profile("llamacpp", 2, 1)],
-    },
-    ...models,
-  ]);
-  // Someone's experiment the catalogue does not know: unmanaged, it holds what it reports.
-  nodes
-    .find((n) => n.name === "old-agent-1")
-    ?.replicas.push({ id: "adhoc-1", model: "alice-experiment", since: 0, memoryGB: 16 });
-
-  const tick = async () => {
-    const now = Date.now();
-    await Promise.all(
-      nodes.map((n) =>
-        fetch(`${server.url}/api/v1/agents/heartbeat`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify(beat(n, now)),
-        }).catch(() => undefined),
-      ),
-    );
-    await advance().catch(() => undefined);
-  };
-  await tick();
-  setInterval(() => void tick(), 1000).unref();
+  for (const node of nodes) startAgent(server.url, node, HEARTBEAT_SECONDS);
+  setInterval(() => void advance().catch(() => undefined), 1000).unref();
   console.log(`llmgw demo: ${nodes.length} simulated nodes, ${models.length + 1} models; open ${server.url}`);
 }

@@ -1,0 +1,138 @@
+import { heartbeatReplySchema } from "@llmgw/domain";
+import type { Machine } from "./machine";
+import type { AgentLog, DesiredReplica, ReportedReplica, Supervisor } from "./supervisor";
+
+export type AgentOptions = {
+  /** The control plane's base URL, e.g. http://10.0.0.1:8080. */
+  server: string;
+  token?: string | undefined;
+  machine: Machine;
+  supervisor: Supervisor;
+  /** Until the server's first reply says otherwise. */
+  intervalSeconds: number;
+  /**
+   * Replicas this machine runs that the agent did not start (the demo's "someone's experiment"):
+   * reported as they are on every beat, never started or stopped by the agent.
+   */
+  selfReported?: readonly ReportedReplica[];
+  log: AgentLog;
+};
+
+export type RunningAgent = {
+  /** Stops the engines, tells the server (best effort), and ends the loop. */
+  stop(): Promise<void>;
+};
+
+/** The server may ask for any positive interval; this floor keeps a typo from flooding it. */
+const MIN_INTERVAL_SECONDS = 0.05;
+const BEAT_TIMEOUT_MS = 10_000;
+
+/**
+ * The heartbeat loop (SPEC §3): report the node and its replicas, run what the reply desires.
+ * A server that is down is logged once and retried; the engines keep running meanwhile, since
+ * the server being away is no reason to stop serving.
+ */
+export function runAgent(options: AgentOptions): RunningAgent {
+  const { machine, supervisor, log } = options;
+  const url = new URL("/api/v1/agents/heartbeat", options.server).toString();
+  const selfReported = options.selfReported ?? [];
+  const ignored = new Set(selfReported.map((r) => r.id));
+  let intervalSeconds = options.intervalSeconds;
+  let trouble: string | null = null;
+  let stopped = false;
+  let wake: () => void = () => undefined;
+
+  const beat = async (timeoutMs: number): Promise<unknown> => {
+    const body = JSON.stringify({
+      node: await machine.facts(),
+      replicas: [...(await supervisor.report()), ...selfReported],
+    });
+    const res = await fetch(url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+      },
+      body,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Refused(`${res.status} ${text.slice(0, 300)}`);
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new BadReply(text.slice(0, 300));
+    }
+  };
+
+  const once = async () => {
+    try {
+      const reply = parseReply(await beat(BEAT_TIMEOUT_MS));
+      if (reply.intervalSeconds !== null) intervalSeconds = reply.intervalSeconds;
+      supervisor.apply(reply.replicas.filter((r) => !ignored.has(r.id)));
+      if (trouble !== null) log.info(`heartbeat: ${options.server} answers again`);
+      trouble = null;
+    } catch (err) {
+      const message =
+        err instanceof Refused
+          ? `the server refused the heartbeat: ${err.message}`
+          : err instanceof BadReply
+            ? `the server's reply is not a heartbeat reply: ${err.message}`
+            : `cannot reach ${options.server} (${describe(err)})`;
+      // Said once per kind of trouble: a server down for an hour must not fill the log.
+      if (message !== trouble) {
+        log.warn(`heartbeat: ${message}; retrying every ${intervalSeconds}s, engines keep running`);
+      }
+      trouble = message;
+    }
+  };
+
+  const loop = (async () => {
+    while (!stopped) {
+      await once();
+      if (stopped) break;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, intervalSeconds * 1000);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  })();
+
+  return {
+    async stop() {
+      stopped = true;
+      wake();
+      await loop;
+      await supervisor.stopAll();
+      // So the fleet page shows the engines gone now rather than when the node goes down.
+      await beat(2000).catch(() => undefined);
+    },
+  };
+}
+
+class Refused extends Error {}
+class BadReply extends Error {}
+
+/**
+ * The desired replicas, checked against the contract; the interval is read leniently, so a server
+ * (or a test) asking for a fraction of a second is obeyed.
+ */
+function parseReply(reply: unknown): { intervalSeconds: number | null; replicas: DesiredReplica[] } {
+  if (typeof reply !== "object" || reply === null) throw new BadReply(JSON.stringify(reply));
+  const replicas = heartbeatReplySchema.shape.replicas.safeParse("replicas" in reply ? reply.replicas : null);
+  if (!replicas.success) throw new BadReply(replicas.error.message.slice(0, 300));
+  const asked = "intervalSeconds" in reply ? reply.intervalSeconds : null;
+  const intervalSeconds =
+    typeof asked === "number" && asked > 0 ? Math.max(MIN_INTERVAL_SECONDS, asked) : null;
+  return { intervalSeconds, replicas: replicas.data };
+}
+
+function describe(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  // fetch hides the socket error (ECONNREFUSED…) in its cause.
+  const cause = err.cause instanceof Error ? `: ${err.cause.message}` : "";
+  return `${err.message}${cause}`;
+}

@@ -1,0 +1,144 @@
+import { execFile } from "node:child_process";
+import { constants, readFileSync } from "node:fs";
+import { access, readFile } from "node:fs/promises";
+import os from "node:os";
+import { delimiter, join } from "node:path";
+import type { Heartbeat } from "@llmgw/domain";
+
+/** What a heartbeat says about the node (SPEC §1 Node, without what the server adds). */
+export type NodeFacts = Heartbeat["node"];
+
+/** Describes the machine an agent runs on; asked on every heartbeat, since free memory moves. */
+export interface Machine {
+  facts(): Promise<NodeFacts>;
+}
+
+const GiB = 1024 ** 3;
+
+/** Executables that mean an engine is installed, as the replicas' profiles name engines. */
+const ENGINE_BINARIES: Record<string, string> = { llamacpp: "llama-server", vllm: "vllm" };
+
+export const AGENT_VERSION = packageVersion();
+
+function packageVersion(): string {
+  try {
+    const raw: unknown = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
+    if (typeof raw === "object" && raw !== null && "version" in raw && typeof raw.version === "string")
+      return raw.version;
+  } catch {
+    // A packaging that moved package.json away must not stop the agent; the version is a hint.
+  }
+  return "0.0.0-dev";
+}
+
+export type ProbeOptions = {
+  labels?: Record<string, string>;
+  name?: string;
+  /** Where executables are looked for (nvidia-smi, engines); the process's PATH by default. */
+  path?: string;
+};
+
+/**
+ * This machine, for real. Memory, cores, GPUs and engines are probed once (they do not change
+ * under a running agent); free memory is read on every call.
+ */
+export function probeMachine(options: ProbeOptions = {}): Machine {
+  const searchPath = options.path ?? process.env.PATH ?? "";
+  let fixed: Promise<Omit<NodeFacts, "freeMemoryGB">> | undefined;
+  const probeFixed = async () => {
+    const [gpus, engines] = await Promise.all([probeGpus(searchPath), probeEngines(searchPath)]);
+    return {
+      name: options.name ?? os.hostname(),
+      memoryGB: round(os.totalmem() / GiB, 1),
+      cpuCount: os.availableParallelism(),
+      gpuTotal: gpus.count,
+      gpuMemoryGB: gpus.memoryGB,
+      engines,
+      labels: options.labels ?? {},
+      agentVersion: AGENT_VERSION,
+    };
+  };
+  return {
+    async facts() {
+      fixed ??= probeFixed();
+      return { ...(await fixed), freeMemoryGB: round((await availableBytes()) / GiB, 1) };
+    },
+  };
+}
+
+/**
+ * MemAvailable counts the page cache the kernel would give back, which is what an engine about to
+ * start can actually get; os.freemem is the fallback where /proc is absent.
+ */
+async function availableBytes(): Promise<number> {
+  try {
+    const meminfo = await readFile("/proc/meminfo", "utf8");
+    const kB = /^MemAvailable:\s+(\d+)\s+kB/m.exec(meminfo)?.[1];
+    if (kB !== undefined) return Number(kB) * 1024;
+  } catch {
+    // Not Linux: fall through.
+  }
+  return os.freemem();
+}
+
+/** GPUs where nvidia-smi answers; no nvidia-smi, or one that fails, means no GPUs, never a crash. */
+async function probeGpus(searchPath: string): Promise<{ count: number; memoryGB: number }> {
+  const none = { count: 0, memoryGB: 0 };
+  const smi = await findExecutable("nvidia-smi", searchPath);
+  if (!smi) return none;
+  const out = await new Promise<string | null>((resolve) => {
+    execFile(
+      smi,
+      ["--query-gpu=memory.total", "--format=csv,noheader,nounits"],
+      { timeout: 10_000 },
+      (err, stdout) => resolve(err ? null : stdout),
+    );
+  });
+  if (out === null) return none;
+  // One line per GPU, in MiB.
+  const mib = out
+    .split("\n")
+    .map((line) => Number.parseFloat(line.trim()))
+    .filter((n) => Number.isFinite(n) && n >= 0);
+  return { count: mib.length, memoryGB: round(mib.reduce((a, b) => a + b, 0) / 1024, 1) };
+}
+
+async function probeEngines(searchPath: string): Promise<string[]> {
+  const engines: string[] = [];
+  for (const [engine, binary] of Object.entries(ENGINE_BINARIES)) {
+    if (await findExecutable(binary, searchPath)) engines.push(engine);
+  }
+  return engines;
+}
+
+/** The first executable of that name on the search path, as a shell would find it. */
+export async function findExecutable(name: string, searchPath: string): Promise<string | null> {
+  for (const dir of searchPath.split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, name);
+    try {
+      await access(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // Not here; keep looking.
+    }
+  }
+  return null;
+}
+
+/**
+ * A fixed description for the demo's simulated nodes. Free memory follows what the simulation
+ * says is in use, so the fleet page moves as replicas start.
+ */
+export function simulatedMachine(facts: Omit<NodeFacts, "freeMemoryGB">, usedGB: () => number): Machine {
+  return {
+    async facts() {
+      return { ...facts, freeMemoryGB: round(Math.max(0, facts.memoryGB - usedGB()), 1) };
+    },
+  };
+}
+
+function round(value: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}

@@ -1,0 +1,124 @@
+import { spawn } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { engineArgv } from "./command";
+import type { EngineProcess, EngineRunner, Exit } from "./supervisor";
+
+/** Enough of an engine's output to say why it died, without keeping a chatty engine's whole log. */
+const OUTPUT_LINES = 20;
+
+/**
+ * Engines as real processes: one per replica, started from the engine's command template on a
+ * free port, health-checked with GET /health, measured from /proc.
+ */
+export function processEngines(commands: Record<string, string>): EngineRunner {
+  // Ports handed out and not yet released, so two replicas starting together never share one.
+  const taken = new Set<number>();
+  return {
+    async start(replica) {
+      const template = commands[replica.engine];
+      if (!template) throw new Error(`no command to start ${replica.engine} (see --engine-command)`);
+      const port = await freePort(taken);
+      const [command, ...args] = engineArgv(template, replica, port);
+      if (command === undefined) throw new Error(`empty engine command for ${replica.engine}`);
+      taken.add(port);
+      const engine = startProcess(command, args, port);
+      void engine.exited.then(() => taken.delete(port));
+      return engine;
+    },
+  };
+}
+
+function startProcess(command: string, args: string[], port: number): EngineProcess {
+  // Its own process group, so a stop reaches the workers an engine forks (vLLM does), and a
+  // Ctrl-C meant for the agent reaches the engines only through the agent's orderly stop.
+  const child = spawn(command, args, { detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const output: string[] = [];
+  const keep = (chunk: Buffer) => {
+    for (const line of chunk.toString("utf8").split("\n")) {
+      if (line.trim()) output.push(line.trimEnd());
+    }
+    output.splice(0, Math.max(0, output.length - OUTPUT_LINES));
+  };
+  // Read both pipes to the end: an engine blocked on a full pipe would look hung.
+  child.stdout.on("data", keep);
+  child.stderr.on("data", keep);
+  let gone = false;
+  const exited = new Promise<Exit>((resolve) => {
+    child.once("exit", (code, signal) => resolve({ code, signal }));
+    // A command that cannot be spawned (not installed) may emit no exit at all.
+    child.once("error", (err) => resolve({ code: null, signal: null, error: `${command}: ${err.message}` }));
+  }).finally(() => {
+    gone = true;
+    // Workers the engine forked must not outlive it holding memory or GPUs the replica released.
+    if (child.pid !== undefined) {
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch {
+        // No one left in the group: the usual case.
+      }
+    }
+  });
+
+  const signal = (sig: NodeJS.Signals) => {
+    if (gone || child.pid === undefined) return;
+    try {
+      process.kill(-child.pid, sig);
+    } catch {
+      // The group is already gone.
+    }
+  };
+
+  return {
+    exited,
+    async healthy() {
+      if (gone) return false;
+      try {
+        const res = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(2000) });
+        await res.body?.cancel();
+        return res.status === 200;
+      } catch {
+        return false;
+      }
+    },
+    async measureMemoryGB() {
+      if (gone || child.pid === undefined) return null;
+      return residentGB(child.pid);
+    },
+    async stop(graceMs) {
+      signal("SIGTERM");
+      const timer = setTimeout(() => signal("SIGKILL"), graceMs);
+      await exited;
+      clearTimeout(timer);
+    },
+    lastOutput: () => [...output],
+  };
+}
+
+/** The process's resident memory (VmRSS), in GB; null where /proc does not say (not Linux). */
+export async function residentGB(pid: number): Promise<number | null> {
+  try {
+    const status = await readFile(`/proc/${pid}/status`, "utf8");
+    const kB = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];
+    return kB === undefined ? null : Math.round((Number(kB) / 1024 ** 2) * 100) / 100;
+  } catch {
+    return null;
+  }
+}
+
+/** A port nobody listens on now, as the kernel picks one; skipping those already handed out. */
+async function freePort(taken: ReadonlySet<number>): Promise<number> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const port = await new Promise<number>((resolve, reject) => {
+      const server = createServer();
+      server.once("error", reject);
+      server.listen(0, "127.0.0.1", () => {
+        const address = server.address();
+        const port = typeof address === "object" && address ? address.port : 0;
+        server.close(() => resolve(port));
+      });
+    });
+    if (port > 0 && !taken.has(port)) return port;
+  }
+  throw new Error("no free port to start an engine on");
+}

@@ -1,0 +1,214 @@
+import type { Heartbeat, HeartbeatReply } from "@llmgw/domain";
+
+export type DesiredReplica = HeartbeatReply["replicas"][number];
+export type ReportedReplica = NonNullable<Heartbeat["replicas"]>[number];
+
+export type AgentLog = { info(line: string): void; warn(line: string): void };
+
+export type Exit = { code: number | null; signal: string | null; error?: string };
+
+/** One running engine for one replica: a real process, or the demo's simulation of one. */
+export interface EngineProcess {
+  /** Settles once the engine is gone, for whatever reason (also when it never started). */
+  readonly exited: Promise<Exit>;
+  /** One health probe: does it answer now? */
+  healthy(): Promise<boolean>;
+  /** What it holds in memory now (GB), or null when that cannot be measured. */
+  measureMemoryGB(): Promise<number | null>;
+  /** Asks it to stop, forces it after graceMs, and settles when it is gone. */
+  stop(graceMs: number): Promise<void>;
+  /** The last lines it wrote, to say why it died. */
+  lastOutput(): string[];
+}
+
+export interface EngineRunner {
+  /** Starts the engine for a replica; throws when it cannot even be attempted (no command for it). */
+  start(replica: DesiredReplica): Promise<EngineProcess>;
+}
+
+export type SupervisorOptions = {
+  runner: EngineRunner;
+  log: AgentLog;
+  /** How often a starting engine is probed for health. */
+  healthEveryMs?: number;
+  /** First wait before restarting an engine that died; doubles on each restart, up to backoffMaxMs. */
+  backoffMs?: number;
+  backoffMaxMs?: number;
+  /** Restarts in a row before the replica is left failed (the scheduler may place it elsewhere). */
+  maxRestarts?: number;
+  /** An engine ready this long has earned a fresh count of restarts. */
+  stableMs?: number;
+  /** Between SIGTERM and SIGKILL. */
+  graceMs?: number;
+};
+
+type State = "starting" | "ready" | "failed" | "stopping";
+
+type Supervised = {
+  desired: DesiredReplica;
+  state: State;
+  process: EngineProcess | null;
+  restarts: number;
+  readySince: number | null;
+  restartTimer: NodeJS.Timeout | null;
+  /** The engine being started, so a stop that comes meanwhile can wait for it and stop it. */
+  launching: Promise<EngineProcess | null> | null;
+  /** Settles when a stop asked for has finished; the entry leaves the map then. */
+  stopped: Promise<void> | null;
+};
+
+/**
+ * Runs one engine per desired replica and keeps it running: health-checks it until ready,
+ * restarts it with a bounded backoff when it dies, stops it when it is no longer desired.
+ */
+export class Supervisor {
+  private readonly replicas = new Map<string, Supervised>();
+  private readonly opts: Required<SupervisorOptions>;
+  private closed = false;
+
+  constructor(options: SupervisorOptions) {
+    this.opts = {
+      healthEveryMs: 1000,
+      backoffMs: 1000,
+      backoffMaxMs: 30_000,
+      maxRestarts: 5,
+      stableMs: 60_000,
+      graceMs: 10_000,
+      ...options,
+    };
+  }
+
+  /** Makes the running set what the server wants: starts the new, stops the no longer desired. */
+  apply(desired: readonly DesiredReplica[]): void {
+    if (this.closed) return;
+    const wanted = new Set(desired.map((r) => r.id));
+    for (const [id, entry] of this.replicas) {
+      if (!wanted.has(id) && entry.state !== "stopping") void this.stopOne(entry);
+    }
+    for (const replica of desired) {
+      // Same id, same replica: a placement never changes in place, so a running one is left alone.
+      if (this.replicas.has(replica.id)) continue;
+      const entry: Supervised = {
+        desired: replica,
+        state: "starting",
+        process: null,
+        restarts: 0,
+        readySince: null,
+        restartTimer: null,
+        launching: null,
+        stopped: null,
+      };
+      this.replicas.set(replica.id, entry);
+      void this.launch(entry);
+    }
+  }
+
+  /** The replicas this agent runs, as a heartbeat reports them, measured now. */
+  async report(): Promise<ReportedReplica[]> {
+    return Promise.all(
+      [...this.replicas.values()].map(async (entry) => {
+        const measured =
+          entry.process && entry.state !== "failed" ? await entry.process.measureMemoryGB() : null;
+        return {
+          id: entry.desired.id,
+          model: entry.desired.model,
+          state: entry.state,
+          profile: entry.desired.profile,
+          ...(measured === null ? {} : { measuredMemoryGB: measured }),
+        };
+      }),
+    );
+  }
+
+  /** Stops every engine (the agent is shutting down) and starts no more. */
+  async stopAll(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.replicas.values()].map((entry) => this.stopOne(entry)));
+  }
+
+  /** Starts the engine of an entry in state starting, and watches it until ready. */
+  private async launch(entry: Supervised): Promise<void> {
+    const { id, model } = entry.desired;
+    const launching = this.opts.runner.start(entry.desired).catch((err: unknown) => {
+      if (entry.state !== "stopping")
+        this.died(entry, {
+          code: null,
+          signal: null,
+          error: err instanceof Error ? err.message : String(err),
+        });
+      return null;
+    });
+    entry.launching = launching;
+    const process = await launching;
+    entry.launching = null;
+    // Stopped while it was being started: the stop has it and ends it.
+    if (!process || entry.state === "stopping") return;
+    entry.process = process;
+    this.opts.log.info(`replica ${id} (${model}): starting ${entry.desired.engine}`);
+    void process.exited.then((exit) => {
+      if (entry.process === process && entry.state !== "stopping") this.died(entry, exit, process);
+    });
+    while (entry.process === process && entry.state === "starting") {
+      if (await process.healthy().catch(() => false)) {
+        if (entry.process === process && entry.state === "starting") {
+          entry.state = "ready";
+          entry.readySince = Date.now();
+          this.opts.log.info(`replica ${id} (${model}): ready`);
+        }
+        return;
+      }
+      await sleep(this.opts.healthEveryMs);
+    }
+  }
+
+  private died(entry: Supervised, exit: Exit, process?: EngineProcess): void {
+    const { id, model } = entry.desired;
+    if (entry.readySince !== null && Date.now() - entry.readySince >= this.opts.stableMs) entry.restarts = 0;
+    entry.state = "failed";
+    entry.process = null;
+    entry.readySince = null;
+    const how = exit.error ?? (exit.signal ? `killed by ${exit.signal}` : `exited with code ${exit.code}`);
+    const output = process?.lastOutput() ?? [];
+    const tail = output.length > 0 ? `; its last output:\n  ${output.join("\n  ")}` : "";
+    if (this.closed || entry.restarts >= this.opts.maxRestarts) {
+      this.opts.log.warn(
+        `replica ${id} (${model}): ${how}; left failed after ${entry.restarts} restarts${tail}`,
+      );
+      return;
+    }
+    const wait = Math.min(this.opts.backoffMs * 2 ** entry.restarts, this.opts.backoffMaxMs);
+    entry.restarts += 1;
+    // Reported as starting while it waits to restart: `failed` tells the control plane to place it
+    // elsewhere, which is for a replica this agent has given up on.
+    entry.state = "starting";
+    this.opts.log.warn(`replica ${id} (${model}): ${how}; restarting in ${wait / 1000}s${tail}`);
+    entry.restartTimer = setTimeout(() => {
+      entry.restartTimer = null;
+      if (entry.stopped || this.replicas.get(id) !== entry) return;
+      void this.launch(entry);
+    }, wait);
+  }
+
+  private stopOne(entry: Supervised): Promise<void> {
+    if (entry.stopped) return entry.stopped;
+    entry.state = "stopping";
+    if (entry.restartTimer) clearTimeout(entry.restartTimer);
+    entry.restartTimer = null;
+    const running = entry.process;
+    const launching = entry.launching;
+    entry.stopped = (async () => {
+      const process = running ?? (launching ? await launching : null);
+      if (process) {
+        this.opts.log.info(`replica ${entry.desired.id} (${entry.desired.model}): stopping`);
+        await process.stop(this.opts.graceMs);
+      }
+      entry.process = null;
+      if (this.replicas.get(entry.desired.id) === entry) this.replicas.delete(entry.desired.id);
+    })();
+    return entry.stopped;
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,96 @@
+import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { hostname, tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { engineArgv, engineCommands } from "../src/agent/command";
+import { AGENT_VERSION, probeMachine } from "../src/agent/machine";
+import { desiredReplica } from "./agent-harness";
+
+let bin: string;
+
+beforeEach(async () => {
+  bin = await mkdtemp(join(tmpdir(), "llmgw-probe-"));
+});
+afterEach(async () => {
+  await rm(bin, { recursive: true, force: true });
+});
+
+async function script(name: string, body: string): Promise<void> {
+  await writeFile(join(bin, name), `#!/bin/sh\n${body}\n`);
+  await chmod(join(bin, name), 0o755);
+}
+
+describe("the machine probe", () => {
+  it("counts GPUs and their memory where nvidia-smi answers, and finds engines on PATH", async () => {
+    await script("nvidia-smi", `printf '81920\\n81920\\n'`);
+    await script("llama-server", "exit 0");
+    await script("vllm", "exit 0");
+
+    const facts = await probeMachine({ path: bin, labels: { gpu: "a100" } }).facts();
+
+    expect(facts).toMatchObject({
+      name: hostname(),
+      gpuTotal: 2,
+      gpuMemoryGB: 160,
+      engines: ["llamacpp", "vllm"],
+      labels: { gpu: "a100" },
+      agentVersion: AGENT_VERSION,
+    });
+    expect(facts.memoryGB).toBeGreaterThan(0);
+    expect(facts.cpuCount).toBeGreaterThanOrEqual(1);
+    expect(facts.freeMemoryGB).toBeGreaterThan(0);
+    expect(facts.freeMemoryGB).toBeLessThanOrEqual(facts.memoryGB);
+  });
+
+  it("reports no GPUs and no engines when there are none, and when nvidia-smi fails", async () => {
+    expect(await probeMachine({ path: bin, name: "bare" }).facts()).toMatchObject({
+      name: "bare",
+      gpuTotal: 0,
+      gpuMemoryGB: 0,
+      engines: [],
+    });
+    await script("nvidia-smi", "echo 'NVIDIA-SMI has failed' >&2; exit 9");
+    expect(await probeMachine({ path: bin }).facts()).toMatchObject({ gpuTotal: 0, gpuMemoryGB: 0 });
+  });
+
+  it("does not count a file that is not executable as an engine", async () => {
+    await writeFile(join(bin, "vllm"), "not a program");
+    expect((await probeMachine({ path: bin }).facts()).engines).toEqual([]);
+  });
+});
+
+describe("engine commands", () => {
+  it("fills the placeholders, splats {args} into words, and honours quotes", () => {
+    const replica = desiredReplica({
+      id: "r1",
+      model: "m",
+      source: "http://mirror/x y.gguf",
+      args: ["--ctx-size", "8192"],
+    });
+    expect(
+      engineArgv("llama-server --model {source} --port={port} {args} --alias '{model} {id}'", replica, 9000),
+    ).toEqual([
+      "llama-server",
+      "--model",
+      "http://mirror/x y.gguf",
+      "--port=9000",
+      "--ctx-size",
+      "8192",
+      "--alias",
+      "m r1",
+    ]);
+    expect(engineArgv("vllm serve {source} {args}", { ...replica, args: [] }, 1)).toEqual([
+      "vllm",
+      "serve",
+      "http://mirror/x y.gguf",
+    ]);
+  });
+
+  it("takes --engine-command over the defaults and refuses what it cannot read", () => {
+    const commands = engineCommands(["vllm=/opt/vllm/bin/vllm serve {source} --port {port}"]);
+    expect(commands.vllm).toBe("/opt/vllm/bin/vllm serve {source} --port {port}");
+    expect(commands.llamacpp).toContain("llama-server");
+    expect(() => engineCommands(["llama-server --port {port}"])).toThrow(/engine='command'/);
+    expect(() => engineCommands(["vllm='unclosed"])).toThrow(/unclosed/);
+  });
+});

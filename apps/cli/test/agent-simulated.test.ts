@@ -1,0 +1,65 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { type RunningAgent, runAgent } from "../src/agent/loop";
+import { simulatedMachine } from "../src/agent/machine";
+import { simulatedEngines } from "../src/agent/simulated";
+import { Supervisor } from "../src/agent/supervisor";
+import { desiredReplica, fakeControlPlane, recordingLog, replicaIn } from "./agent-harness";
+
+const cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step();
+});
+
+async function simulatedNode(selfReported: Parameters<typeof runAgent>[0]["selfReported"] = []) {
+  const control = await fakeControlPlane();
+  const engines = simulatedEngines({ readyAfterMs: 600 });
+  const log = recordingLog();
+  const agent: RunningAgent = runAgent({
+    server: control.url,
+    machine: simulatedMachine(
+      { name: "sim-1", memoryGB: 64, cpuCount: 16, engines: [], agentVersion: "0.9.0" },
+      () => engines.memoryInUseGB() + 16,
+    ),
+    supervisor: new Supervisor({ runner: engines, log, healthEveryMs: 20 }),
+    intervalSeconds: 0.2,
+    selfReported,
+    log,
+  });
+  cleanup.push(control.close, agent.stop);
+  return { control, engines };
+}
+
+describe("the demo's simulated agent runs the same agent code", () => {
+  it("starts what the server desires, ready after a delay, measured about its memory", async () => {
+    const { control, engines } = await simulatedNode();
+    const replica = desiredReplica({ memoryGB: 20 });
+    control.state.desired = [replica];
+
+    const starting = await control.beat((b) => replicaIn(b, replica.id)?.state === "starting");
+    const ready = await control.beat((b) => replicaIn(b, replica.id)?.state === "ready", starting);
+    const beat = control.beats[ready];
+    const measured = beat && replicaIn(beat, replica.id)?.measuredMemoryGB;
+    expect(measured).toBeGreaterThanOrEqual(18);
+    expect(measured).toBeLessThanOrEqual(22);
+    expect(engines.memoryInUseGB()).toBeCloseTo(measured ?? 0, 0);
+    // Free memory follows what the simulated engines and the self-reported replica hold.
+    expect(control.beats.at(-1)?.node.freeMemoryGB).toBeLessThan(64 - 16 - 17);
+
+    control.state.desired = [];
+    await control.beat((b) => replicaIn(b, replica.id) === undefined, control.beats.length);
+    expect(engines.memoryInUseGB()).toBe(0);
+  });
+
+  it("reports a replica it runs on its own as it is, and never starts or stops it", async () => {
+    const experiment = { id: "adhoc-1", model: "alice-experiment", state: "ready" as const, memoryGB: 16 };
+    const { control, engines } = await simulatedNode([experiment]);
+    // A server that echoes it back as desired must not make the agent start a second copy.
+    control.state.desired = [desiredReplica({ id: "adhoc-1", model: "alice-experiment" })];
+
+    const first = await control.beat((b) => replicaIn(b, "adhoc-1") !== undefined);
+    await control.beat(() => true, first + 3, "a few more heartbeats");
+    expect(control.beats.every((b) => b.replicas.length === 1)).toBe(true);
+    expect(control.beats.at(-1)?.replicas).toEqual([experiment]);
+    expect(engines.memoryInUseGB()).toBe(0);
+  });
+});
