@@ -39,8 +39,3 @@ export function boardModels(models: readonly ModelView[], filter: BoardFilter): 
 export function ownersOf(models: readonly ModelView[]): string[] {
   return [...new Set(models.map((m) => m.owner))].sort();
 }
-
-/** How many replicas the model asks for: "always" runs min; "on demand" may run up to max. */
-export function wantedOf(model: ModelView): number {
-  return model.mode === "always" ? model.scaling.min : model.mode === "ondemand" ? model.scaling.max : 0;
-}

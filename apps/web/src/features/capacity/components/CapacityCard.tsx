@@ -1,8 +1,7 @@
-import type { Class, ModelView } from "@llmgw/domain";
+import { type Class, type ModelView, replicasOf } from "@llmgw/domain";
 import { classTone } from "../../../lib/classes";
 import { Link } from "../../../lib/router";
 import { gb } from "../../../lib/units";
-import { wantedOf } from "../board";
 
 type Props = { model: ModelView; classes: Class[] };
 
@@ -15,7 +14,7 @@ export function CapacityCard({ model, classes }: Props) {
   const victims = Object.keys(headroom.victimsByClass).filter((c) => (headroom.victimsByClass[c] ?? 0) > 0);
   const empty = headroom.nodes.filter((n) => n.fitPreempt === 0);
   const holding = headroom.nodes.filter((n) => n.fitPreempt > 0);
-  const wanted = wantedOf(model);
+  const wanted = replicasOf(model.scaling);
   return (
     <article
       className="card capacity-card"

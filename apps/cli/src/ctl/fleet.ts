@@ -1,0 +1,58 @@
+import type { NodeView } from "@llmgw/domain";
+import { type Command, type Ctx, show } from "./command";
+import { orDash, table, timeText } from "./table";
+
+/** `free/total`, or `?` for a total the agent does not report (0 means "not reported"). */
+const share = (free: number, total: number, unit = "") => (total === 0 ? "?" : `${free}/${total}${unit}`);
+
+/** Replicas on the node by class, highest class first: `critical 1, batch 2`. */
+function byClass(node: NodeView): string {
+  const rows = node.usage.byClass.filter((c) => c.replicas > 0).map((c) => `${c.class} ${c.replicas}`);
+  return rows.length === 0 ? "-" : rows.join(", ");
+}
+
+function nodesTable(nodes: NodeView[], ctx: Ctx): string {
+  if (nodes.length === 0) return "no nodes have reported yet (start `llmgw agent` on them)\n";
+  return table(
+    [
+      { header: "NODE" },
+      { header: "STATE" },
+      { header: "MEMORY(FREE/TOTAL)", align: "right" },
+      { header: "CORES", align: "right" },
+      { header: "GPUS", align: "right" },
+      { header: "REPLICAS" },
+      { header: "ENGINES" },
+      { header: "LABELS" },
+      { header: "LAST-SEEN (UTC)" },
+    ],
+    nodes.map((n) => [
+      n.name,
+      n.state,
+      share(n.usage.free.memoryGB, n.memoryGB, " GB"),
+      share(n.usage.free.cpuCores, n.cpuCount),
+      n.gpuTotal === 0 ? "-" : share(n.usage.free.gpus, n.gpuTotal),
+      byClass(n),
+      orDash(n.engines.join(",")),
+      orDash(
+        Object.entries(n.labels)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(","),
+      ),
+      timeText(n.lastSeen),
+    ]),
+    ctx.style,
+  );
+}
+
+export const fleetCommands: Command[] = [
+  {
+    words: ["fleet"],
+    operands: [],
+    options: [],
+    summary: "the nodes: state, free/total memory, cores and GPUs, replicas by class, engines",
+    async run(ctx) {
+      show(ctx, await ctx.api.listNodes(), (nodes) => nodesTable(nodes, ctx));
+      return 0;
+    },
+  },
+];

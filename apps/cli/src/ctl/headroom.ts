@@ -1,0 +1,99 @@
+import type { Headroom } from "@llmgw/domain";
+import { type Command, type Ctx, operand, show } from "./command";
+import { gb, keyValues, orDash, plus, table } from "./table";
+
+/** `+2 now, +1 by preempting batch; quota left 3; at most +3 (limited by capacity)`: the card's line. */
+export function headroomLine(h: Headroom): string {
+  if (h.limitedBy === "unknown-need") {
+    return "cannot be counted: the model asks for no memory, cores or GPUs (set --memory and --cores)";
+  }
+  const victims = victimClasses(h);
+  const preempt = `${plus(h.byPreemption)} by preempting${victims === "-" ? "" : ` ${victims}`}`;
+  const quota = h.quotaRemaining === null ? "no quota limit" : `quota left ${h.quotaRemaining}`;
+  return `${plus(h.free)} now, ${preempt}; ${quota}; at most ${plus(h.total)} (limited by ${h.limitedBy})`;
+}
+
+export function needText(need: Headroom["need"]): string {
+  const gpus = need.gpus > 0 ? `, ${need.gpus} GPU${need.gpus === 1 ? "" : "s"}` : "";
+  return `${gb(need.memoryGB)}, ${need.cpuCores} core${need.cpuCores === 1 ? "" : "s"}${gpus}`;
+}
+
+/** The classes that would lose replicas, with how many: `batch 2, standard 1`. */
+function victimClasses(h: Headroom): string {
+  const parts = Object.entries(h.victimsByClass)
+    .filter(([, n]) => n > 0)
+    .map(([c, n]) => `${c} ${n}`);
+  return parts.length === 0 ? "-" : parts.join(", ");
+}
+
+function allTable(rows: Headroom[], ctx: Ctx): string {
+  if (rows.length === 0) return "no models in the catalogue\n";
+  return table(
+    [
+      { header: "MODEL" },
+      { header: "NEED" },
+      { header: "CURRENT", align: "right" },
+      { header: "+NOW", align: "right" },
+      { header: "+PREEMPT", align: "right" },
+      { header: "QUOTA-LEFT", align: "right" },
+      { header: "TOTAL", align: "right" },
+      { header: "LIMITED-BY" },
+      { header: "VICTIMS" },
+    ],
+    rows.map((h) => [
+      h.model,
+      needText(h.need),
+      String(h.current),
+      plus(h.free),
+      plus(h.byPreemption),
+      orDash(h.quotaRemaining),
+      plus(h.total),
+      h.limitedBy,
+      victimClasses(h),
+    ]),
+    ctx.style,
+  );
+}
+
+/** One model's headroom, then why each node holds what it does. */
+function oneModel(h: Headroom, ctx: Ctx): string {
+  const summary = keyValues(
+    [
+      ["model", h.model],
+      ["need", `${needText(h.need)} per replica`],
+      ["current", `${h.current} replica${h.current === 1 ? "" : "s"} starting or ready`],
+      ["headroom", headroomLine(h)],
+      ["victims", victimClasses(h)],
+    ],
+    ctx.style,
+  );
+  if (h.nodes.length === 0) return `${summary}\nno node is ready and matches this model\n`;
+  const nodes = table(
+    [
+      { header: "NODE" },
+      { header: "FIT-FREE", align: "right" },
+      { header: "FIT-PREEMPT", align: "right" },
+      { header: "REASON" },
+    ],
+    h.nodes.map((n) => [n.node, String(n.fitFree), String(n.fitPreempt), orDash(n.reason)]),
+    ctx.style,
+  );
+  return `${summary}\n${nodes}`;
+}
+
+export const headroomCommands: Command[] = [
+  {
+    words: ["headroom"],
+    operands: ["[NAME]"],
+    options: [],
+    summary: "how many more replicas each model could get (with NAME: node by node, and why)",
+    async run(ctx, operands) {
+      if (operands.length === 0) {
+        show(ctx, await ctx.api.listHeadroom(), (rows) => allTable(rows, ctx));
+      } else {
+        show(ctx, await ctx.api.getHeadroom(operand(operands, 0)), (h) => oneModel(h, ctx));
+      }
+      return 0;
+    },
+  },
+];

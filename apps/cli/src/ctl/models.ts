@@ -1,0 +1,175 @@
+import { type ModelView, replicasOf, type TargetResult } from "@llmgw/domain";
+import { wholeNumber } from "./args";
+import { type Command, type Ctx, operand, show } from "./command";
+import { headroomLine, needText } from "./headroom";
+import { modelSet } from "./modelSet";
+import { gb, keyValues, orDash, plus, table, timeText } from "./table";
+
+function modelsTable(models: ModelView[], ctx: Ctx): string {
+  if (models.length === 0) return "no models in the catalogue\n";
+  return table(
+    [
+      { header: "NAME" },
+      { header: "CLASS" },
+      { header: "OWNER" },
+      { header: "MODE" },
+      { header: "REPLICAS", align: "right" },
+      { header: "MEMORY", align: "right" },
+      { header: "CORES", align: "right" },
+      { header: "+NOW", align: "right" },
+      { header: "+PREEMPT", align: "right" },
+      { header: "QUOTA-LEFT", align: "right" },
+    ],
+    models.map((m) => [
+      m.name,
+      m.class,
+      orDash(m.owner),
+      m.mode,
+      `${m.headroom.current}/${replicasOf(m.scaling)}`,
+      gb(m.headroom.need.memoryGB),
+      String(m.headroom.need.cpuCores),
+      plus(m.headroom.free),
+      plus(m.headroom.byPreemption),
+      orDash(m.headroom.quotaRemaining),
+    ]),
+    ctx.style,
+  );
+}
+
+function modelCard(m: ModelView, ctx: Ctx): string {
+  const profile = m.profiles[0];
+  const card = keyValues(
+    [
+      ["name", m.name],
+      ["aliases", m.aliases.length === 0 ? "-" : m.aliases.join(", ")],
+      ["description", orDash(m.description)],
+      ["class", m.class],
+      ["owner", orDash(m.owner)],
+      ["mode", m.mode === "ondemand" ? `ondemand (idle timeout ${m.scaling.idleTimeoutSeconds} s)` : m.mode],
+      ["replicas", `${m.headroom.current} of ${replicasOf(m.scaling)} running`],
+      ["need", `${needText(m.headroom.need)} per replica${profile ? ` (profile ${profile.name})` : ""}`],
+      ["headroom", headroomLine(m.headroom)],
+      ["quota", m.quota.remaining === null ? "no limit" : `${m.quota.remaining} more replicas`],
+      ["source", m.source],
+      ["context", `${m.contextLength} tokens, output limit ${m.maxOutput ?? "none"}, ${m.routingProfile}`],
+      [
+        "origin",
+        `${m.origin === "config" ? "config (read-only: edit the configuration file)" : "runtime"}, version ${m.version}, updated ${timeText(m.updatedAt)} by ${m.updatedBy}`,
+      ],
+    ],
+    ctx.style,
+  );
+  const profiles = table(
+    [
+      { header: "PROFILE" },
+      { header: "ENGINE" },
+      { header: "MEMORY", align: "right" },
+      { header: "CORES", align: "right" },
+      { header: "GPUS", align: "right" },
+      { header: "SELECTOR" },
+    ],
+    m.profiles.map((p) => [
+      p.name,
+      p.engine,
+      gb(p.minMemoryGB),
+      String(p.cpuCores),
+      String(p.gpus),
+      orDash(
+        Object.entries(p.nodeSelector)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(","),
+      ),
+    ]),
+    ctx.style,
+  );
+  const replicas =
+    m.replicas.length === 0
+      ? "no replicas\n"
+      : table(
+          [
+            { header: "REPLICA" },
+            { header: "NODE" },
+            { header: "STATE" },
+            { header: "MEMORY", align: "right" },
+            { header: "MEASURED", align: "right" },
+            { header: "CORES", align: "right" },
+            { header: "GPUS", align: "right" },
+            { header: "STARTED" },
+            { header: "REASON" },
+          ],
+          m.replicas.map((r) => [
+            r.id,
+            orDash(r.node),
+            r.state,
+            gb(r.memoryGB),
+            r.measuredMemoryGB === null ? "-" : gb(r.measuredMemoryGB),
+            String(r.cpuCores),
+            String(r.gpus),
+            timeText(r.startedAt),
+            orDash(r.reason),
+          ]),
+          ctx.style,
+        );
+  return `${card}\n${profiles}\n${replicas}`;
+}
+
+function targetText(result: TargetResult, dryRun: boolean, ctx: Ctx): string {
+  const applied = result.applied ? "yes" : dryRun ? "no (dry run)" : "no";
+  const summary = keyValues(
+    [
+      ["model", result.model],
+      ["target", `${result.replicas} replica${result.replicas === 1 ? "" : "s"}`],
+      ["outcome", result.outcome],
+      ["message", result.message],
+      ["applied", applied],
+      ["largest fit", String(result.largestFit)],
+    ],
+    ctx.style,
+  );
+  if (result.victims.length === 0) return summary;
+  const victims = table(
+    [{ header: "VICTIM" }, { header: "NODE" }, { header: "CLASS" }, { header: "REPLICA" }],
+    result.victims.map((v) => [v.model, v.node, v.class, v.replica]),
+    ctx.style,
+  );
+  return `${summary}\n${victims}`;
+}
+
+export const modelCommands: Command[] = [
+  {
+    words: ["models"],
+    operands: [],
+    options: [],
+    summary: "the catalogue: class, owner, mode, replicas current/wanted, need and headroom",
+    async run(ctx) {
+      show(ctx, await ctx.api.listModels(), (models) => modelsTable(models, ctx));
+      return 0;
+    },
+  },
+  {
+    words: ["model", "show"],
+    operands: ["NAME"],
+    options: [],
+    summary: "one model: its card, profiles and replicas",
+    async run(ctx, operands) {
+      show(ctx, await ctx.api.getModel(operand(operands, 0)), (m) => modelCard(m, ctx));
+      return 0;
+    },
+  },
+  {
+    words: ["model", "target"],
+    operands: ["NAME", "N"],
+    options: ["dry-run"],
+    flags: "[--dry-run]",
+    summary: "run N replicas: fits on free capacity, preempts (naming victims) or is refused",
+    async run(ctx, operands, values) {
+      const replicas = wholeNumber("N", operand(operands, 1));
+      const dryRun = values["dry-run"] === true;
+      const result = await ctx.api.target(operand(operands, 0), replicas, dryRun);
+      show(ctx, result, (r) => targetText(r, dryRun, ctx));
+      // A refused target is the server saying no, though it answers 200 with the numbers.
+      return result.outcome === "refused" ? 1 : 0;
+    },
+  },
+  modelSet,
+];
