@@ -12,7 +12,8 @@ export default defineConfig({
   fullyParallel: false,
   workers: 1,
   retries: 0,
-  reporter: process.env.CI ? [["list"]] : [["list"]],
+  // pnpm test asks for a JSON report too (PLAYWRIGHT_JSON_OUTPUT_NAME) for its closing totals.
+  reporter: process.env.PLAYWRIGHT_JSON_OUTPUT_NAME ? [["list"], ["json"]] : [["list"]],
   outputDir: "./test-results",
   use: {
     baseURL,

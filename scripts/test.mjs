@@ -28,7 +28,7 @@ const steps = [
   [
     "browser tests",
     "pnpm",
-    ["--filter", "@llmgw/e2e", "test", "--reporter=list,json"],
+    ["--filter", "@llmgw/e2e", "test"],
     { PLAYWRIGHT_JSON_OUTPUT_NAME: `${process.cwd()}/${results}/playwright.json` },
   ],
 ];
@@ -47,5 +47,6 @@ const passed =
 const failed = (vitest?.numFailedTests ?? 0) + (playwright?.stats?.unexpected ?? 0);
 const skipped =
   (vitest?.numPendingTests ?? 0) + (vitest?.numTodoTests ?? 0) + (playwright?.stats?.skipped ?? 0);
-console.log(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
+// The totals line only when every step ran: a type or lint failure has no test count to report.
+if (ok || failed > 0) console.log(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(ok && failed === 0 ? 0 : 1);
