@@ -14,6 +14,8 @@ import {
   type Quota,
   type Replica,
   reindexNode,
+  type Schedule,
+  schedule,
 } from "../packages/domain/src/index";
 
 const FLEET = { nodes: 5_000, replicas: 100_000, models: 2_000, owners: 40 };
@@ -182,6 +184,118 @@ for (const r of fleet.replicas) {
   onNode.set(r.node, list);
 }
 
+// The scheduler's benches: the planner over the same fleet, settled first so that what it decides
+// is only what each bench asks for.
+const at0 = Date.UTC(2025, 0, 2);
+const defaultBenchProfile = {
+  name: "cpu",
+  engine: "llamacpp",
+  weight: 1,
+  priority: 100,
+  args: [],
+  minMemoryGB: 8,
+  cpuCores: 4,
+  gpus: 0,
+  nodeSelector: {},
+};
+
+/**
+ * The fleet as a settled scheduler leaves it: every model wants exactly what it runs, nothing
+ * pending, no node draining (so a plan decides nothing), without quotas (so every decision counted
+ * is a placement, not a refusal).
+ */
+function steadyFleet(base: ReturnType<typeof generateFleet>, extra: readonly Replica[] = []) {
+  const nodes = base.nodes.map((n): Node => (n.state === "draining" ? { ...n, state: "ready" } : n));
+  const replicas = [...base.replicas.filter((r) => r.node !== null), ...extra];
+  const running = new Map<string, number>();
+  for (const r of replicas)
+    if (r.state === "starting" || r.state === "ready") running.set(r.model, (running.get(r.model) ?? 0) + 1);
+  const models = base.models.map((m): Model => {
+    const n = running.get(m.name) ?? 0;
+    return { ...m, scaling: { ...m.scaling, min: n, max: n } };
+  });
+  return {
+    nodes,
+    models,
+    replicas,
+    classes: base.classes,
+    quotas: [] as Quota[],
+    wakes: new Map<string, number>(),
+    now: at0,
+  };
+}
+
+/**
+ * Batch replicas on every node until nothing is left free: 16 GB / 4 cores ones, then 2 GB / 1
+ * core ones in what remains (no model asks for less), so every placement has to preempt.
+ */
+function fillers(base: ReturnType<typeof generateFleet>): { models: Model[]; replicas: Replica[] } {
+  const first = base.models[0];
+  if (!first) throw new Error("the bench fleet has no model");
+  const sizes = [
+    { name: "filler-big", memoryGB: 16, cpuCores: 4 },
+    { name: "filler-small", memoryGB: 2, cpuCores: 1 },
+  ];
+  const models = sizes.map(
+    (size): Model => ({
+      ...first,
+      name: size.name,
+      class: "batch",
+      profiles: [{ ...defaultBenchProfile, minMemoryGB: size.memoryGB, cpuCores: size.cpuCores }],
+    }),
+  );
+  const free = indexFleet({ ...base, replicas: base.replicas.filter((r) => r.node !== null) }).free;
+  const replicas: Replica[] = [];
+  base.nodes.forEach((node, slot) => {
+    if (node.state === "down" || node.memoryGB === 0 || node.cpuCount === 0) return;
+    let memory = free[slot * 3] ?? 0;
+    let cores = free[slot * 3 + 1] ?? 0;
+    for (const size of sizes)
+      while (memory >= size.memoryGB && cores >= size.cpuCores) {
+        memory -= size.memoryGB;
+        cores -= size.cpuCores;
+        replicas.push({
+          id: `${size.name}-${replicas.length}`,
+          model: size.name,
+          profile: "cpu",
+          node: node.name,
+          state: "ready",
+          memoryGB: size.memoryGB,
+          cpuCores: size.cpuCores,
+          gpus: 0,
+          measuredMemoryGB: null,
+          startedAt: new Date(at0).toISOString(),
+          reason: null,
+        });
+      }
+  });
+  return { models, replicas };
+}
+
+const steady = steadyFleet(fleet);
+const filled = fillers(fleet);
+const full = steadyFleet({ ...fleet, models: [...fleet.models, ...filled.models] }, filled.replicas);
+/** Each model of `classes` wants `more` replicas than it runs. */
+function wanting(base: typeof steady, classes: readonly string[], more: number) {
+  const models = base.models.map((m) =>
+    classes.includes(m.class) && !m.name.startsWith("filler")
+      ? { ...m, scaling: { ...m.scaling, min: m.scaling.min + more, max: m.scaling.max + more } }
+      : m,
+  );
+  return { ...base, models };
+}
+const onFree = wanting(steady, ["batch"], 2);
+const byPreempting = wanting(full, ["critical", "standard"], 1);
+let ids = 0;
+const newId = (model: string) => `${model}-b${++ids}`;
+/** The last plan of each scenario, for placements per second, and the bench it comes from. */
+const plans = new Map<string, Schedule>();
+const PLAN_BENCHES: Record<string, string> = {
+  steady: "steady fleet",
+  free: "on free capacity",
+  preempt: "by preemption",
+};
+
 const benches: Bench[] = [
   {
     // How fast this machine is right now: compare figures across machines by this row.
@@ -262,6 +376,33 @@ const benches: Bench[] = [
       index = reindexNode(index, node, replicas);
     },
   },
+  {
+    // The loop's cost when nothing changed: index, room and a pass over every model.
+    name: "schedule: steady fleet (no decisions)",
+    runs: 7,
+    warmup: 2,
+    run: () => {
+      plans.set("steady", schedule({ ...steady, newId }));
+    },
+  },
+  {
+    // Every batch model wants 2 more: placements on free capacity (binpacking), no preemption.
+    name: "schedule: placements on free capacity",
+    runs: 7,
+    warmup: 2,
+    run: () => {
+      plans.set("free", schedule({ ...onFree, newId }));
+    },
+  },
+  {
+    // A fleet filled with batch replicas; every critical and standard model wants 1 more.
+    name: "schedule: placements by preemption",
+    runs: 7,
+    warmup: 2,
+    run: () => {
+      plans.set("preempt", schedule({ ...byPreempting, newId }));
+    },
+  },
 ];
 
 function round(ms: number): string {
@@ -306,15 +447,32 @@ console.log(
     .map((l) => l.toFixed(1))
     .join(" ")}, node ${process.version}`,
 );
-const rows = benches.map((bench) => {
-  const { wall, cpu, min } = measure(bench);
-  return {
-    bench: bench.name,
-    "median ms": round(wall),
-    "median CPU ms": round(cpu),
-    "fastest ms": round(min),
-    runs: bench.runs,
-  };
-});
+// BENCH=<regular expression> runs only the benches whose names match, e.g. BENCH='calibration|schedule'.
+const only = process.env.BENCH ? new RegExp(process.env.BENCH) : null;
+const rows = benches
+  .filter((b) => !only || only.test(b.name))
+  .map((bench) => {
+    const { wall, cpu, min } = measure(bench);
+    return {
+      bench: bench.name,
+      "median ms": round(wall),
+      "median CPU ms": round(cpu),
+      "fastest ms": round(min),
+      runs: bench.runs,
+    };
+  });
 console.table(rows);
 if (kept === undefined) console.log("nothing was kept");
+
+// Placements per second: a whole run (index, room and every model) divided by what it placed.
+for (const [name, plan] of plans) {
+  const row = rows.find((r) => r.bench.includes(PLAN_BENCHES[name] ?? name));
+  if (!row) continue;
+  const ms = Number(row["fastest ms"]);
+  const placed = plan.place.length;
+  const nominated = plan.place.filter((r) => r.state === "pending").length;
+  console.log(
+    `${row.bench}: ${placed} placements (${nominated} waiting on preempted nodes, ${plan.evict.length} ` +
+      `evictions, ${plan.pending.length} left pending) in ${ms} ms: ${Math.round((placed / ms) * 1000)}/s`,
+  );
+}

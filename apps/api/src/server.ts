@@ -3,6 +3,7 @@ import { serve } from "@hono/node-server";
 import { createApp } from "./app";
 import type { Config } from "./config";
 import { type Deps, openDeps } from "./deps";
+import { startScheduler } from "./scheduler";
 import { markSilentNodesDown } from "./services/liveness";
 import { mirrorChanged } from "./services/mirrorPlans";
 
@@ -41,6 +42,9 @@ export async function startServer(
   );
   liveness.unref();
 
+  // A run every heartbeat interval at least (on-demand wakes go idle without any event).
+  const scheduler = startScheduler(deps, { intervalMs: config.heartbeatSeconds * 1000 });
+
   const server = serve({ fetch: app.fetch, hostname: config.listen.host, port: config.listen.port });
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
@@ -54,7 +58,8 @@ export async function startServer(
   const store = deps.store.kind === "pglite" ? `embedded store in ${config.dataDir}/db` : "PostgreSQL";
   const open =
     config.tokens.length === 0 ? "; no tokens configured: loopback only, every request accepted" : "";
-  log(`llmgw ready on ${url} (${store}, mirror ${config.mirror.dir}${open})`);
+  const placing = scheduler ? "" : "; scheduler off: replicas come only from agents";
+  log(`llmgw ready on ${url} (${store}, mirror ${config.mirror.dir}${open}${placing})`);
 
   return {
     url,
@@ -62,6 +67,7 @@ export async function startServer(
     async close() {
       stopWatch();
       clearInterval(liveness);
+      await scheduler?.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         // Open event streams would hold close() forever.

@@ -126,7 +126,8 @@ describe("llmgw serve", () => {
     const first = heartbeat();
     await api.agents.heartbeat.$post({ json: first });
     const mark = (await live.until(named("node.changed", first.node.name))).at(-1);
-    const model = modelInput();
+    // Stopped: the server's scheduler places nothing for it, so no replica.changed joins the stream.
+    const model = modelInput({ scaling: { min: 0, max: 0 } });
     const second = heartbeat();
     expect((await api.models.$post({ json: model })).status).toBe(201);
     expect((await api.agents.heartbeat.$post({ json: second })).status).toBe(200);

@@ -10,6 +10,7 @@ import { Hono } from "hono";
 import type { Deps } from "../deps";
 import type { AppEnv } from "../env";
 import { AppError, notFound } from "../errors";
+import { nudgeScheduler } from "../scheduler";
 import { createModel } from "../services/createModel";
 import { etagOf, parseIfMatch, patchModel } from "../services/patchModel";
 import { removeModel } from "../services/removeModel";
@@ -72,7 +73,10 @@ export function modelRoutes(deps: Deps) {
           `${model.name} is not an on-demand model (it is ${modeOf(model.scaling)})`,
         );
       }
-      deps.wakes.set(model.name, deps.now().getTime());
-      return c.json({ model: model.name, wokenAt: deps.now().toISOString() }, 202);
+      // Kept in memory: the scheduler wants one replica until the model has been idle for its timeout.
+      const now = deps.now();
+      deps.wakes.set(model.name, now.getTime());
+      nudgeScheduler(deps);
+      return c.json({ model: model.name, wokenAt: now.toISOString() }, 202);
     });
 }

@@ -1,31 +1,23 @@
 import {
-  defaultProfile,
   type Heartbeat,
   type HeartbeatReply,
   heartbeatSchema,
   indexFleet,
-  type Model,
   type Node,
   nodeUsage,
   type Replica,
 } from "@llmgw/domain";
 import type { Deps } from "../deps";
 import { badRequest } from "../errors";
+import { close, desiredReplicas, mergeReport } from "../scheduler/agentReport";
 import type { Snapshot } from "../world";
 import { type Announce, commit } from "./commit";
 
-type ReportedReplica = ReturnType<typeof heartbeatSchema.parse>["replicas"][number];
-
 /**
- * Live measurements move a little on every beat; they are written when they move by this much
- * (GB), so a fleet that heartbeats every few seconds does not write every few seconds.
- */
-const SIGNIFICANT_GB = 0.5;
-
-/**
- * An agent's report (SPEC §3): updates the node and its replicas, and answers with the replicas
- * this node should run. A beat that changes nothing writes nothing: it only moves lastSeen, which
- * is kept in memory (and written when the node next changes).
+ * An agent's report (SPEC §3): updates the node and merges the report into its replicas (see
+ * `mergeReport`: what the scheduler placed and the agent has not started yet is kept), and
+ * answers with the replicas this node should run. A beat that changes nothing writes nothing: it
+ * only moves lastSeen, which is kept in memory (and written when the node next changes).
  */
 export async function heartbeat({
   deps,
@@ -46,10 +38,20 @@ export async function heartbeat({
   const before = snap.nodesByName.get(facts.name);
   const state = before?.state === "draining" ? "draining" : "ready";
   const node: Node = { ...facts, state, lastSeen: now };
+  const merge = (stored: readonly Replica[]) =>
+    mergeReport({
+      node: node.name,
+      reported,
+      stored,
+      // Rare (a replica new to the store, or moved): a scan only for ids not stored on this node.
+      elsewhere: (id) => snap.replicas.find((r) => r.id === id),
+      models: snap.modelsByName,
+      now,
+      // Three beats: an agent that has not started a placed replica by then never got it.
+      graceMs: deps.config.scheduler ? 3 * deps.config.heartbeatSeconds * 1000 : 0,
+    });
   const previous = snap.replicasByNode.get(facts.name) ?? [];
-  const replicas = reported.map((r) =>
-    replicaOf(r, snap.modelsByName.get(r.model), previous, node.name, now),
-  );
+  const replicas = merge(previous);
 
   const nodeChanged = !before || nodeMoved(before, node);
   const replicasChanged = !sameReplicas(previous, replicas);
@@ -58,10 +60,12 @@ export async function heartbeat({
       const events: Announce[] = [];
       if (nodeChanged) await tx.nodes.upsert(node);
       if (replicasChanged) {
-        const { upserted, removed } = await tx.replicas.replaceForNode(node.name, replicas);
+        // Merged again with the rows as they are now: the scheduler may have placed one since the snapshot.
+        const stored = await tx.replicas.listByNode(node.name);
+        const { upserted, removed } = await tx.replicas.replaceForNode(node.name, merge(stored));
         for (const replica of upserted) events.push({ type: "replica.changed", data: replica });
         for (const id of removed) {
-          const gone = previous.find((r) => r.id === id);
+          const gone = stored.find((r) => r.id === id);
           events.push({ type: "replica.changed", data: { ...gone, id, removed: true } });
         }
       }
@@ -69,41 +73,10 @@ export async function heartbeat({
       return { result: undefined, events };
     });
   }
-  return { intervalSeconds: deps.config.heartbeatSeconds, replicas: desired(snap, replicas) };
-}
-
-function replicaOf(
-  reported: ReportedReplica,
-  model: Model | undefined,
-  previous: readonly Replica[],
-  node: string,
-  now: string,
-): Replica {
-  const known = previous.find((r) => r.id === reported.id);
-  const profile = model
-    ? (model.profiles.find((p) => p.name === reported.profile) ?? defaultProfile(model))
-    : undefined;
-  // A catalogue model's replica holds what its profile asks unless the agent says otherwise; an
-  // unmanaged one holds what it reports.
-  const measured = reported.measuredMemoryGB ?? null;
   return {
-    id: reported.id,
-    model: reported.model,
-    profile: reported.profile ?? profile?.name ?? "",
-    node,
-    state: reported.state,
-    memoryGB: reported.memoryGB ?? profile?.minMemoryGB ?? 0,
-    cpuCores: reported.cpuCores ?? profile?.cpuCores ?? 0,
-    gpus: reported.gpus ?? profile?.gpus ?? 0,
-    measuredMemoryGB: known && close(known.measuredMemoryGB, measured) ? known.measuredMemoryGB : measured,
-    startedAt: known?.startedAt ?? now,
-    reason: null,
+    intervalSeconds: deps.config.heartbeatSeconds,
+    replicas: desiredReplicas(snap.modelsByName, replicas),
   };
-}
-
-function close(a: number | null, b: number | null): boolean {
-  if (a === null || b === null) return a === b;
-  return Math.abs(a - b) < SIGNIFICANT_GB;
 }
 
 /** Whether the node's facts moved enough to write; lastSeen alone never does. */
@@ -123,27 +96,4 @@ function nodeView(snap: Snapshot, node: Node, replicas: readonly Replica[]) {
   const index = indexFleet({ nodes: [node], replicas, models: snap.models, classes: snap.classes });
   const usage = nodeUsage(index, node.name) ?? { free: { memoryGB: 0, cpuCores: 0, gpus: 0 }, byClass: [] };
   return { ...node, usage };
-}
-
-/** What this node should run: the catalogue's replicas on it that are not on their way out. */
-function desired(snap: Snapshot, replicas: readonly Replica[]): HeartbeatReply["replicas"] {
-  const wanted: HeartbeatReply["replicas"] = [];
-  for (const replica of replicas) {
-    const model = snap.modelsByName.get(replica.model);
-    if (!model || replica.state === "stopping" || replica.state === "failed") continue;
-    const profile = model.profiles.find((p) => p.name === replica.profile) ?? defaultProfile(model);
-    if (!profile) continue;
-    wanted.push({
-      id: replica.id,
-      model: model.name,
-      profile: profile.name,
-      engine: profile.engine,
-      source: model.source,
-      args: profile.args,
-      memoryGB: replica.memoryGB,
-      cpuCores: replica.cpuCores,
-      gpus: replica.gpus,
-    });
-  }
-  return wanted;
 }

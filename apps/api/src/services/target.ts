@@ -1,12 +1,27 @@
-import { modeOf, type TargetResult, victimsFor } from "@llmgw/domain";
+import {
+  applySchedule,
+  type Model,
+  modeOf,
+  type Replica,
+  type Schedule,
+  schedule,
+  type TargetResult,
+} from "@llmgw/domain";
 import type { Deps } from "../deps";
 import { notFound } from "../errors";
+import { nudgeScheduler } from "../scheduler";
+import type { Snapshot } from "../world";
 import { patchModel, refuseDeclared } from "./patchModel";
+
+/** The most a target may ask (targetRequestSchema): asking the planner for it finds the largest that fits. */
+const MOST = 10_000;
 
 /**
  * `POST /models/:name/target`: whether N replicas fit on free capacity, need preemption (naming
- * the victims by model, node and class), or are refused with the largest target that fits — the
- * same numbers the capacity card shows. Without dryRun a target that is not refused is applied.
+ * the victims by model, node and class), or are refused with the largest target that fits. The
+ * answer is the scheduler's own: the planner runs on the current fleet with the model wanting N,
+ * so a dry run lists the victims the scheduler would evict. Without dryRun a target that is not
+ * refused is applied, and the scheduler then places it.
  */
 export async function target({
   deps,
@@ -26,49 +41,85 @@ export async function target({
   const room = snap.headroom.get(name);
   if (!model || !room) throw notFound(`a model called ${name}`);
   if (!dryRun) refuseDeclared(model);
-  const held = snap.replicas.filter(
-    (r) => r.model === name && r.state !== "failed" && r.node !== null,
-  ).length;
-  const more = replicas - held;
-  const free = room.free ?? 0;
-  const total = room.total ?? 0;
-  const largestFit = held + total;
-  const base = { model: name, replicas, largestFit, victims: [] as TargetResult["victims"] };
+  const held = onNodes(snap, model, snap.replicas).length;
+  const asked = plan(deps, snap, model, replicas);
+  const base = { model: name, replicas, victims: [] as TargetResult["victims"] };
+  const unplaced =
+    asked.heldBack.some((h) => h.model === name) || asked.pending.some((r) => r.model === name);
 
-  let result: Omit<TargetResult, "applied">;
-  if (more <= 0 || (room.limitedBy !== "unknown-need" && more <= Math.min(free, total))) {
-    result = { ...base, outcome: "fits", message: `${replicas} fits on free capacity` };
-  } else if (room.limitedBy !== "unknown-need" && more <= total) {
-    const victims = victimsFor(model, snap.index, more - free).map((v) => ({
-      replica: v.replica.id,
-      model: v.replica.model,
-      node: v.replica.node ?? "",
-      class: v.className,
-    }));
-    result = {
-      ...base,
-      outcome: "preempts",
-      victims,
-      message: `${replicas} fits by preempting ${victims.length} replica${victims.length === 1 ? "" : "s"}`,
-    };
-  } else {
+  if (unplaced) {
+    // The plan placed all it could: what it got is the most that fits.
+    const largestFit = onNodes(snap, model, applySchedule(snap.replicas, asked)).length;
     const why =
       room.limitedBy === "unknown-need"
         ? "its memory and cores are not set, so nothing can be counted"
-        : room.limitedBy === "quota"
-          ? `the quota of ${model.owner} allows ${room.quotaRemaining ?? 0} more`
-          : `the fleet has room for ${total} more`;
+        : asked.heldBack.some((h) => h.model === name)
+          ? `the quota of ${model.owner} allows ${Math.max(0, largestFit - held)} more`
+          : `the fleet has room for ${Math.max(0, largestFit - held)} more`;
     return {
       ...base,
+      largestFit,
       outcome: "refused",
       applied: false,
       message: `${replicas} does not fit: ${why}; the largest target that fits is ${largestFit}`,
     };
   }
+  const victims = asked.evict
+    .filter((e) => e.preemptor.model === name)
+    .map((e) => ({
+      replica: e.replica.id,
+      model: e.replica.model,
+      node: snap.replicas.find((r) => r.id === e.replica.id)?.node ?? "",
+      class: e.className,
+    }));
+  const largestFit = onNodes(snap, model, applySchedule(snap.replicas, plan(deps, snap, model, MOST))).length;
+  const s = victims.length === 1 ? "" : "s";
+  const result: Omit<TargetResult, "applied"> =
+    victims.length > 0
+      ? {
+          ...base,
+          largestFit,
+          victims,
+          outcome: "preempts",
+          message: `${replicas} fits by preempting ${victims.length} replica${s}`,
+        }
+      : { ...base, largestFit, outcome: "fits", message: `${replicas} fits on free capacity` };
   if (dryRun) return { ...result, applied: false };
   // A target of 0 stops the model: the run-mode rule would count 0 as 1 for a mode that runs.
   const running = modeOf(model.scaling);
   const mode = replicas === 0 ? "stopped" : running === "stopped" ? "always" : running;
   await patchModel({ deps, name, ifMatch: model.version, patch: { mode, replicas }, by });
+  nudgeScheduler(deps);
   return { ...result, applied: true };
+}
+
+/**
+ * The scheduler's plan with the model wanting `replicas` as if always on (an on-demand model's
+ * target is how many may run; the question is whether they fit).
+ */
+function plan(deps: Deps, snap: Snapshot, model: Model, replicas: number): Schedule {
+  const wanting: Model = { ...model, scaling: { ...model.scaling, min: replicas, max: replicas } };
+  let made = 0;
+  return schedule({
+    models: snap.models.map((m) => (m.name === model.name ? wanting : m)),
+    nodes: snap.nodes,
+    replicas: snap.replicas,
+    classes: snap.classes,
+    quotas: snap.quotas,
+    wakes: deps.wakes,
+    now: deps.now().getTime(),
+    newId: (name) => `${name}-dry-run-${++made}`,
+    index: snap.index,
+  });
+}
+
+/** The model's replicas holding a place: running or nominated, on a node that is not draining. */
+function onNodes(snap: Snapshot, model: Model, replicas: readonly Replica[]): Replica[] {
+  return replicas.filter(
+    (r) =>
+      r.model === model.name &&
+      r.node !== null &&
+      (r.state === "starting" || r.state === "ready" || r.state === "pending") &&
+      snap.nodesByName.get(r.node)?.state !== "draining",
+  );
 }

@@ -1,0 +1,119 @@
+import {
+  defaultProfile,
+  type HeartbeatReply,
+  type heartbeatSchema,
+  type Model,
+  type Replica,
+} from "@llmgw/domain";
+
+export type ReportedReplica = ReturnType<typeof heartbeatSchema.parse>["replicas"][number];
+
+/**
+ * Live measurements move a little on every beat; they are written when they move by this much
+ * (GB), so a fleet that heartbeats every few seconds does not write every few seconds.
+ */
+export const SIGNIFICANT_GB = 0.5;
+
+/**
+ * A node's replicas after its agent's report (SPEC §3), merged with what the scheduler decided
+ * rather than replaced by the report:
+ *
+ * - a reported replica takes the agent's state and measured memory (one the store does not know is
+ *   added: unmanaged, or started by the agent itself); but one the scheduler marked `stopping`
+ *   stays stopping while the agent still runs it, since the agent stops it on this reply;
+ * - a replica not reported is kept when it is the scheduler's and the agent has not had its turn:
+ *   a catalogue replica `pending` on this node (nominated by preemption, not started yet), or one
+ *   `starting` placed less than `graceMs` ago; every other one is gone (stopped as asked, or lost:
+ *   the scheduler replaces it).
+ */
+export function mergeReport(input: {
+  node: string;
+  reported: readonly ReportedReplica[];
+  /** The store's replicas on this node. */
+  stored: readonly Replica[];
+  /** A reported id the store has on another node, or on none. */
+  elsewhere: (id: string) => Replica | undefined;
+  models: ReadonlyMap<string, Model>;
+  now: string;
+  /** How long a starting replica the agent has not reported is kept; 0 without a scheduler. */
+  graceMs: number;
+}): Replica[] {
+  const { node, stored, models, now } = input;
+  const byId = new Map(stored.map((r) => [r.id, r]));
+  const merged = input.reported.map((reported) => {
+    const known = byId.get(reported.id) ?? input.elsewhere(reported.id);
+    return fromReport(reported, known, models.get(reported.model), node, now);
+  });
+  const reported = new Set(input.reported.map((r) => r.id));
+  const at = Date.parse(now);
+  for (const r of stored) {
+    if (reported.has(r.id) || !models.has(r.model)) continue;
+    const placedRecently = r.state === "starting" && at - Date.parse(r.startedAt) < input.graceMs;
+    if (r.state === "pending" || placedRecently) merged.push(r);
+  }
+  return merged;
+}
+
+function fromReport(
+  reported: ReportedReplica,
+  known: Replica | undefined,
+  model: Model | undefined,
+  node: string,
+  now: string,
+): Replica {
+  const profile = model
+    ? (model.profiles.find((p) => p.name === reported.profile) ?? defaultProfile(model))
+    : undefined;
+  // Stopping, as the scheduler asked, until the agent reports it gone (or failed).
+  const stopping = known?.state === "stopping" && reported.state !== "failed";
+  const measured = reported.measuredMemoryGB ?? null;
+  return {
+    id: reported.id,
+    model: reported.model,
+    profile: reported.profile ?? profile?.name ?? "",
+    node,
+    state: stopping ? "stopping" : reported.state,
+    // A catalogue model's replica holds what its profile asks unless the agent says otherwise; an
+    // unmanaged one holds what it reports.
+    memoryGB: reported.memoryGB ?? profile?.minMemoryGB ?? 0,
+    cpuCores: reported.cpuCores ?? profile?.cpuCores ?? 0,
+    gpus: reported.gpus ?? profile?.gpus ?? 0,
+    measuredMemoryGB: known && close(known.measuredMemoryGB, measured) ? known.measuredMemoryGB : measured,
+    startedAt: known?.startedAt ?? now,
+    reason: stopping ? (known?.reason ?? null) : null,
+  };
+}
+
+export function close(a: number | null, b: number | null): boolean {
+  if (a === null || b === null) return a === b;
+  return Math.abs(a - b) < SIGNIFICANT_GB;
+}
+
+/**
+ * What the node should run: the catalogue's replicas on it that are starting or ready. Pending
+ * ones wait for room (their victims still run); stopping and failed ones are to be stopped.
+ */
+export function desiredReplicas(
+  models: ReadonlyMap<string, Model>,
+  replicas: readonly Replica[],
+): HeartbeatReply["replicas"] {
+  const wanted: HeartbeatReply["replicas"] = [];
+  for (const replica of replicas) {
+    const model = models.get(replica.model);
+    if (!model || (replica.state !== "starting" && replica.state !== "ready")) continue;
+    const profile = model.profiles.find((p) => p.name === replica.profile) ?? defaultProfile(model);
+    if (!profile) continue;
+    wanted.push({
+      id: replica.id,
+      model: model.name,
+      profile: profile.name,
+      engine: profile.engine,
+      source: model.source,
+      args: profile.args,
+      memoryGB: replica.memoryGB,
+      cpuCores: replica.cpuCores,
+      gpus: replica.gpus,
+    });
+  }
+  return wanted;
+}

@@ -1,0 +1,123 @@
+import type { EventType, Schedule } from "@llmgw/domain";
+import type { Deps } from "../deps";
+import { adoptRunningOnDemand, alwaysLeader, type LeaderCheck, ownEvents, runOnce } from "./reconcile";
+import { statsOf } from "./stats";
+
+export { type LeaderCheck, runOnce } from "./reconcile";
+export { statsOf } from "./stats";
+
+export interface SchedulerOptions {
+  /** A run at least this often (ms): catches what no event announces, such as wakes going idle. */
+  intervalMs?: number;
+  /** How long after a change the run starts (ms), so a burst of changes makes one run. */
+  debounceMs?: number;
+  /** Asked before every run; the advisory lock of SPEC §4 slots in here. */
+  leader?: LeaderCheck;
+  log?: (line: string) => void;
+}
+
+export interface Scheduler {
+  /** Asks for a run soon (after the debounce); runs asked for meanwhile are one. */
+  nudge(): void;
+  /** Resolves once no run is waiting or running: for tests, instead of sleeping. */
+  idle(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** What a change must be about to need a run. */
+const TRIGGERS: ReadonlySet<EventType> = new Set([
+  "model.changed",
+  "model.removed",
+  "node.changed",
+  "replica.changed",
+  "quota.changed",
+]);
+
+const running = new WeakMap<Deps, Scheduler>();
+
+/**
+ * The reconcile loop (SPEC §2.6): a run shortly after every change that can matter and every
+ * `intervalMs`, never two at once. Null when LLMGW_SCHEDULER=off: replicas then come only from
+ * agents' heartbeats.
+ */
+export function startScheduler(deps: Deps, options: SchedulerOptions = {}): Scheduler | null {
+  if (!deps.config.scheduler) return null;
+  const { intervalMs = 5_000, debounceMs = 75, leader = alwaysLeader } = options;
+  const log = options.log ?? ((line: string) => console.error(line));
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let current: Promise<void> | null = null;
+  let again = false;
+  let stopped = false;
+  let waiting: (() => void)[] = [];
+
+  const settle = () => {
+    if (timer || current) return;
+    for (const resolve of waiting) resolve();
+    waiting = [];
+  };
+  const run = () => {
+    timer = null;
+    current = runOnce(deps, leader)
+      .then((plan: Schedule | null) => {
+        // Writes a heartbeat overtook were left: plan again from the newer state.
+        if (plan && statsOf(deps).lastSkipped > 0) again = true;
+      })
+      .catch((err: unknown) => log(`llmgw: scheduler run failed: ${String(err)}`))
+      .finally(() => {
+        current = null;
+        if (again && !stopped) {
+          again = false;
+          nudge();
+        }
+        settle();
+      });
+  };
+  // A burst does not push the run back: under a steady stream of heartbeats a resetting
+  // debounce would never fire.
+  const nudge = () => {
+    if (stopped) return;
+    if (current) again = true;
+    else timer ??= setTimeout(run, debounceMs);
+  };
+
+  const unsubscribe = deps.hub.subscribe((event) => {
+    if (!TRIGGERS.has(event.type)) return;
+    if (typeof event.data === "object" && event.data !== null && ownEvents.has(event.data)) return;
+    nudge();
+  });
+  const interval = setInterval(nudge, intervalMs);
+  interval.unref();
+  current = adoptRunningOnDemand(deps)
+    .catch((err: unknown) => log(`llmgw: scheduler could not read the fleet: ${String(err)}`))
+    .finally(() => {
+      current = null;
+      again = false;
+      nudge();
+    });
+
+  const scheduler: Scheduler = {
+    nudge,
+    idle: () =>
+      new Promise<void>((resolve) => {
+        waiting.push(resolve);
+        settle();
+      }),
+    async stop() {
+      stopped = true;
+      unsubscribe();
+      clearInterval(interval);
+      if (timer) clearTimeout(timer);
+      timer = null;
+      await current;
+      settle();
+      running.delete(deps);
+    },
+  };
+  running.set(deps, scheduler);
+  return scheduler;
+}
+
+/** Asks this app's scheduler, if one runs, for a run soon (a wake announces no event of its own). */
+export function nudgeScheduler(deps: Deps): void {
+  running.get(deps)?.nudge();
+}

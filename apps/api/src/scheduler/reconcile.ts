@@ -1,0 +1,121 @@
+import { randomUUID } from "node:crypto";
+import { modeOf, type Replica, type Schedule, schedule, scheduleWrites } from "@llmgw/domain";
+import type { Deps } from "../deps";
+import { type Announce, commit } from "../services/commit";
+import type { Snapshot } from "../world";
+import { statsOf } from "./stats";
+
+/** Whether this process may place replicas now (SPEC §4: one process at a time, by advisory lock). */
+export type LeaderCheck = () => Promise<boolean>;
+export const alwaysLeader: LeaderCheck = async () => true;
+
+/** Data objects of the events the scheduler published: the loop does not wake itself up for them. */
+export const ownEvents = new WeakSet<object>();
+
+/** Runs never overlap, whoever starts them (the loop, a test, a route): each waits for the last. */
+const queues = new WeakMap<Deps, Promise<unknown>>();
+
+/**
+ * One reconcile (SPEC §2.6): loads the snapshot, forgets on-demand wakes that have gone idle,
+ * plans, and stores the decisions in one transaction with a `replica.changed` event each. Null
+ * when this process is not to schedule (LLMGW_SCHEDULER=off, or not the leader).
+ */
+export function runOnce(deps: Deps, leader: LeaderCheck = alwaysLeader): Promise<Schedule | null> {
+  const run = (queues.get(deps) ?? Promise.resolve())
+    .catch(() => undefined)
+    .then(() => reconcile(deps, leader));
+  queues.set(deps, run);
+  return run;
+}
+
+async function reconcile(deps: Deps, leader: LeaderCheck): Promise<Schedule | null> {
+  if (!deps.config.scheduler || !(await leader())) return null;
+  const stats = statsOf(deps);
+  const started = performance.now();
+  try {
+    const snap = await deps.world.snapshot();
+    const now = deps.now().getTime();
+    forgetIdleWakes(deps, snap, now);
+    const plan = schedule({
+      models: snap.models,
+      nodes: snap.nodes,
+      replicas: snap.replicas,
+      classes: snap.classes,
+      quotas: snap.quotas,
+      wakes: deps.wakes,
+      now,
+      newId: (model) => `${model}-${randomUUID().slice(0, 8)}`,
+      index: snap.index,
+    });
+    const skipped = await apply(deps, snap, plan);
+    stats.recordRun(plan, (performance.now() - started) / 1000, skipped);
+    return plan;
+  } catch (err) {
+    stats.recordError((performance.now() - started) / 1000);
+    throw err;
+  }
+}
+
+/**
+ * Stores a plan. A replica it changes that an agent's heartbeat changed (or removed) since the
+ * snapshot is left alone: the report is newer than the plan, and the next run plans from it.
+ * Returns how many writes were left.
+ */
+async function apply(deps: Deps, snap: Snapshot, plan: Schedule): Promise<number> {
+  const writes = scheduleWrites(plan);
+  if (writes.length === 0) return 0;
+  const planned = new Map<string, Replica>();
+  for (const r of snap.replicas) planned.set(r.id, r);
+  return commit(deps, async (tx) => {
+    const nodes = new Set<string>();
+    for (const { replica } of writes) {
+      const was = planned.get(replica.id);
+      if (was?.node) nodes.add(was.node);
+    }
+    const current = new Map<string, string>();
+    for (const node of nodes)
+      for (const r of await tx.replicas.listByNode(node)) current.set(r.id, JSON.stringify(r));
+    const events: Announce[] = [];
+    let skipped = 0;
+    for (const { replica, removed } of writes) {
+      const was = planned.get(replica.id);
+      if (was?.node && current.get(replica.id) !== JSON.stringify(was)) {
+        skipped += 1;
+        continue;
+      }
+      if (removed) await tx.replicas.remove(replica.id);
+      else await tx.replicas.upsert(replica);
+      const data = removed ? { ...replica, removed: true } : replica;
+      ownEvents.add(data);
+      events.push({ type: "replica.changed", data });
+    }
+    return { result: skipped, events };
+  });
+}
+
+/** Ends wakes older than their model's idle timeout, and wakes of models no longer on demand. */
+function forgetIdleWakes(deps: Deps, snap: Snapshot, now: number): void {
+  for (const [name, wokenAt] of deps.wakes) {
+    const model = snap.modelsByName.get(name);
+    if (
+      !model ||
+      modeOf(model.scaling) !== "ondemand" ||
+      now - wokenAt >= model.scaling.idleTimeoutSeconds * 1000
+    )
+      deps.wakes.delete(name);
+  }
+}
+
+/**
+ * At start, on-demand models already running count as woken now: wakes live in memory, and a
+ * restart must not stop what was serving a moment ago. They stop after a full idle timeout.
+ */
+export async function adoptRunningOnDemand(deps: Deps): Promise<void> {
+  const snap = await deps.world.snapshot();
+  const now = deps.now().getTime();
+  for (const r of snap.replicas) {
+    const model = snap.modelsByName.get(r.model);
+    if (!model || modeOf(model.scaling) !== "ondemand" || deps.wakes.has(model.name)) continue;
+    if (r.state === "starting" || r.state === "ready") deps.wakes.set(model.name, now);
+  }
+}

@@ -1,0 +1,82 @@
+import type { FleetIndex } from "./fleetIndex";
+import { Planner } from "./schedulePlanner";
+import type { Class, Model, Node, Quota, Replica } from "./schemas";
+
+export { wantedReplicas } from "./scheduleRules";
+
+export interface ScheduleInput {
+  models: readonly Model[];
+  nodes: readonly Node[];
+  replicas: readonly Replica[];
+  classes: readonly Class[];
+  quotas: readonly Quota[];
+  /** On-demand models woken, with when (ms since the epoch). */
+  wakes: ReadonlyMap<string, number>;
+  /** ms since the epoch. */
+  now: number;
+  /** An id for a new replica of `model`, unique among all replicas. */
+  newId: (model: string) => string;
+  /**
+   * The index of these nodes, replicas and classes and of these models, when the caller has it. A
+   * model's scaling may differ from the indexed one's (a dry run of a new target); its class,
+   * owner and profiles may not.
+   */
+  index?: FleetIndex;
+}
+
+/** A replica preempted: marked stopping, for the replica of a higher class that needs its room. */
+export interface Eviction {
+  replica: Replica;
+  className: string;
+  preemptor: { model: string; replica: string; className: string };
+}
+
+/** Wanted replicas that were not even made pending: the owner's quota has no room for them. */
+export interface HeldBack {
+  model: string;
+  replicas: number;
+  reason: string;
+}
+
+/**
+ * One reconcile's decisions (SPEC §2.6), each a replica as it should be stored next. Applying
+ * them and planning again decides nothing new until the agents or the catalogue move.
+ */
+export interface Schedule {
+  /**
+   * Replicas put on a node: `starting` on free capacity, or `pending` with a node when preemption
+   * made room there: the victims hold their resources until their agent reports them gone, so it
+   * waits, nominated, and a later run starts it (its reason says what it waits for).
+   */
+  place: Replica[];
+  /**
+   * Preempted, their reason naming the preemptor: running ones now `stopping`; a pending one
+   * nominated on that node loses its place and is placed again like any pending one (`replica`
+   * is where it ended up).
+   */
+  evict: Eviction[];
+  /** `stopping`: more than wanted (newest first), or moved off a draining node once replaced. */
+  stop: Replica[];
+  /** Not placed (`pending`, no node), new or with a new reason, in numbers. */
+  pending: Replica[];
+  /**
+   * Pending replicas on no node no longer wanted, or left by a model since removed: deleted (they
+   * ran nowhere and hold nothing on a node).
+   */
+  remove: Replica[];
+  heldBack: HeldBack[];
+}
+
+/**
+ * The planner (SPEC §2.6): models in descending class rank (then name), each brought to its
+ * wanted count. A missing replica goes on free capacity (binpacking), else where preemption of
+ * strictly lower classes is cheapest (`Room.preempt`), else stays pending with its reason; an
+ * existing pending replica is placed before a new one is made, and a new one only within the
+ * owner's quota (pending replicas count). Extra replicas stop, pending first, then newest.
+ * Replicas on draining nodes are replaced elsewhere first and stopped once the replacements are
+ * ready. Replicas of models the catalogue does not know are never touched; failed ones hold
+ * nothing and are replaced. Pure: the same input gives the same decisions (ids from `newId`).
+ */
+export function schedule(input: ScheduleInput): Schedule {
+  return new Planner(input).run();
+}

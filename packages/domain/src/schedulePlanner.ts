@@ -1,0 +1,306 @@
+import { type FleetIndex, type IndexedModel, indexFleet } from "./fleetIndex";
+import { replicaNeed } from "./need";
+import { type Placement, placementKey, placementOf } from "./placement";
+import type { Eviction, HeldBack, Schedule, ScheduleInput } from "./schedule";
+import { ChangeLog, QuotaLedger, sameNeed } from "./scheduleLedger";
+import { unplacedReason } from "./scheduleReasons";
+import { isLive, Room } from "./scheduleRoom";
+import { compareText, extraFirst, oldestFirst, wantedReplicas } from "./scheduleRules";
+import type { Model, Replica, Resources } from "./schemas";
+
+/** A model's replicas as this run has left them so far. */
+interface Sorted {
+  /** Pending, on no node. */
+  unplaced: Replica[];
+  /** Running or nominated on a node that is not draining (or on a node never reported). */
+  settled: Replica[];
+  /** Running on a draining node. */
+  moving: Replica[];
+}
+
+/**
+ * One run of the planner (see `schedule`), in two passes over the models, highest class first.
+ * The first settles what each model holds: it drops nominations that no longer hold, pending
+ * replicas asking for a need the model no longer has, and extras, and starts nominated replicas
+ * whose victims are gone. The second places what is missing and moves replicas off draining
+ * nodes. Everything that frees room happens in the first pass, so no model finds room on the next
+ * run that a later model freed on this one: planning its own output again decides nothing.
+ */
+export class Planner {
+  readonly index: FleetIndex;
+  readonly room: Room;
+  readonly #at: string;
+  readonly #changes = new ChangeLog();
+  readonly #heldBack: HeldBack[] = [];
+  readonly #placements = new Map<string, Placement>();
+  /**
+   * Shapes (need, rank, placement) that found no room, with `Room.releases` then: room only
+   * shrinks while models are placed, except when a nominated replica gives its place back.
+   */
+  readonly #nowhere = new Map<string, number>();
+  /** Models the first pass left holding exactly what they want. */
+  readonly #done = new Set<string>();
+  readonly #quota: QuotaLedger;
+  /** Replicas left without a node, by model: their reasons are worked out once the run is over. */
+  readonly #unplaced = new Map<string, { entry: IndexedModel; replicas: Replica[] }>();
+
+  constructor(readonly input: ScheduleInput) {
+    this.index = input.index ?? indexFleet(input);
+    this.room = new Room(this.index);
+    this.#at = new Date(input.now).toISOString();
+    this.#quota = new QuotaLedger(input.quotas, this.index);
+  }
+
+  run(): Schedule {
+    const byModel = new Map<string, Replica[]>();
+    for (const r of this.input.replicas) {
+      if (!this.index.models.has(r.model)) {
+        // No agent reports a replica without a node: this one the scheduler made, for a model since removed.
+        if (r.node === null) this.#changes.set(r, null);
+        continue;
+      }
+      const list = byModel.get(r.model);
+      if (list) list.push(r);
+      else byModel.set(r.model, [r]);
+    }
+    // The models as given, ranked by the index: their scaling may differ from the indexed ones.
+    const order = this.input.models
+      .map((model): IndexedModel => {
+        const indexed = this.index.models.get(model.name);
+        if (!indexed) throw new Error(`the index given to schedule does not hold model ${model.name}`);
+        return { ...indexed, model };
+      })
+      .sort((a, b) => b.rank - a.rank || compareText(a.model.name, b.model.name));
+    for (const entry of order) this.#settle(entry, byModel.get(entry.model.name) ?? []);
+    for (const entry of order) this.#fill(entry, byModel.get(entry.model.name) ?? []);
+    // Reasons last: read against the run's final state, they read the same on the next run.
+    // Models of one need and placement share a reason: worked out once.
+    const reasons = new Map<string, string>();
+    for (const { entry, replicas } of this.#unplaced.values()) {
+      const need = replicaNeed(entry.model);
+      const key = `${need.memoryGB},${need.cpuCores},${need.gpus}\u0000${placementKey(entry.model)}`;
+      const reason = reasons.get(key) ?? unplacedReason(this.room, this.#placementOf(entry.model), need);
+      reasons.set(key, reason);
+      for (const r of replicas) this.#set(r, { ...r, node: null, state: "pending", reason });
+    }
+    return this.#changes.schedule(this.#heldBack);
+  }
+
+  /** First pass: what the model holds, made consistent; extras go, pending first, then newest. */
+  #settle(entry: IndexedModel, records: readonly Replica[]): void {
+    const wanted = this.#wanted(entry.model);
+    const { unplaced, settled, moving } = this.#sort(entry, records, true);
+    const extras =
+      settled.length > wanted ? [...settled].sort(extraFirst).slice(0, settled.length - wanted) : [];
+    for (const r of extras) this.#retire(entry, r, `more replicas than wanted (${wanted})`);
+    const kept = settled.length - extras.length;
+    if (unplaced.length > wanted - kept) {
+      unplaced.sort(oldestFirst);
+      for (const r of unplaced.slice(Math.max(0, wanted - kept))) this.#remove(entry.model, r);
+    }
+    const retired = new Set(extras);
+    for (const r of settled) if (!retired.has(r)) this.#startIfRoom(r);
+    // Most models hold what they want: the second pass skips them unless a higher class evicts one.
+    if (kept === wanted && moving.length === 0) this.#done.add(entry.model.name);
+  }
+
+  /** Second pass: places what is missing, then moves replicas off draining nodes. */
+  #fill(entry: IndexedModel, records: readonly Replica[]): void {
+    const { model } = entry;
+    if (this.#done.has(model.name)) return;
+    const need = replicaNeed(model);
+    const wanted = this.#wanted(model);
+    const placement = this.#placementOf(model);
+    const { unplaced, settled, moving } = this.#sort(entry, records, false);
+    unplaced.sort(oldestFirst);
+    const known = need.memoryGB > 0 || need.cpuCores > 0 || need.gpus > 0;
+    const shape = `${need.memoryGB},${need.cpuCores},${need.gpus},${entry.rankSlot}\u0000${placementKey(model)}`;
+    // A model of the same need, class and placement found no room, and no room has been freed since.
+    let full = !known || this.#nowhere.get(shape) === this.room.releases;
+    const missing = wanted - settled.length;
+    for (let i = 0; i < missing; i++) {
+      let record = unplaced[i];
+      if (!record) {
+        const refusal = this.#quota.refuses(model.owner, need);
+        if (refusal) {
+          this.#heldBack.push({ model: model.name, replicas: missing - i, reason: refusal });
+          break;
+        }
+        record = this.#create(model, need);
+      }
+      // Once one replica fits nowhere, the next fits nowhere either: the search is skipped.
+      if (!full && !this.#place(entry, record, need, placement)) {
+        full = true;
+        this.#nowhere.set(shape, this.room.releases);
+      }
+      if (full) this.#leaveUnplaced(entry, record);
+    }
+    // Replace first, then stop: the replicas on a draining node serve until enough ready ones run elsewhere.
+    const ready = settled.filter((r) => r.state === "ready").length;
+    if (moving.length > 0 && ready >= wanted)
+      for (const r of moving) this.#stop(entry, r, `moved off ${r.node ?? "its node"}, which is draining`);
+  }
+
+  /**
+   * The model's replicas by where they stand. With `tidy`, a nominated replica whose node can no
+   * longer take it loses its place, and a pending one asking for a need the model no longer has
+   * is dropped (a new one is made within the quota).
+   */
+  #sort(entry: IndexedModel, records: readonly Replica[], tidy: boolean): Sorted {
+    const { index, room } = this;
+    const need = replicaNeed(entry.model);
+    const placement = this.#placementOf(entry.model);
+    const sorted: Sorted = { unplaced: [], settled: [], moving: [] };
+    for (const stored of records) {
+      // As this run has left it: a higher class may have evicted it by now.
+      const r = this.#current(stored);
+      if (r === null || r.state === "stopping" || r.state === "failed") continue;
+      const slot = r.node === null ? undefined : index.nodeSlots.get(r.node);
+      if (r.state === "pending" && tidy && !sameNeed(r, need)) {
+        if (slot !== undefined) room.release(slot, r, entry.rankSlot);
+        this.#remove(entry.model, r);
+      } else if (r.node === null) sorted.unplaced.push(r);
+      // On a node that never reported: nothing to go by, so it is left as it is.
+      else if (slot === undefined) sorted.settled.push(r);
+      else if (r.state === "pending") {
+        if (!tidy || (placement.blocked[slot] !== 1 && room.fitsOnceStopped(slot, r))) {
+          sorted.settled.push(r);
+          continue;
+        }
+        room.release(slot, r, entry.rankSlot);
+        const back: Replica = { ...r, node: null };
+        this.#set(r, back);
+        sorted.unplaced.push(back);
+      } else if (index.nodes[slot]?.node.state === "draining") sorted.moving.push(r);
+      else sorted.settled.push(r);
+    }
+    return sorted;
+  }
+
+  /** Places one replica on free capacity, else by preemption; false when neither has room. */
+  #place(entry: IndexedModel, record: Replica, need: Resources, placement: Placement): boolean {
+    const slot = this.room.bestFree(need, placement.blocked);
+    if (slot >= 0) {
+      this.room.hold(slot, need, false);
+      const node = this.#nodeName(slot);
+      this.#set(record, { ...record, node, state: "starting", startedAt: this.#at, reason: null });
+      return true;
+    }
+    const preemption = this.room.preempt(need, entry.rankSlot, placement.blocked);
+    if (!preemption) return false;
+    const node = this.#nodeName(preemption.slot);
+    const { victims } = preemption;
+    const by = `${entry.model.name} (${entry.model.class})`;
+    for (const victim of victims) {
+      const r = victim.replica;
+      this.#done.delete(r.model);
+      const eviction = {
+        className: victim.className,
+        preemptor: { model: entry.model.name, replica: record.id, className: entry.model.class },
+      };
+      if (r.state === "pending") {
+        this.room.release(preemption.slot, r, victim.rankSlot);
+        this.#set(r, { ...r, node: null, reason: `lost its place on ${node} to ${by}` }, eviction);
+      } else {
+        this.room.stop(preemption.slot, r, victim.rankSlot);
+        this.#set(
+          r,
+          { ...r, state: "stopping", reason: `preempted by ${by}, which needs its room on ${node}` },
+          eviction,
+        );
+      }
+    }
+    this.room.hold(preemption.slot, need, true);
+    // Room reserved for another nominated replica may be free now: then it starts at once.
+    if (this.room.fitsRunning(preemption.slot, need)) {
+      this.room.promote(preemption.slot, need);
+      this.#set(record, { ...record, node, state: "starting", startedAt: this.#at, reason: null });
+      return true;
+    }
+    const waits =
+      victims.length > 0
+        ? `waits on ${node} for ${victims.length} preempted replica${victims.length === 1 ? "" : "s"} to stop`
+        : `waits on ${node} for the replicas stopping there to leave`;
+    this.#set(record, { ...record, node, state: "pending", startedAt: this.#at, reason: waits });
+    return true;
+  }
+
+  /** A nominated replica whose node now has room beside what runs there starts. */
+  #startIfRoom(r: Replica): void {
+    const slot = r.node === null || r.state !== "pending" ? undefined : this.index.nodeSlots.get(r.node);
+    if (slot === undefined || !this.room.fitsRunning(slot, r)) return;
+    this.room.promote(slot, r);
+    this.#set(r, { ...r, state: "starting", startedAt: this.#at, reason: null });
+  }
+
+  /** An extra replica: a nominated one is dropped (it runs nowhere), a running one stops. */
+  #retire(entry: IndexedModel, r: Replica, reason: string): void {
+    const slot = r.node === null ? undefined : this.index.nodeSlots.get(r.node);
+    if (r.state === "pending") {
+      if (slot !== undefined) this.room.release(slot, r, entry.rankSlot);
+      this.#remove(entry.model, r);
+    } else this.#stop(entry, r, reason);
+  }
+
+  #stop(entry: IndexedModel, r: Replica, reason: string): void {
+    const slot = r.node === null ? undefined : this.index.nodeSlots.get(r.node);
+    if (slot !== undefined) this.room.stop(slot, r, isLive(r) ? entry.rankSlot : undefined);
+    this.#set(r, { ...r, state: "stopping", reason });
+  }
+
+  #remove(model: Model, r: Replica): void {
+    this.#quota.charge(model.owner, r, -1);
+    this.#set(r, null);
+  }
+
+  #create(model: Model, need: Resources): Replica {
+    this.#quota.charge(model.owner, need, 1);
+    const record: Replica = {
+      id: this.input.newId(model.name),
+      model: model.name,
+      profile: model.profiles[0]?.name ?? "",
+      node: null,
+      state: "pending",
+      ...need,
+      measuredMemoryGB: null,
+      startedAt: this.#at,
+      reason: null,
+    };
+    this.#changes.add(record);
+    return record;
+  }
+
+  #wanted(model: Model): number {
+    return wantedReplicas(model, this.input.wakes.get(model.name), this.input.now);
+  }
+
+  #leaveUnplaced(entry: IndexedModel, r: Replica): void {
+    const list = this.#unplaced.get(entry.model.name);
+    if (list) list.replicas.push(r);
+    else this.#unplaced.set(entry.model.name, { entry, replicas: [r] });
+  }
+
+  #placementOf(model: Model): Placement {
+    const key = placementKey(model);
+    let placement = this.#placements.get(key);
+    if (!placement) {
+      placement = placementOf(this.index, model);
+      this.#placements.set(key, placement);
+    }
+    return placement;
+  }
+
+  #nodeName(slot: number): string {
+    const record = this.index.nodes[slot];
+    if (!record) throw new Error(`no node at slot ${slot}`);
+    return record.node.name;
+  }
+
+  #current(r: Replica): Replica | null {
+    return this.#changes.current(r);
+  }
+
+  #set(before: Replica, after: Replica | null, eviction?: Omit<Eviction, "replica">): void {
+    this.#changes.set(before, after, eviction);
+  }
+}

@@ -1,0 +1,42 @@
+import { modeOf } from "./runModes";
+import type { Model, Replica } from "./schemas";
+
+// The small rules the planner goes by: how many replicas a model wants, and in which order
+// replicas go when only some of them do.
+
+/**
+ * How many replicas the scheduler wants of a model (SPEC §2.6): `min` for always; for on demand,
+ * one while a wake is younger than the idle timeout (and `max` allows one); none when stopped.
+ */
+export function wantedReplicas(
+  model: Pick<Model, "scaling">,
+  wokenAt: number | undefined,
+  now: number,
+): number {
+  const { scaling } = model;
+  switch (modeOf(scaling)) {
+    case "always":
+      return scaling.min;
+    case "ondemand":
+      return wokenAt !== undefined && now - wokenAt < scaling.idleTimeoutSeconds * 1000
+        ? Math.min(1, scaling.max)
+        : 0;
+    case "stopped":
+      return 0;
+  }
+}
+
+/** Which extra replica goes first: pending ones (they run nothing), then the newest. */
+export function extraFirst(a: Replica, b: Replica): number {
+  const pending = Number(b.state === "pending") - Number(a.state === "pending");
+  return pending || compareText(b.startedAt, a.startedAt) || compareText(b.id, a.id);
+}
+
+/** Which pending replica is placed first: the oldest. */
+export function oldestFirst(a: Replica, b: Replica): number {
+  return compareText(a.startedAt, b.startedAt) || compareText(a.id, b.id);
+}
+
+export function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
