@@ -99,9 +99,22 @@ export async function target({
  */
 function plan(deps: Deps, snap: Snapshot, model: Model, replicas: number): Schedule {
   const wanting: Model = { ...model, scaling: { ...model.scaling, min: replicas, max: replicas } };
+  // Every other model wants what it holds now: the question is whether N of this model fit on
+  // the fleet as it is, not what the scheduler would do for models it has not placed yet (with
+  // the scheduler off, or mid-way, their missing replicas would otherwise take this room).
+  const holding = new Map<string, number>();
+  for (const r of snap.replicas) {
+    if (r.node !== null && r.state !== "failed" && r.state !== "stopping") {
+      holding.set(r.model, (holding.get(r.model) ?? 0) + 1);
+    }
+  }
+  const asIs = (m: Model): Model => {
+    const held = holding.get(m.name) ?? 0;
+    return { ...m, scaling: { ...m.scaling, min: held, max: held } };
+  };
   let made = 0;
   return schedule({
-    models: snap.models.map((m) => (m.name === model.name ? wanting : m)),
+    models: snap.models.map((m) => (m.name === model.name ? wanting : asIs(m))),
     nodes: snap.nodes,
     replicas: snap.replicas,
     classes: snap.classes,
