@@ -4,6 +4,7 @@ import { serveStatic } from "@hono/node-server/serve-static";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
+import { type Auth, authorize, createAuth, securityHeaders } from "./auth";
 import type { Deps } from "./deps";
 import type { AppEnv } from "./env";
 import { AppError, errorBody, respondError } from "./errors";
@@ -16,6 +17,8 @@ import { agentRoutes, capacityRoutes, fleetRoutes } from "./routes/fleet";
 import { mirrorRoutes } from "./routes/mirror";
 import { modelRoutes } from "./routes/models";
 import { quotaRoutes } from "./routes/quotas";
+import { sessionRoutes } from "./routes/session";
+import { tokenRoutes } from "./routes/tokens";
 
 export type AppOptions = {
   /** The built dashboard (apps/web/dist); the SPA answers every unknown non-API path. */
@@ -23,7 +26,7 @@ export type AppOptions = {
 };
 
 /** The API routes, chained so their types make the typed client (`hc<AppType>`). */
-function apiRoutes(deps: Deps) {
+function apiRoutes(deps: Deps, auth: Auth) {
   return new Hono<AppEnv>()
     .route("/models", modelRoutes(deps))
     .route("/fleet", fleetRoutes(deps))
@@ -33,23 +36,39 @@ function apiRoutes(deps: Deps) {
     .route("/audit", auditRoutes(deps))
     .route("/events", eventRoutes(deps.hub, deps.store.events))
     .route("/", capacityRoutes(deps))
+    .route("/tokens", tokenRoutes(deps, auth))
+    .route("/session", sessionRoutes(deps, auth))
     .get("/openapi.json", (c) => c.json(openApiDocument()));
 }
 
+/**
+ * The whole HTTP surface. Order matters: timings and security headers wrap everything (refusals
+ * included); `authorize` runs before any route, reading who may call what from auth/access.ts.
+ */
 export function createApp(deps: Deps, options: AppOptions = {}) {
   const timings = new HttpTimings();
+  const auth = createAuth(deps);
   const app = new Hono<AppEnv>();
   app.onError((err, c) => {
     if (err instanceof HTTPException && !(err instanceof AppError)) {
       const status = err.status;
+      // Hono's own 400 is a body its validator could not parse: name the body as the field.
+      const fields = status === 400 ? { body: err.message } : undefined;
       return c.json(
-        errorBody(new AppError(status, status === 413 ? "payload_too_large" : "bad_request", err.message)),
+        errorBody(
+          new AppError(status, status === 413 ? "payload_too_large" : "bad_request", err.message, fields),
+        ),
         status,
       );
     }
     return respondError(err, c);
   });
+  app.notFound((c) =>
+    c.json(errorBody(new AppError(404, "not_found", `nothing here: ${c.req.method} ${c.req.path}`)), 404),
+  );
   app.use("*", timings.middleware());
+  app.use("*", securityHeaders());
+  app.use("*", authorize(auth));
   app.use(
     "/api/*",
     bodyLimit({
@@ -58,11 +77,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
         c.json(errorBody(new AppError(413, "payload_too_large", "the body is larger than 1 MiB")), 413),
     }),
   );
-  app.use("/api/*", async (c, next) => {
-    c.set("actor", "local");
-    await next();
-  });
-  const api = apiRoutes(deps);
+  const api = apiRoutes(deps, auth);
   app.route("/api/v1", api);
   app.all("/api/*", (c) =>
     c.json(errorBody(new AppError(404, "not_found", `no such endpoint: ${c.req.method} ${c.req.path}`)), 404),

@@ -14,17 +14,39 @@ const hostPort = z
 export const roleSchema = z.enum(["viewer", "operator", "admin", "agent"]);
 export type Role = z.infer<typeof roleSchema>;
 
+/** Audit entries name these as `by` for the token-less server and the file: no token may take them. */
+export const RESERVED_ACTORS = ["local", "config"] as const;
+
+export const tokenNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9._:-]{1,64}$/, "1–64 characters of letters, digits and . _ : -")
+  .refine((name) => !(RESERVED_ACTORS as readonly string[]).includes(name), {
+    message: `"local" and "config" are reserved: audit entries use them for the token-less server and the file`,
+  });
+
 export const tokenConfigSchema = z.strictObject({
-  name: z.string().min(1).max(64),
+  name: tokenNameSchema,
   role: roleSchema,
-  sha256: z.string().regex(/^[0-9a-f]{64}$/i, "expected the 64 hex digits of the token's SHA-256"),
+  // Lower-cased once here, so every later comparison is of one spelling.
+  sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/i, "expected the 64 hex digits of the token's SHA-256")
+    .transform((hex) => hex.toLowerCase()),
 });
+
+/** Idle time after which a browser session ends, unless the file or LLMGW_SESSION_TTL_SECONDS says. */
+export const DEFAULT_SESSION_TTL_SECONDS = 12 * 60 * 60;
+const sessionTtl = z
+  .int()
+  .min(1)
+  .max(30 * 24 * 60 * 60);
 
 export const configFileSchema = z.strictObject({
   listen: hostPort.optional(),
   dataDir: z.string().min(1).optional(),
   mirror: z.strictObject({ dir: z.string().min(1).optional(), baseUrl: z.url().optional() }).optional(),
   heartbeatSeconds: z.int().positive().max(3600).optional(),
+  sessionTtlSeconds: sessionTtl.optional(),
   classes: z.array(classSchema.strict()).optional(),
   quotas: z.array(quotaSchema.strict()).optional(),
   tokens: z.array(tokenConfigSchema).optional(),
@@ -39,6 +61,8 @@ export type Config = {
   dataDir: string;
   mirror: { dir: string; baseUrl: string };
   heartbeatSeconds: number;
+  /** A browser session ends after this long without a request (LLMGW_SESSION_TTL_SECONDS). */
+  sessionTtlSeconds: number;
   classes: ConfigFile["classes"];
   quotas: NonNullable<ConfigFile["quotas"]>;
   tokens: NonNullable<ConfigFile["tokens"]>;
@@ -71,12 +95,18 @@ export function loadConfig(flags: ConfigOverrides = {}, env: NodeJS.ProcessEnv =
   const dataDir = absolute(flags.dataDir ?? env.LLMGW_DATA_DIR ?? parsed.dataDir ?? "./data", base);
   const mirrorDir = parsed.mirror?.dir ? absolute(parsed.mirror.dir, base) : join(dataDir, "mirror");
   const baseUrl = (parsed.mirror?.baseUrl ?? `http://${listenText}`).replace(/\/+$/, "");
+  const ttlText = env.LLMGW_SESSION_TTL_SECONDS;
+  const ttl = ttlText === undefined || ttlText === "" ? undefined : sessionTtl.safeParse(Number(ttlText));
+  if (ttl && !ttl.success) {
+    throw new ConfigError(`LLMGW_SESSION_TTL_SECONDS: "${ttlText}": expected whole seconds, 1 to 2592000`);
+  }
   return {
     file,
     listen,
     dataDir,
     mirror: { dir: mirrorDir, baseUrl },
     heartbeatSeconds: parsed.heartbeatSeconds ?? 5,
+    sessionTtlSeconds: ttl?.data ?? parsed.sessionTtlSeconds ?? DEFAULT_SESSION_TTL_SECONDS,
     classes: parsed.classes,
     quotas: parsed.quotas ?? [],
     tokens: parsed.tokens ?? [],
@@ -131,6 +161,18 @@ function checkConsistency(file: string, cfg: ConfigFile): ConfigFile {
         throw new ConfigError(`${file}: models[${i}]: the name "${name}" is already used by ${first}`);
       seen.set(name, `models[${i}]`);
     }
+  }
+  const tokenNames = new Map<string, number>();
+  const tokenHashes = new Map<string, number>();
+  for (const [i, token] of (cfg.tokens ?? []).entries()) {
+    const sameName = tokenNames.get(token.name);
+    if (sameName !== undefined)
+      throw new ConfigError(`${file}: tokens[${i}].name: "${token.name}" is already tokens[${sameName}]`);
+    const sameHash = tokenHashes.get(token.sha256);
+    if (sameHash !== undefined)
+      throw new ConfigError(`${file}: tokens[${i}].sha256: the same token as tokens[${sameHash}]`);
+    tokenNames.set(token.name, i);
+    tokenHashes.set(token.sha256, i);
   }
   const classNames = new Set((cfg.classes ?? defaultClassNames).map((c) => c.name));
   for (const [i, model] of (cfg.models ?? []).entries()) {

@@ -1,2 +1,8 @@
-/** What middleware puts on the context for handlers: who is asking, for audit entries' `by`. */
-export type AppEnv = { Variables: { actor: string } };
+import type { Principal } from "./auth/principal";
+
+/**
+ * What middleware puts on the context for handlers: who is asking. `actor` is the audit entries'
+ * `by` (the token's name, or "local" on a server without tokens); `principal` adds the role and
+ * how the request proved it (for the session and token routes).
+ */
+export type AppEnv = { Variables: { actor: string; principal: Principal } };

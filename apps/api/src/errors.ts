@@ -12,6 +12,8 @@ export class AppError extends Error {
     readonly fields?: Record<string, string>,
     /** Extra members of the body beside `error` (the 412's current model, say). */
     readonly extra?: Record<string, unknown>,
+    /** Response headers the refusal needs (WWW-Authenticate, Retry-After). */
+    readonly headers?: Record<string, string>,
   ) {
     super(message);
   }
@@ -19,22 +21,42 @@ export class AppError extends Error {
 
 export const notFound = (what: string) => new AppError(404, "not_found", `${what} was not found`);
 
+/**
+ * 401: no credentials, or ones that do not check out. `WWW-Authenticate` says how to authenticate
+ * (RFC 6750), with `invalid_token` when a token or session was presented and refused.
+ */
+export function unauthorized(message: string, presented: boolean, headers: Record<string, string> = {}) {
+  const challenge = presented ? 'Bearer realm="llmgw", error="invalid_token"' : 'Bearer realm="llmgw"';
+  return new AppError(401, "unauthorized", message, undefined, undefined, {
+    "WWW-Authenticate": challenge,
+    ...headers,
+  });
+}
+
+/** 403: who is asking is known, and may not do this. */
+export const forbidden = (message: string) => new AppError(403, "forbidden", message);
+
 export function badRequest(message: string, fields?: Record<string, string>): AppError {
   return new AppError(400, "bad_request", message, fields);
 }
 
-/** Zod issues keyed by their dotted path (`profiles.0.minMemoryGB`), one message per field. */
+/**
+ * Zod issues keyed by their dotted path (`profiles.0.minMemoryGB`), one message per field. Built in
+ * a Map: a client's key `__proto__` assigned to a plain object would vanish into its prototype and
+ * leave a 400 that names no field.
+ */
 export function fieldsOf(error: z.ZodError, prefix: ReadonlyArray<PropertyKey> = []): Record<string, string> {
-  const fields: Record<string, string> = {};
+  const fields = new Map<string, string>();
   for (const issue of error.issues) {
     const keys =
       issue.code === "unrecognized_keys" ? issue.keys.map((k) => [...issue.path, k]) : [issue.path];
     for (const path of keys) {
       const key = [...prefix, ...path].map(String).join(".") || "body";
-      fields[key] ??= issue.code === "unrecognized_keys" ? "not a field of this request" : issue.message;
+      if (!fields.has(key))
+        fields.set(key, issue.code === "unrecognized_keys" ? "not a field of this request" : issue.message);
     }
   }
-  return fields;
+  return Object.fromEntries(fields);
 }
 
 export function invalid(error: z.ZodError, where = "the request body"): AppError {
@@ -50,9 +72,12 @@ export function errorBody(err: AppError): ApiError & Record<string, unknown> {
   return { ...err.extra, error };
 }
 
-/** Hono's onError: known errors keep their status; anything else is a 500 with no internals. */
+/**
+ * Hono's onError: known errors keep their status; anything else is a 500 whose body says nothing of
+ * the cause (no message, stack or SQL: those go to the server's log only).
+ */
 export function respondError(err: unknown, c: Context): Response {
-  if (err instanceof AppError) return c.json(errorBody(err), err.status);
+  if (err instanceof AppError) return c.json(errorBody(err), err.status, err.headers);
   if (isBodyTooLarge(err))
     return c.json(errorBody(new AppError(413, "payload_too_large", "body too large")), 413);
   console.error("llmgw: unexpected error", err);

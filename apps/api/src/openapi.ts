@@ -20,6 +20,7 @@ import {
   targetResultSchema,
 } from "@llmgw/domain";
 import { z } from "zod";
+import { signInSchema, tokenCreateSchema } from "./auth/schemas";
 
 // GET /api/v1/openapi.json, generated from the very schemas the routes validate with.
 
@@ -43,6 +44,8 @@ const components = {
   AuditEntry: [auditEntrySchema, "output"],
   Error: [apiErrorSchema, "output"],
   Conflict: [conflictBodySchema, "output"],
+  TokenCreate: [tokenCreateSchema, "input"],
+  SignIn: [signInSchema, "input"],
 } as const;
 type Component = keyof typeof components;
 
@@ -135,12 +138,49 @@ export function openApiDocument() {
           responses: ok("AuditEntry", true),
         },
       },
+      "/tokens": {
+        get: { description: "admin: every token's name, role and origin, never a secret", responses: {} },
+        post: {
+          description: "admin: the new token is in the answer, the only time it is shown",
+          ...body("TokenCreate"),
+          responses: { "201": { description: "created" }, ...errors(400, 409) },
+        },
+      },
+      "/tokens/{name}": {
+        parameters: name,
+        delete: { responses: { "204": { description: "revoked" }, ...errors(404, 409) } },
+      },
+      "/session": {
+        get: {
+          description: "who this request is",
+          responses: { "200": { description: "OK" }, ...errors(401) },
+        },
+        post: {
+          description: "sign in: sets the httpOnly session cookie; no credentials needed",
+          security: [],
+          ...body("SignIn"),
+          responses: { "200": { description: "signed in" }, ...errors(400, 401, 403, 429) },
+        },
+        delete: {
+          description: "sign out",
+          security: [],
+          responses: { "204": { description: "signed out" } },
+        },
+      },
       "/events": {
         get: {
           responses: { "200": { description: "Server-Sent Events", content: { "text/event-stream": {} } } },
         },
       },
     },
-    components: { schemas },
+    // Every operation needs one of these unless it says otherwise (SPEC §4 "Tokens and roles").
+    security: [{ bearer: [] }, { session: [] }],
+    components: {
+      schemas,
+      securitySchemes: {
+        bearer: { type: "http", scheme: "bearer", description: "a token (llmgw_…)" },
+        session: { type: "apiKey", in: "cookie", name: "llmgw_session" },
+      },
+    },
   };
 }

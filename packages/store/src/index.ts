@@ -1,6 +1,7 @@
 export type { Db, DbKind, Queryable, Unlisten } from "./db";
 export { TransactionAborted } from "./db";
 export { NameTaken, VersionConflict } from "./errors";
+export { LEADER_LOCK, type LeaderLock, leaderLock } from "./leader";
 export { MIGRATIONS, type Migration, migrate } from "./migrations";
 export { openPglite } from "./pglite";
 export { openPostgres } from "./postgres";
@@ -12,4 +13,6 @@ export type { DeclaredModel, Models } from "./repos/models";
 export type { Nodes } from "./repos/nodes";
 export type { Quotas } from "./repos/quotas";
 export type { Replicas } from "./repos/replicas";
+export type { Sessions, StoredSession } from "./repos/sessions";
+export type { StoredToken, Tokens } from "./repos/tokens";
 export { openDb, openStore, type Repositories, type Store, type StoreOptions, type StoreTx } from "./store";

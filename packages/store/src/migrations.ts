@@ -99,6 +99,34 @@ export const MIGRATIONS: readonly Migration[] = [
     name: "audit entries carry the model version they produced",
     sql: "alter table audit add column version int;",
   },
+  {
+    id: 3,
+    name: "access tokens and browser sessions",
+    sql: `
+      -- Only the SHA-256 of a token is kept: a copy of the database signs nobody in. Tokens from
+      -- the configuration file are not stored here (the file is their only source).
+      create table tokens (
+        name         text primary key,
+        role         text not null check (role in ('viewer', 'operator', 'admin', 'agent')),
+        sha256       text not null unique check (sha256 ~ '^[0-9a-f]{64}$'),
+        created_at   timestamptz not null,
+        created_by   text not null,
+        last_used_at timestamptz
+      );
+
+      -- A browser's sign-in. The cookie holds a random id; only its SHA-256 is stored. No foreign
+      -- key to tokens: a session may belong to a token from the configuration file. token_sha256
+      -- ties it to the token as it was at sign-in, so a token replaced under the same name ends it.
+      create table sessions (
+        id_sha256    text primary key,
+        token        text not null,
+        token_sha256 text not null,
+        created_at   timestamptz not null,
+        last_seen_at timestamptz not null
+      );
+      create index sessions_token on sessions (token);
+    `,
+  },
 ];
 
 /** Every table the migrations create, for `reset()`. */
@@ -112,6 +140,8 @@ export const TABLES = [
   "audit",
   "events",
   "mirror_versions",
+  "tokens",
+  "sessions",
 ] as const;
 
 /**

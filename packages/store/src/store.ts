@@ -11,6 +11,8 @@ import { type Models, models } from "./repos/models";
 import { type Nodes, nodes } from "./repos/nodes";
 import { type Quotas, quotas } from "./repos/quotas";
 import { type Replicas, replicas } from "./repos/replicas";
+import { type Sessions, sessions } from "./repos/sessions";
+import { type Tokens, tokens } from "./repos/tokens";
 
 export interface StoreOptions {
   /** PGlite keeps its files in `<dataDir>/db`. Neither option: an in-memory PGlite (tests). */
@@ -29,6 +31,8 @@ export interface Repositories {
   readonly audit: Audit;
   readonly events: Events;
   readonly mirror: Mirror;
+  readonly tokens: Tokens;
+  readonly sessions: Sessions;
 }
 
 export interface StoreTx extends Repositories {
@@ -60,6 +64,8 @@ function bind(sql: Queryable): StoreTx {
     audit: audit(sql),
     events: events(sql),
     mirror: mirror(sql),
+    tokens: tokens(sql),
+    sessions: sessions(sql),
     transaction: (fn) => sql.transaction((tx) => fn(bind(tx))),
   };
 }

@@ -11,7 +11,11 @@ import { nameTaken } from "./createModel";
 export function parseIfMatch(header: string | undefined): number | null {
   if (header === undefined || header.trim() === "") return null;
   const match = /^\s*(?:W\/)?"?(\d{1,9})"?\s*$/.exec(header);
-  if (!match?.[1]) throw new AppError(400, "bad_request", 'If-Match must be the model\'s ETag, like "3"');
+  if (!match?.[1]) {
+    throw new AppError(400, "bad_request", 'If-Match must be the model\'s ETag, like "3"', {
+      "If-Match": 'expected the model\'s ETag, like "3"',
+    });
+  }
   return Number(match[1]);
 }
 

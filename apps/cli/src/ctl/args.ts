@@ -21,6 +21,8 @@ export const OPTIONS = {
   replicas: { type: "string" },
   model: { type: "string" },
   limit: { type: "string" },
+  role: { type: "string" },
+  name: { type: "string" },
 } as const;
 
 export type OptionName = keyof typeof OPTIONS;

@@ -1,4 +1,4 @@
-import type { AppType } from "@llmgw/api";
+import type { AppType, CreatedToken, Role, TokenView } from "@llmgw/api";
 import type {
   AuditEntry,
   Headroom,
@@ -68,7 +68,9 @@ export function connect({ server, token, fetch }: Connection) {
     headers: token ? { Authorization: `Bearer ${token}` } : {},
   });
 
-  async function sent<R extends ClientResponse<unknown, number, "json">>(pending: Promise<R>): Promise<R> {
+  async function sent<R extends ClientResponse<unknown, number, "json" | "body">>(
+    pending: Promise<R>,
+  ): Promise<R> {
     let response: R;
     try {
       response = await pending;
@@ -124,6 +126,13 @@ export function connect({ server, token, fetch }: Connection) {
     listQuotas: (): Promise<QuotaUsage[]> => answer(client.quotas.$get()),
     putQuota: (owner: string, limits: QuotaLimits): Promise<QuotaUsage> =>
       answer(client.quotas[":owner"].$put({ param: { owner: segment(owner) }, json: limits })),
+    listTokens: (): Promise<TokenView[]> => answer(client.tokens.$get()),
+    /** The answer holds the secret: the only time the server shows it. */
+    createToken: (name: string, role: Role): Promise<CreatedToken> =>
+      answer(client.tokens.$post({ json: { name, role } })),
+    async revokeToken(name: string): Promise<void> {
+      await sent(client.tokens[":name"].$delete({ param: { name: segment(name) } }));
+    },
     listAudit: (query: { model?: string; limit?: number }): Promise<AuditEntry[]> =>
       answer(
         client.audit.$get({

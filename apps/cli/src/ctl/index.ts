@@ -7,6 +7,7 @@ import { headroomCommands } from "./headroom";
 import { mirrorCommands } from "./mirror";
 import { modelCommands } from "./models";
 import { quotaCommands } from "./quotas";
+import { tokenCommands } from "./tokens";
 
 export { CtlError } from "./client";
 
@@ -17,6 +18,7 @@ const COMMANDS: readonly Command[] = [
   ...quotaCommands,
   ...headroomCommands,
   ...auditCommands,
+  ...tokenCommands,
 ];
 
 const DEFAULT_SERVER = "http://127.0.0.1:8080";

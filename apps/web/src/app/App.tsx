@@ -1,7 +1,12 @@
 import { lazy, Suspense, useEffect, useRef } from "react";
 import { PageErrorBoundary } from "../components/PageErrorBoundary";
-import { Loading } from "../components/Status";
+import { LoadError, Loading } from "../components/Status";
+import { checkSession } from "../features/session/api/session";
+import { SessionExpiredDialog } from "../features/session/components/SessionExpiredDialog";
+import { SessionMenu } from "../features/session/components/SessionMenu";
+import { SignInPage } from "../features/session/components/SignInPage";
 import { Link, useLocation } from "../lib/router";
+import { sessionState, useSession } from "../lib/session";
 import { OfflineBanner } from "./OfflineBanner";
 import { AuditRoute } from "./routes/audit";
 import { CapacityRoute } from "./routes/capacity";
@@ -30,10 +35,15 @@ export function App() {
   const page = PAGES.find((p) => p.path === normalized);
   const Page = page?.Page ?? NotFoundRoute;
 
+  const session = useSession();
+  const showing = session.status === "signed-in" || session.status === "expired";
+
   // After navigation, move focus to the new page's heading so keyboard and screen-reader users
   // start there, as they would after a full page load.
   const first = useRef(true);
   useEffect(() => {
+    // The sign-in page titles itself.
+    if (!showing) return;
     document.title = page ? `${page.label} · llmgw` : "Not found · llmgw";
     if (first.current) {
       first.current = false;
@@ -49,7 +59,32 @@ export function App() {
     // A lazy page mounts its heading a little later.
     const timer = setTimeout(focusTitle, 200);
     return () => clearTimeout(timer);
-  }, [page]);
+  }, [page, showing]);
+
+  if (session.status === "checking") {
+    return (
+      <main id="main">
+        <Loading what="your session" />
+      </main>
+    );
+  }
+  if (session.status === "unreachable") {
+    const retry = () => {
+      sessionState.checking();
+      void checkSession();
+    };
+    return (
+      <main id="main">
+        <LoadError
+          what="the control plane"
+          error={new Error("it did not answer; is it running?")}
+          retry={retry}
+        />
+      </main>
+    );
+  }
+  // The address stays the page asked for: once signed in, that page is what shows.
+  if (session.status === "signed-out") return <SignInPage />;
 
   return (
     <>
@@ -75,6 +110,7 @@ export function App() {
             ))}
           </ul>
         </nav>
+        <SessionMenu />
       </header>
       <OfflineBanner />
       <main id="main" tabIndex={-1}>
@@ -84,6 +120,7 @@ export function App() {
           </Suspense>
         </PageErrorBoundary>
       </main>
+      {session.status === "expired" && <SessionExpiredDialog />}
     </>
   );
 }

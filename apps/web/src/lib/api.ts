@@ -1,4 +1,4 @@
-import type { AppType } from "@llmgw/api";
+import type { AppType, SessionView } from "@llmgw/api";
 import type {
   AuditEntry,
   Capacity,
@@ -16,6 +16,7 @@ import type {
   ServePlan,
 } from "@llmgw/domain";
 import { type ClientResponse, hc } from "hono/client";
+import { sessionState } from "./session";
 
 /**
  * The dashboard's one door to the API. Every operation is a plain function that resolves to the
@@ -46,7 +47,12 @@ export class ApiFailure extends Error {
   }
 }
 
-const client = hc<AppType>(API_BASE, { init: { credentials: "same-origin" } });
+// X-Requested-With tells the server a cookie-signed change comes from this page's script (a form on
+// another site cannot set it), which it requires of body-less changes such as wake and drain.
+const client = hc<AppType>(API_BASE, {
+  init: { credentials: "same-origin" },
+  headers: { "X-Requested-With": "llmgw" },
+});
 
 /** The body of a successful answer, or the API's refusal as an `ApiFailure`. */
 async function answer<T>(pending: Promise<ClientResponse<T, number, "json">>): Promise<T> {
@@ -54,8 +60,13 @@ async function answer<T>(pending: Promise<ClientResponse<T, number, "json">>): P
   return (await response.json()) as T;
 }
 
-async function sent<R extends Response | ClientResponse<unknown, number, "json">>(
+/**
+ * The answer, or its refusal thrown. A 401 means the session has ended (or never began): the page
+ * is told, and puts the sign-in in front of it. Signing in reports its own 401 (a wrong token).
+ */
+async function sent<R extends Response | ClientResponse<unknown, number, "json" | "body">>(
   pending: Promise<R>,
+  { signingIn = false } = {},
 ): Promise<R> {
   let response: R;
   try {
@@ -63,6 +74,7 @@ async function sent<R extends Response | ClientResponse<unknown, number, "json">
   } catch {
     throw new ApiFailure(0, "network", "the control plane did not answer; is it running?");
   }
+  if (response.status === 401 && !signingIn) sessionState.refused();
   if (!response.ok) throw failureOf(response.status, await bodyOf(response));
   return response;
 }
@@ -181,4 +193,21 @@ export function putQuota(owner: string, limits: QuotaLimits): Promise<QuotaUsage
 
 export function listAudit(model?: string): Promise<AuditEntry[]> {
   return answer(client.audit.$get({ query: model ? { model } : {} }));
+}
+
+// Session
+
+/** Who this page is signed in as; on a server without tokens, `local` with tokensRequired false. */
+export function getSession(): Promise<SessionView> {
+  return answer(client.session.$get());
+}
+
+/** Trades a token for an httpOnly session cookie; a wrong token is a 401 here, not an expiry. */
+export async function signIn(token: string): Promise<SessionView> {
+  const response = await sent(client.session.$post({ json: { token } }), { signingIn: true });
+  return (await response.json()) as SessionView;
+}
+
+export async function signOut(): Promise<void> {
+  await sent(client.session.$delete());
 }

@@ -62,6 +62,12 @@ export class LiveStream {
     };
   }
 
+  /** Opens the stream again now (after signing in again): no waiting out the retry back-off. */
+  restart(): void {
+    this.#retries = 0;
+    this.#open();
+  }
+
   on<K extends LiveEventType>(type: K, handler: Handler<K>): () => void {
     let set = this.#handlers.get(type);
     if (!set) {

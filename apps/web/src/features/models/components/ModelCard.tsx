@@ -3,6 +3,7 @@ import { type FormEvent, useState } from "react";
 import { messageOf } from "../../../components/Status";
 import { ApiFailure } from "../../../lib/api";
 import { Link } from "../../../lib/router";
+import { useMayCall, useWhoAmI } from "../../../lib/session";
 import { conflictOf, useUpdateModel } from "../api/update-model";
 import {
   CARD_FIELDS,
@@ -34,7 +35,11 @@ export function ModelCard({ model, classes, highlighted = false }: Props) {
   const [conflict, setConflict] = useState<{ body: ConflictBody; mine: ModelPatch } | null>(null);
   const [saved, setSaved] = useState(false);
 
-  const readOnly = model.origin === "config";
+  const declared = model.origin === "config";
+  // A role the server would refuse gets no controls to be refused with (it refuses anyway).
+  const mayEdit = useMayCall("PATCH /api/v1/models/:name");
+  const whoAmI = useWhoAmI();
+  const readOnly = declared || !mayEdit;
   const current = cardValuesOf(model);
   const values: CardValues = { ...current, ...edit?.touched };
   const titleId = `model-title-${model.name}`;
@@ -112,7 +117,7 @@ export function ModelCard({ model, classes, highlighted = false }: Props) {
         <span className="badge" data-testid="model-version" title="version">
           v{model.version}
         </span>
-        {readOnly && <span className="badge badge-config">llmgw.yaml</span>}
+        {declared && <span className="badge badge-config">llmgw.yaml</span>}
       </header>
       {model.description && <p className="muted">{model.description}</p>}
       <p className="meta">
@@ -122,9 +127,14 @@ export function ModelCard({ model, classes, highlighted = false }: Props) {
           history
         </Link>
       </p>
-      {readOnly && (
+      {declared && (
         <p className="notice" data-testid="model-readonly">
           Declared in llmgw.yaml; edit it there. The API does not change models declared in configuration.
+        </p>
+      )}
+      {!declared && !mayEdit && (
+        <p className="notice" data-testid="model-readonly-role">
+          {whoAmI ?? "Signed in"}: changing models needs an operator or admin token.
         </p>
       )}
       <form onSubmit={save} aria-label={`Edit ${model.name}`}>

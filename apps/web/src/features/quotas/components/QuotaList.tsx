@@ -1,15 +1,22 @@
 import type { QuotaUsage } from "@llmgw/domain";
 import { useState } from "react";
 import { Empty } from "../../../components/Status";
+import { useMayCall, useWhoAmI } from "../../../lib/session";
 import { gb, percent } from "../../../lib/units";
 import { LIMITS, QuotaEditor } from "./QuotaEditor";
 
 export function QuotaList({ quotas }: { quotas: QuotaUsage[] }) {
   const [adding, setAdding] = useState(false);
+  const maySet = useMayCall("PUT /api/v1/quotas/:owner");
+  const whoAmI = useWhoAmI();
   return (
     <>
       <div className="actions page-actions">
-        {adding ? null : (
+        {!maySet ? (
+          <p className="notice" data-testid="quota-readonly">
+            {whoAmI ?? "Signed in"}: setting quotas needs an admin token.
+          </p>
+        ) : adding ? null : (
           <button type="button" onClick={() => setAdding(true)} data-testid="quota-add">
             Set a quota for an owner…
           </button>
@@ -25,7 +32,7 @@ export function QuotaList({ quotas }: { quotas: QuotaUsage[] }) {
       ) : (
         <div className="card-grid">
           {quotas.map((q) => (
-            <QuotaCard key={q.owner} quota={q} />
+            <QuotaCard key={q.owner} quota={q} editable={maySet} />
           ))}
         </div>
       )}
@@ -33,7 +40,7 @@ export function QuotaList({ quotas }: { quotas: QuotaUsage[] }) {
   );
 }
 
-function QuotaCard({ quota }: { quota: QuotaUsage }) {
+function QuotaCard({ quota, editable }: { quota: QuotaUsage; editable: boolean }) {
   const [editing, setEditing] = useState(false);
   const owner = quota.owner || "unowned";
   const titleId = `quota-title-${owner}`;
@@ -74,16 +81,18 @@ function QuotaCard({ quota }: { quota: QuotaUsage }) {
               );
             })}
           </dl>
-          <div className="actions">
-            <button
-              type="button"
-              onClick={() => setEditing(true)}
-              aria-label={`Edit limits of ${owner}`}
-              data-testid="quota-edit"
-            >
-              Edit limits
-            </button>
-          </div>
+          {editable && (
+            <div className="actions">
+              <button
+                type="button"
+                onClick={() => setEditing(true)}
+                aria-label={`Edit limits of ${owner}`}
+                data-testid="quota-edit"
+              >
+                Edit limits
+              </button>
+            </div>
+          )}
         </>
       )}
     </article>

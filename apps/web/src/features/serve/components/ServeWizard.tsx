@@ -4,6 +4,7 @@ import { useEffect, useRef, useState } from "react";
 import { useForm } from "react-hook-form";
 import { messageOf } from "../../../components/Status";
 import { ApiFailure } from "../../../lib/api";
+import { useMayCall, useWhoAmI } from "../../../lib/session";
 import { useDebounced } from "../../../lib/use-debounced";
 import { useCreateModel } from "../api/create-model";
 import { useServePlan } from "../api/get-serve-plan";
@@ -40,6 +41,8 @@ export function ServeWizard({ entries, preselect, onCreated }: Props) {
     defaultValues: usable ? initialValues(usable, usable.plan) : undefined,
   });
   const create = useCreateModel(onCreated);
+  const mayCreate = useMayCall("POST /api/v1/models");
+  const whoAmI = useWhoAmI();
 
   // The memory estimate depends on the context pool: ask again when the operator settles on one.
   const typedPool = Number(form.watch("ctxPool"));
@@ -74,7 +77,7 @@ export function ServeWizard({ entries, preselect, onCreated }: Props) {
   });
 
   const confirm = () => {
-    if (!plan || !submitted) return;
+    if (!plan || !submitted || !mayCreate) return;
     create.mutate(modelFromServeForm(plan, submitted), {
       onError: (error) => {
         if (!(error instanceof ApiFailure)) return;
@@ -187,14 +190,20 @@ export function ServeWizard({ entries, preselect, onCreated }: Props) {
               <button type="button" onClick={() => setStep(3)} data-testid="serve-back">
                 Back
               </button>
-              <button
-                type="submit"
-                className="primary"
-                disabled={create.isPending}
-                data-testid="serve-submit"
-              >
-                {create.isPending ? "Adding…" : "Add to the catalogue"}
-              </button>
+              {mayCreate ? (
+                <button
+                  type="submit"
+                  className="primary"
+                  disabled={create.isPending}
+                  data-testid="serve-submit"
+                >
+                  {create.isPending ? "Adding…" : "Add to the catalogue"}
+                </button>
+              ) : (
+                <p className="notice" data-testid="serve-readonly">
+                  {whoAmI ?? "Signed in"}: adding a model needs an operator or admin token.
+                </p>
+              )}
             </div>
           </form>
         )}

@@ -1,0 +1,81 @@
+import type { Role } from "../config";
+
+// Browser-safe (no Node, no Hono): the dashboard imports this module (`@llmgw/api/access`) to hide
+// what the signed-in role may not do, from the very table the server enforces.
+
+/** The least a route asks of the caller. `agent` is not a rank: only agent tokens have it. */
+export type Need = "public" | "viewer" | "operator" | "admin" | "agent";
+
+/**
+ * Who may call what: every endpoint the app registers, by method and route pattern, with the least
+ * it asks (SPEC §4 "Tokens and roles"). One table, read by one middleware in front of every route,
+ * so handlers hold no authorization of their own. A route missing here is refused to all but admins
+ * (fail closed), and the security test fails, naming it.
+ */
+export const ACCESS: Readonly<Record<string, Need>> = {
+  // Signing in and out, liveness, and the dashboard's own files: before anyone has a session.
+  "POST /api/v1/session": "public",
+  "DELETE /api/v1/session": "public",
+  "GET /healthz": "public",
+  "GET /*": "public",
+  "GET /api/v1/session": "viewer",
+
+  // Reading: every GET.
+  "GET /api/v1/models": "viewer",
+  "GET /api/v1/models/:name": "viewer",
+  "GET /api/v1/models/:name/headroom": "viewer",
+  "GET /api/v1/headroom": "viewer",
+  "GET /api/v1/capacity": "viewer",
+  "GET /api/v1/classes": "viewer",
+  "GET /api/v1/fleet/nodes": "viewer",
+  "GET /api/v1/fleet/replicas": "viewer",
+  "GET /api/v1/mirror": "viewer",
+  "GET /api/v1/mirror/:model/:version/plan": "viewer",
+  "GET /api/v1/quotas": "viewer",
+  "GET /api/v1/audit": "viewer",
+  "GET /api/v1/events": "viewer",
+  "GET /api/v1/openapi.json": "viewer",
+  "GET /metrics": "viewer",
+  // The mirror's weights too. Engines fetching them by URL carry no token (see auth/README.md).
+  "GET /mirror/:model/:version/": "viewer",
+  "GET /mirror/:model/:version": "viewer",
+  "GET /mirror/:model/:version/:file": "viewer",
+  "ALL /mirror/:model/*": "viewer",
+  // An /api path no route answers: the 404 is for those who may read.
+  "ALL /api/*": "viewer",
+
+  // The catalogue and serving.
+  "POST /api/v1/models": "operator",
+  "PATCH /api/v1/models/:name": "operator",
+  "DELETE /api/v1/models/:name": "operator",
+  "POST /api/v1/models/:name/target": "operator",
+  "POST /api/v1/models/:name/wake": "operator",
+  "POST /api/v1/fleet/nodes/:name/drain": "operator",
+  "POST /api/v1/fleet/nodes/:name/resume": "operator",
+
+  // Quotas, classes and tokens.
+  "PUT /api/v1/quotas/:owner": "admin",
+  "GET /api/v1/tokens": "admin",
+  "POST /api/v1/tokens": "admin",
+  "DELETE /api/v1/tokens/:name": "admin",
+
+  // Agents report their node; that is all an agent token opens.
+  "POST /api/v1/agents/heartbeat": "agent",
+};
+
+/** What a route asks when the table has no line for it. */
+export const UNLISTED: Need = "admin";
+
+const RANK = { viewer: 1, operator: 2, admin: 3 } as const;
+
+/** admin ⊇ operator ⊇ viewer; agent is beside them, not below: it may post heartbeats and nothing else. */
+export function allows(role: Role, need: Need): boolean {
+  if (need === "public") return true;
+  if (need === "agent" || role === "agent") return role === need;
+  return RANK[role] >= RANK[need];
+}
+
+/** Whether `role` may call the endpoint `key` ("PATCH /api/v1/models/:name"). */
+export function mayCall(role: Role, key: string): boolean {
+  return allows(role, ACCESS[key] ?? UNLISTED);
+}

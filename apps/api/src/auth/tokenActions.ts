@@ -1,0 +1,110 @@
+import type { Deps } from "../deps";
+import { AppError, notFound } from "../errors";
+import type { Auth } from "./index";
+import type { CreatedToken, TokenCreate, TokenView } from "./schemas";
+import { newToken, sha256Hex } from "./secrets";
+import type { KnownToken } from "./tokenBook";
+
+// What an admin does with tokens. Each change is audited (`by` the admin's token name) and none
+// puts a secret or a hash into the audit, the events or a response other than the creation's.
+
+export const viewOf = ({ sha256, ...view }: KnownToken): TokenView => view;
+
+export async function listTokens(auth: Auth): Promise<TokenView[]> {
+  return (await auth.tokens.list()).map(viewOf);
+}
+
+/**
+ * Makes a token and returns it with its secret, shown this once. On a server without tokens the
+ * first one must be an admin's: from then on every request needs a token, and one that cannot
+ * manage tokens would leave nobody able to (short of editing llmgw.yaml and restarting).
+ */
+export async function createToken(
+  deps: Deps,
+  auth: Auth,
+  { input, by }: { input: TokenCreate; by: string },
+): Promise<CreatedToken> {
+  if (auth.tokens.isConfigured(input.name)) {
+    throw new AppError(409, "name_taken", `a token called ${input.name} is declared in llmgw.yaml`, {
+      name: "taken by a token in llmgw.yaml",
+    });
+  }
+  if (input.role !== "admin" && !(await auth.tokens.required())) {
+    throw new AppError(
+      409,
+      "conflict",
+      "the first token on a server without tokens must be an admin token: from then on every request needs one, and someone must be able to manage them",
+      { role: "the first token must be admin" },
+    );
+  }
+  const secret = newToken();
+  const at = deps.now().toISOString();
+  const stored = await deps.store.transaction(async (tx) => {
+    const row = await tx.tokens.insert({
+      name: input.name,
+      role: input.role,
+      sha256: sha256Hex(secret),
+      createdAt: at,
+      createdBy: by,
+    });
+    if (!row) {
+      throw new AppError(409, "name_taken", `a token called ${input.name} already exists; revoke it first`, {
+        name: "taken",
+      });
+    }
+    await tx.audit.append([
+      { at, by, action: "token.create", target: input.name, field: "role", before: null, after: input.role },
+    ]);
+    return row;
+  });
+  return {
+    name: stored.name,
+    role: input.role,
+    origin: "runtime",
+    createdAt: stored.createdAt,
+    createdBy: stored.createdBy,
+    lastUsedAt: null,
+    token: secret,
+  };
+}
+
+/**
+ * Revokes a token: it, and every session signed in with it, stop working at once; its open event
+ * streams in this process are closed. Tokens of llmgw.yaml are refused (the file is their source).
+ * A revocation that would leave tokens but no admin is refused too; revoking the very last token
+ * returns the server to accepting every request, which it does only on loopback.
+ */
+export async function revokeToken(
+  deps: Deps,
+  auth: Auth,
+  { name, by }: { name: string; by: string },
+): Promise<void> {
+  if (auth.tokens.isConfigured(name)) {
+    throw new AppError(
+      409,
+      "declared_in_config",
+      `the token ${name} is declared in llmgw.yaml; remove it there and restart to revoke it`,
+    );
+  }
+  const all = await auth.tokens.list();
+  const token = all.find((t) => t.name === name && t.origin === "runtime");
+  if (!token) throw notFound(`a token called ${name}`);
+  const rest = all.filter((t) => t !== token);
+  if (token.role === "admin" && rest.length > 0 && !rest.some((t) => t.role === "admin")) {
+    throw new AppError(
+      409,
+      "conflict",
+      `${name} is the last admin token: revoke the others first, or create another admin token`,
+    );
+  }
+  const at = deps.now().toISOString();
+  const removed = await deps.store.transaction(async (tx) => {
+    if (!(await tx.tokens.remove(name))) return false;
+    await tx.audit.append([
+      { at, by, action: "token.revoke", target: name, field: "role", before: token.role, after: null },
+    ]);
+    return true;
+  });
+  if (!removed) throw notFound(`a token called ${name}`);
+  auth.streams.endToken(name);
+}

@@ -1,0 +1,125 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { cells, fresh, rowOf, useCtl } from "./ctl-harness";
+
+// `llmgw ctl token …`: an admin makes, lists and revokes tokens. The server starts without tokens;
+// the first `token create` (an admin's) turns them on, so every later command passes --token.
+
+const api = useCtl();
+let root = "";
+
+const tokenOf = (stdout: string) => /^token +(llmgw_\S+)$/m.exec(stdout)?.[1] ?? "";
+
+beforeAll(async () => {
+  const run = await api.ctl(["token", "create", "--name", "root", "--role", "admin"]);
+  expect(run.code, run.stderr).toBe(0);
+  root = tokenOf(run.stdout);
+});
+
+describe("llmgw ctl token create", () => {
+  it("prints the new token once, and says so on stderr", async () => {
+    const name = fresh("ci");
+    const run = await api.ctl(["token", "create", "--name", name, "--role", "viewer", "--token", root]);
+
+    expect(run.code).toBe(0);
+    expect(rowOf(run.stdout, "name")).toEqual(["name", name]);
+    expect(rowOf(run.stdout, "role")).toEqual(["role", "viewer"]);
+    expect(tokenOf(run.stdout)).toMatch(/^llmgw_[A-Za-z0-9_-]{43}$/);
+    expect(run.stderr).toBe("Store the token now: it is not shown again, and cannot be recovered.\n");
+    const list = await api.ctl(["token", "list", "--token", tokenOf(run.stdout)]);
+    expect(list.code).toBe(1);
+    expect(list.stderr).toContain("this needs the admin role");
+  });
+
+  it("--json prints the API's answer, secret included, and nothing on stderr", async () => {
+    const name = fresh("agent");
+    const run = await api.ctl([
+      "token",
+      "create",
+      "--name",
+      name,
+      "--role",
+      "agent",
+      "--json",
+      "--token",
+      root,
+    ]);
+
+    expect(run.stderr).toBe("");
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      name,
+      role: "agent",
+      origin: "runtime",
+      createdBy: "root",
+    });
+  });
+
+  it("needs --name and a known --role (usage, exit 2), and the server's word on a taken name", async () => {
+    expect((await api.ctl(["token", "create", "--role", "viewer", "--token", root])).code).toBe(2);
+    const wrongRole = await api.ctl(["token", "create", "--name", "x", "--role", "root", "--token", root]);
+    expect(wrongRole).toMatchObject({ code: 2, stdout: "" });
+    expect(wrongRole.stderr).toContain("--role: expected one of viewer, operator, admin, agent");
+
+    const taken = await api.ctl(["token", "create", "--name", "root", "--role", "viewer", "--token", root]);
+    expect(taken).toMatchObject({ code: 1, stdout: "" });
+    expect(taken.stderr).toContain("a token called root already exists");
+  });
+});
+
+describe("llmgw ctl token list", () => {
+  it("shows name, role, origin, creator and last use; never a secret", async () => {
+    const name = fresh("lister");
+    const made = await api.ctl(["token", "create", "--name", name, "--role", "operator", "--token", root]);
+
+    const run = await api.ctl(["token", "list", "--token", root]);
+
+    expect(run.code).toBe(0);
+    expect(cells(run.stdout.split("\n")[0] ?? "")).toEqual([
+      "NAME",
+      "ROLE",
+      "ORIGIN",
+      "CREATED (UTC)",
+      "BY",
+      "LAST-USED (UTC)",
+    ]);
+    expect(rowOf(run.stdout, name)).toEqual([
+      name,
+      "operator",
+      "runtime",
+      expect.any(String),
+      "root",
+      "never",
+    ]);
+    expect(rowOf(run.stdout, "root")[5]).not.toBe("never");
+    expect(run.stdout).not.toContain(tokenOf(made.stdout));
+    expect(run.stdout).not.toContain(root);
+  });
+
+  it("is refused without a token once tokens exist (exit 1, the server's message)", async () => {
+    const run = await api.ctl(["token", "list"]);
+    expect(run).toMatchObject({ code: 1, stdout: "" });
+    expect(run.stderr).toContain("send a token");
+  });
+});
+
+describe("llmgw ctl token revoke", () => {
+  it("revokes: the token is refused from then on", async () => {
+    const name = fresh("doomed");
+    const secret = tokenOf(
+      (await api.ctl(["token", "create", "--name", name, "--role", "viewer", "--token", root])).stdout,
+    );
+    expect((await api.ctl(["models", "--token", secret])).code).toBe(0);
+
+    const run = await api.ctl(["token", "revoke", name, "--token", root]);
+
+    expect(run).toEqual({ code: 0, stdout: `revoked ${name}\n`, stderr: "" });
+    const after = await api.ctl(["models", "--token", secret]);
+    expect(after.code).toBe(1);
+    expect(after.stderr).toContain("the token is not valid");
+  });
+
+  it("says so for a name it does not know", async () => {
+    const run = await api.ctl(["token", "revoke", fresh("nobody"), "--token", root]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/a token called nobody-\d+ was not found/);
+  });
+});

@@ -1,0 +1,41 @@
+// A server WITH tokens for tests/auth.spec.ts, started by that spec as a child process: its own
+// port (printed on the "ready" line), its own temporary store, mirror and copy of the dashboard.
+// LLMGW_E2E_TOKENS holds the tokens' names, roles and SHA-256s (the spec keeps the secrets);
+// LLMGW_SESSION_TTL_SECONDS (read by loadConfig) makes sessions expire within the test.
+import { cp, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { loadConfig, startServer, writeGgufFile } from "@llmgw/api";
+
+type TokenLine = { name: string; role: string; sha256: string };
+const tokens = JSON.parse(process.env.LLMGW_E2E_TOKENS ?? "[]") as TokenLine[];
+if (tokens.length === 0) throw new Error("LLMGW_E2E_TOKENS names no token");
+
+const dataDir = await mkdtemp(join(tmpdir(), "llmgw-e2e-auth-"));
+const configFile = join(dataDir, "llmgw.yaml");
+const lines = tokens.map((t) => `  - { name: ${t.name}, role: ${t.role}, sha256: ${t.sha256} }`);
+await writeFile(configFile, `heartbeatSeconds: 600\ntokens:\n${lines.join("\n")}\n`);
+const config = loadConfig({ config: configFile, dataDir, listen: "127.0.0.1:0" });
+await writeGgufFile(join(config.mirror.dir, "tiny-llama/Q4_K_M/tiny-llama-Q4_K_M.gguf"), {
+  architecture: "llama",
+  blockCount: 8,
+  headCount: 8,
+  headCountKV: 8,
+  embeddingLength: 512,
+  contextLength: 4096,
+  weightsBytes: 64 * 1024 * 1024,
+});
+const webDist = join(dataDir, "web");
+await cp(fileURLToPath(new URL("../apps/web/dist", import.meta.url)), webDist, { recursive: true });
+const server = await startServer(config, { webDist });
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(
+    signal,
+    () =>
+      void server
+        .close()
+        .then(() => rm(dataDir, { recursive: true, force: true }))
+        .finally(() => process.exit(0)),
+  );
+}

@@ -1,0 +1,102 @@
+import { onlyRow, type Queryable } from "../db";
+
+/**
+ * An access token created through the API. Only its SHA-256 is kept: the secret is shown once, to
+ * whoever created it. `role` is text here (the API owns the list of roles and checks it on read;
+ * the table's check constraint refuses anything else).
+ */
+export interface StoredToken {
+  name: string;
+  role: string;
+  sha256: string;
+  createdAt: string;
+  createdBy: string;
+  lastUsedAt: string | null;
+}
+
+export interface Tokens {
+  /** By name. */
+  list(): Promise<StoredToken[]>;
+  get(name: string): Promise<StoredToken | null>;
+  /** The token whose secret hashes to `sha256` (lower-case hex). */
+  findByHash(sha256: string): Promise<StoredToken | null>;
+  /** Whether any token exists: from the first one on, the API asks every request for one. */
+  any(): Promise<boolean>;
+  /** Null when the name (or, against all odds, the hash) is already taken. */
+  insert(token: Omit<StoredToken, "lastUsedAt">): Promise<StoredToken | null>;
+  /** Deletes the token and every session signed in with it, in one statement's transaction. */
+  remove(name: string): Promise<boolean>;
+  /** Records a use, at most moving the time forward. */
+  touch(name: string, at: string): Promise<void>;
+}
+
+type TokenRow = {
+  name: string;
+  role: string;
+  sha256: string;
+  created_at: Date | string;
+  created_by: string;
+  last_used_at: Date | string | null;
+};
+const COLUMNS = "name, role, sha256, created_at, created_by, last_used_at";
+
+export const isoOf = (at: Date | string): string => (at instanceof Date ? at : new Date(at)).toISOString();
+
+const toToken = (row: TokenRow): StoredToken => ({
+  name: row.name,
+  role: row.role,
+  sha256: row.sha256,
+  createdAt: isoOf(row.created_at),
+  createdBy: row.created_by,
+  lastUsedAt: row.last_used_at === null ? null : isoOf(row.last_used_at),
+});
+
+export function tokens(sql: Queryable): Tokens {
+  return {
+    async list() {
+      return (await sql.query<TokenRow>(`select ${COLUMNS} from tokens order by name`)).map(toToken);
+    },
+
+    async get(name) {
+      const [row] = await sql.query<TokenRow>(`select ${COLUMNS} from tokens where name = $1`, [name]);
+      return row === undefined ? null : toToken(row);
+    },
+
+    async findByHash(sha256) {
+      const [row] = await sql.query<TokenRow>(`select ${COLUMNS} from tokens where sha256 = $1`, [sha256]);
+      return row === undefined ? null : toToken(row);
+    },
+
+    async any() {
+      const rows = await sql.query<{ any: boolean }>("select exists (select 1 from tokens) as any");
+      return onlyRow(rows, "tokens exist").any;
+    },
+
+    async insert(token) {
+      const [row] = await sql.query<TokenRow>(
+        `insert into tokens (name, role, sha256, created_at, created_by) values ($1, $2, $3, $4, $5)
+         on conflict do nothing
+         returning ${COLUMNS}`,
+        [token.name, token.role, token.sha256, token.createdAt, token.createdBy],
+      );
+      return row === undefined ? null : toToken(row);
+    },
+
+    remove: (name) =>
+      sql.transaction(async (tx) => {
+        await tx.query("delete from sessions where token = $1", [name]);
+        const rows = await tx.query<{ name: string }>("delete from tokens where name = $1 returning name", [
+          name,
+        ]);
+        return rows.length > 0;
+      }),
+
+    async touch(name, at) {
+      await sql.query(
+        `update tokens set last_used_at = $2
+         where name = $1 and (last_used_at is null or last_used_at < $2)`,
+        [name, at],
+      );
+    },
+  };
+}

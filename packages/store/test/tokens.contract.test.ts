@@ -1,0 +1,116 @@
+import { createHash, randomBytes } from "node:crypto";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { StoredSession } from "../src/repos/sessions";
+import type { StoredToken } from "../src/repos/tokens";
+import type { Store } from "../src/store";
+import { backends, openFor } from "./backends";
+
+let sequence = 0;
+const hash = () => createHash("sha256").update(randomBytes(32)).digest("hex");
+
+function aToken(overrides: Partial<Omit<StoredToken, "lastUsedAt">> = {}): Omit<StoredToken, "lastUsedAt"> {
+  return {
+    name: `token-${++sequence}`,
+    role: "viewer",
+    sha256: hash(),
+    createdAt: "2025-01-01T10:00:00.000Z",
+    createdBy: "local",
+    ...overrides,
+  };
+}
+
+function aSession(token: string, overrides: Partial<StoredSession> = {}): StoredSession {
+  return {
+    idSha256: hash(),
+    token,
+    tokenSha256: hash(),
+    createdAt: "2025-01-01T10:00:00.000Z",
+    lastSeenAt: "2025-01-01T10:00:00.000Z",
+    ...overrides,
+  };
+}
+
+describe.each(backends())("tokens and sessions on $name", (backend) => {
+  let store: Store;
+  beforeAll(async () => {
+    store = await openFor(backend);
+  });
+  afterAll(async () => {
+    await store?.close();
+    await backend.dispose();
+  });
+  beforeEach(() => store.reset());
+
+  it("keeps a token by name and by hash, never used until touched", async () => {
+    const token = aToken({ role: "operator" });
+    expect(await store.tokens.any()).toBe(false);
+
+    expect(await store.tokens.insert(token)).toEqual({ ...token, lastUsedAt: null });
+
+    expect(await store.tokens.any()).toBe(true);
+    expect(await store.tokens.get(token.name)).toMatchObject({ role: "operator" });
+    expect(await store.tokens.findByHash(token.sha256)).toMatchObject({ name: token.name });
+    expect(await store.tokens.findByHash(hash())).toBeNull();
+  });
+
+  it("refuses a second token of the same name (null, nothing changed)", async () => {
+    const first = aToken();
+    await store.tokens.insert(first);
+
+    expect(await store.tokens.insert(aToken({ name: first.name, role: "admin" }))).toBeNull();
+    expect(await store.tokens.list()).toEqual([{ ...first, lastUsedAt: null }]);
+  });
+
+  it("refuses a role the API does not know and a hash that is not 64 hex digits", async () => {
+    await expect(store.tokens.insert(aToken({ role: "root" }))).rejects.toThrow();
+    await expect(store.tokens.insert(aToken({ sha256: "abc" }))).rejects.toThrow();
+  });
+
+  it("touch only moves the last use forward", async () => {
+    const token = aToken();
+    await store.tokens.insert(token);
+
+    await store.tokens.touch(token.name, "2025-01-02T00:00:00.000Z");
+    await store.tokens.touch(token.name, "2025-01-01T12:00:00.000Z");
+
+    expect((await store.tokens.get(token.name))?.lastUsedAt).toBe("2025-01-02T00:00:00.000Z");
+  });
+
+  it("removing a token ends its sessions and no one else's", async () => {
+    const gone = aToken();
+    const kept = aToken();
+    await store.tokens.insert(gone);
+    await store.tokens.insert(kept);
+    await store.sessions.insert(aSession(gone.name));
+    const other = await store.sessions.insert(aSession(kept.name));
+
+    expect(await store.tokens.remove(gone.name)).toBe(true);
+    expect(await store.tokens.remove(gone.name)).toBe(false);
+
+    expect(await store.sessions.list()).toEqual([other]);
+    expect((await store.tokens.list()).map((t) => t.name)).toEqual([kept.name]);
+  });
+
+  it("sessions: found by id hash, touched forward, removed one by one or when expired", async () => {
+    const fresh = await store.sessions.insert(
+      aSession("ops", { createdAt: "2025-01-01T10:00:00.000Z", lastSeenAt: "2025-01-01T11:00:00.000Z" }),
+    );
+    const idle = await store.sessions.insert(aSession("ops", { lastSeenAt: "2025-01-01T10:00:00.000Z" }));
+    const old = await store.sessions.insert(
+      aSession("ops", { createdAt: "2024-01-01T00:00:00.000Z", lastSeenAt: "2025-01-01T11:00:00.000Z" }),
+    );
+
+    await store.sessions.touch(fresh.idSha256, "2025-01-01T12:00:00.000Z");
+    expect((await store.sessions.get(fresh.idSha256))?.lastSeenAt).toBe("2025-01-01T12:00:00.000Z");
+
+    expect(await store.sessions.removeExpired("2025-01-01T10:30:00.000Z", "2024-06-01T00:00:00.000Z")).toBe(
+      2,
+    );
+    expect((await store.sessions.list()).map((s) => s.idSha256)).toEqual([fresh.idSha256]);
+    expect(await store.sessions.get(idle.idSha256)).toBeNull();
+    expect(await store.sessions.get(old.idSha256)).toBeNull();
+
+    expect(await store.sessions.remove(fresh.idSha256)).toBe(true);
+    expect(await store.sessions.remove(fresh.idSha256)).toBe(false);
+  });
+});
