@@ -35,7 +35,9 @@ export default defineConfig({
   webServer: {
     command: `node --import tsx server.ts`,
     url: `${baseURL}/healthz`,
-    env: { LLMGW_E2E_PORT: String(port) },
+    // The tests post heartbeats as the agents would; with placement off, the replicas they
+    // report are the fleet, so a card's numbers are the ones each test sets up.
+    env: { LLMGW_E2E_PORT: String(port), LLMGW_SCHEDULER: "off" },
     reuseExistingServer: false,
     timeout: 60_000,
     // SIGTERM rather than SIGKILL, so the server removes its temporary store and mirror.

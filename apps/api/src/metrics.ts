@@ -2,6 +2,7 @@ import { capacityByClass } from "@llmgw/domain";
 import type { MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
 import type { Deps } from "./deps";
+import { isLeader } from "./scheduler/leader";
 import { statsOf } from "./scheduler/stats";
 
 /** HTTP timings by method and route pattern (not raw path: model names would explode the series). */
@@ -66,7 +67,7 @@ export async function metricsText(deps: Deps, timings: HttpTimings): Promise<str
   for (const state of ["pending", "starting", "ready", "stopping", "failed"]) {
     out.push(`llmgw_replicas{state="${state}"} ${states.get(state) ?? 0}`);
   }
-  out.push(...statsOf(deps).lines(deps.config.scheduler));
+  out.push(...statsOf(deps).lines(deps.config.scheduler && isLeader(deps)));
   out.push(...timings.lines());
   out.push("# HELP llmgw_metrics_seconds Time to compute this page.", "# TYPE llmgw_metrics_seconds gauge");
   out.push(`llmgw_metrics_seconds ${((performance.now() - started) / 1000).toFixed(6)}`);

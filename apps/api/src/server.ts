@@ -3,7 +3,9 @@ import { serve } from "@hono/node-server";
 import { createApp } from "./app";
 import type { Config } from "./config";
 import { type Deps, openDeps } from "./deps";
-import { startScheduler } from "./scheduler";
+import { startRelay } from "./events/relay";
+import { nudgeScheduler, startScheduler } from "./scheduler";
+import { startLeadership } from "./scheduler/leader";
 import { markSilentNodesDown } from "./services/liveness";
 import { mirrorChanged } from "./services/mirrorPlans";
 
@@ -42,8 +44,15 @@ export async function startServer(
   );
   liveness.unref();
 
+  // Several processes may share one PostgreSQL (SPEC §4): the relay brings the others' events to
+  // this one's streams, and only the holder of the leader lock schedules (a new leader plans at once).
+  const relay = deps.store.kind === "postgres" ? await startRelay(deps) : null;
+  const leadership = await startLeadership(deps, { onGain: () => nudgeScheduler(deps) });
   // A run every heartbeat interval at least (on-demand wakes go idle without any event).
-  const scheduler = startScheduler(deps, { intervalMs: config.heartbeatSeconds * 1000 });
+  const scheduler = startScheduler(deps, {
+    intervalMs: config.heartbeatSeconds * 1000,
+    leader: leadership.check,
+  });
 
   const server = serve({ fetch: app.fetch, hostname: config.listen.host, port: config.listen.port });
   await new Promise<void>((resolve, reject) => {
@@ -68,6 +77,8 @@ export async function startServer(
       stopWatch();
       clearInterval(liveness);
       await scheduler?.stop();
+      await leadership.stop();
+      await relay?.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         // Open event streams would hold close() forever.

@@ -32,7 +32,8 @@ export type Snapshot = {
 
 /**
  * The catalogue, fleet and quotas as one consistent picture. Reads share one snapshot; every
- * write through this process invalidates it, so a client reads its own writes. Headroom for
+ * write through this process invalidates it, so a client reads its own writes, and so does every
+ * event another process sharing the database announces (events/relay.ts). Headroom for
  * every model is computed once per snapshot from one index (not per model, not per request).
  */
 export class World {

@@ -74,32 +74,60 @@ export async function openPostgres(url: string): Promise<Db> {
 
 /**
  * LISTEN needs a connection of its own that stays open (a pooled one would be handed to queries).
- * Opened on the first listen. If that connection drops, its subscriptions are gone and the next
- * listen opens a new one: callers that must not miss events re-read from the event table anyway.
+ * Opened on the first listen. If that connection drops (a server restart, a terminated backend),
+ * the subscriptions are made again on a new one, retrying every second: without that a process
+ * would stop hearing other processes for good. Notifications sent meanwhile are lost; callers that
+ * must not miss events re-read from the event table anyway.
  */
 function notificationHub(url: string) {
+  const lostClients = new WeakSet<pg.Client>();
   const callbacks = new Map<string, Set<(payload: string) => void>>();
   let connecting: Promise<pg.Client> | undefined;
+  let closed = false;
+  let retry: ReturnType<typeof setTimeout> | undefined;
+
+  function resubscribe(): void {
+    retry = undefined;
+    if (closed || callbacks.size === 0) return;
+    connect()
+      .then(async (client) => {
+        for (const channel of callbacks.keys()) await client.query(`listen ${channel}`);
+      })
+      .catch(() => {
+        connecting = undefined;
+        retry ??= setTimeout(resubscribe, 1000);
+        retry.unref?.();
+      });
+  }
 
   function connect(): Promise<pg.Client> {
-    connecting ??= (async () => {
-      const client = new pg.Client({ connectionString: url, types });
-      client.on("notification", (msg) => {
-        for (const cb of callbacks.get(msg.channel) ?? []) cb(msg.payload ?? "");
-      });
-      client.on("error", () => {
-        connecting = undefined;
-        callbacks.clear();
-      });
-      try {
-        await client.connect();
-      } catch (err) {
-        connecting = undefined;
+    if (connecting !== undefined) return connecting;
+    const client = new pg.Client({ connectionString: url, types });
+    let attempt: Promise<pg.Client> | undefined;
+    const forget = () => {
+      if (connecting === attempt) connecting = undefined;
+    };
+    client.on("notification", (msg) => {
+      for (const cb of callbacks.get(msg.channel) ?? []) cb(msg.payload ?? "");
+    });
+    const lost = () => {
+      if (lostClients.has(client)) return;
+      lostClients.add(client);
+      client.end().catch(() => undefined);
+      forget();
+      if (!closed) retry ??= setTimeout(resubscribe, 100);
+    };
+    client.on("error", lost);
+    client.on("end", lost);
+    attempt = client.connect().then(
+      () => client,
+      (err: unknown) => {
+        forget();
         throw err;
-      }
-      return client;
-    })();
-    return connecting;
+      },
+    );
+    connecting = attempt;
+    return attempt;
   }
 
   return {
@@ -116,10 +144,12 @@ function notificationHub(url: string) {
         const current = callbacks.get(channel);
         if (current === undefined || !current.delete(cb) || current.size > 0) return;
         callbacks.delete(channel);
-        await client.query(`unlisten ${channel}`);
+        await (await connect()).query(`unlisten ${channel}`);
       };
     },
     async close() {
+      closed = true;
+      if (retry !== undefined) clearTimeout(retry);
       const pending = connecting;
       connecting = undefined;
       callbacks.clear();

@@ -2,6 +2,8 @@ import type { EventType } from "@llmgw/domain";
 
 export type LiveEvent = { id: number; type: EventType; data: unknown };
 type Listener = (event: LiveEvent) => void;
+/** Delivers this process's own committed events in id order, together with other processes' (relay.ts). */
+export type Sequencer = (own: LiveEvent[]) => Promise<void>;
 
 /**
  * Fans committed events out to this process's open streams. Events are written to the store in
@@ -10,10 +12,26 @@ type Listener = (event: LiveEvent) => void;
  */
 export class EventHub {
   readonly #listeners = new Set<Listener>();
+  #sequencer: Sequencer | null = null;
 
   subscribe(listener: Listener): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * What a commit calls with the events it just stored. Alone on its database the process
+   * publishes them at once; sharing PostgreSQL with others, the relay interleaves them with the
+   * others' events so every stream sees each id once, in order.
+   */
+  async announce(events: LiveEvent[]): Promise<void> {
+    if (this.#sequencer) await this.#sequencer(events);
+    else this.publish(events);
+  }
+
+  /** Set by the relay while it runs; null puts the hub back to publishing directly. */
+  sequenceWith(sequencer: Sequencer | null): void {
+    this.#sequencer = sequencer;
   }
 
   publish(events: Iterable<LiveEvent>): void {

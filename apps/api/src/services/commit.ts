@@ -8,7 +8,9 @@ export type Announce = { type: EventType; data: unknown };
 /**
  * Runs one change in one transaction with the events that announce it: the change, its audit
  * entries and its events commit together or not at all. After the commit the snapshot is
- * invalidated and the events go out to this process's streams.
+ * invalidated and the events go out to this process's streams (through the relay when other
+ * processes share the database, so each stream still gets every id once and in order); by the
+ * time this resolves they have.
  */
 export async function commit<T>(
   deps: Pick<Deps, "store" | "world" | "hub">,
@@ -23,6 +25,6 @@ export async function commit<T>(
     return { result, published };
   });
   deps.world.invalidate();
-  deps.hub.publish(published);
+  await deps.hub.announce(published);
   return result;
 }

@@ -1,0 +1,58 @@
+import { type LeaderLock, leaderLock } from "@llmgw/store";
+import type { Deps } from "../deps";
+import type { LeaderCheck } from "./reconcile";
+
+export interface Leadership {
+  /** For the scheduler: answers from the last check, so a run costs no round trip. */
+  readonly check: LeaderCheck;
+  readonly held: boolean;
+  stop(): Promise<void>;
+}
+
+const leaders = new WeakMap<Deps, Leadership>();
+
+/**
+ * Keeps trying for the scheduler's lock (SPEC §4: one process places replicas at a time) every
+ * `retryMs`; while held, the same check proves the lock's connection is still alive. `onGain` runs
+ * when this process becomes the leader, so the new leader plans at once rather than at its next
+ * interval. A process whose lock connection drops stops scheduling at its next check.
+ */
+export async function startLeadership(
+  deps: Deps,
+  options: { retryMs?: number; onGain?: () => void; log?: (line: string) => void } = {},
+): Promise<Leadership> {
+  const { retryMs = 2_000, onGain } = options;
+  // Alone on PGlite the process always leads: nothing worth saying.
+  const log =
+    deps.store.kind === "pglite" ? () => {} : (options.log ?? ((line: string) => console.error(line)));
+  const lock: LeaderLock = leaderLock({ kind: deps.store.kind, databaseUrl: deps.config.databaseUrl });
+  let was = false;
+  const tick = async () => {
+    const now = await lock.check().catch(() => false);
+    if (now !== was) log(now ? "llmgw: this process now runs the scheduler" : "llmgw: scheduler lock lost");
+    const gained = now && !was;
+    was = now;
+    if (gained) onGain?.();
+  };
+  await tick();
+  const timer = setInterval(() => void tick(), retryMs);
+  timer.unref();
+  const leadership: Leadership = {
+    check: async () => lock.held,
+    get held() {
+      return lock.held;
+    },
+    async stop() {
+      clearInterval(timer);
+      leaders.delete(deps);
+      await lock.close();
+    },
+  };
+  leaders.set(deps, leadership);
+  return leadership;
+}
+
+/** Whether this app's process is the scheduler's leader; an app started without one (tests) is. */
+export function isLeader(deps: Deps): boolean {
+  return leaders.get(deps)?.held ?? true;
+}

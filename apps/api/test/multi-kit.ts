@@ -1,0 +1,103 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import { openPostgres } from "@llmgw/store";
+
+/** The PostgreSQL the tests may use (`TEST_DATABASE_URL`); tests needing it skip without it. */
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "";
+
+/**
+ * A database of its own on the test server, so these tests never meet the store contract tests
+ * (which empty database `test`) or each other. Drop it when done.
+ */
+export async function freshDatabase(
+  base = TEST_DATABASE_URL,
+): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `llmgw_${randomBytes(6).toString("hex")}`;
+  const admin = await openPostgres(base);
+  try {
+    await admin.exec(`create database ${name}`);
+  } finally {
+    await admin.close();
+  }
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const again = await openPostgres(base);
+      try {
+        await again.exec(`drop database if exists ${name} with (force)`);
+      } finally {
+        await again.close();
+      }
+    },
+  };
+}
+
+const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
+
+export interface ServeProcess {
+  readonly url: string;
+  readonly child: ChildProcess;
+  /** Everything it printed so far. */
+  output(): string;
+  /** SIGKILL (a crash), or SIGTERM (a clean stop); resolves once it has exited. */
+  stop(signal?: "SIGKILL" | "SIGTERM"): Promise<void>;
+}
+
+/**
+ * The real `llmgw serve` as a process, on a port the OS picks; resolves with its URL once it says
+ * it is ready. `databaseUrl` points it at PostgreSQL; the developer's LLMGW_* never leak in.
+ */
+export async function spawnServe(options: {
+  dataDir: string;
+  config: string;
+  databaseUrl?: string | null;
+  readyMs?: number;
+}): Promise<ServeProcess> {
+  const env = { ...process.env };
+  for (const key of ["LLMGW_CONFIG", "LLMGW_LISTEN", "LLMGW_DATA_DIR", "DATABASE_URL"]) delete env[key];
+  if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
+  const args = ["--config", options.config, "--data-dir", options.dataDir, "--listen", "127.0.0.1:0"];
+  const child = spawn(process.execPath, ["scripts/llmgw.mjs", "serve", ...args], {
+    cwd: ROOT,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  const readyMs = options.readyMs ?? 60_000;
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`llmgw serve was not ready in ${readyMs} ms:\n${out}`)),
+      readyMs,
+    );
+    const read = (chunk: Buffer) => {
+      out += chunk.toString();
+      const ready = /llmgw ready on (http:\/\/\S+)/.exec(out);
+      if (ready?.[1]) {
+        clearTimeout(timer);
+        resolve(ready[1]);
+      }
+    };
+    child.stdout?.on("data", read);
+    child.stderr?.on("data", read);
+    child.once("exit", (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`llmgw serve exited (${code ?? signal}) before it was ready:\n${out}`));
+    });
+  });
+  return {
+    url,
+    child,
+    output: () => out,
+    async stop(signal = "SIGTERM") {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+      child.kill(signal);
+      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
