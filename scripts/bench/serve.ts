@@ -1,0 +1,176 @@
+// A server for the HTTP benches, in its own process (forked with IPC by report.ts `child`):
+//   app [models] [nodes] [webDist] [heartbeatSeconds]  the real app: openDeps (in-memory store) + createApp + serve,
+//                                   scheduler off, seeded with models and a fleet via heartbeats
+//   bare-json FILE                  a bare Hono route answering FILE's bytes
+//   bare-sse                        a bare node:http SSE server
+// It answers IPC commands: usage (CPU and memory), gc, publish (bare-sse), stop.
+import { readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer, type ServerResponse } from "node:http";
+import { createRequire } from "node:module";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+
+const apiRequire = createRequire(new URL("../../apps/api/package.json", import.meta.url));
+const { Hono } = (await import(
+  pathToFileURL(apiRequire.resolve("hono")).href
+)) as typeof import("../../apps/api/node_modules/hono");
+const { serve } = (await import(
+  pathToFileURL(apiRequire.resolve("@hono/node-server")).href
+)) as typeof import("../../apps/api/node_modules/@hono/node-server");
+
+const [mode, ...args] = process.argv.slice(2);
+let cleanup: () => Promise<void> = async () => {};
+let publish: (data: string) => number = () => 0;
+let port = 0;
+
+function listen(server: { once: (e: string, f: () => void) => unknown; address: () => unknown }) {
+  return new Promise<number>((resolve) =>
+    server.once("listening", () => resolve((server.address() as AddressInfo).port)),
+  );
+}
+
+if (mode === "app") {
+  const models = Number(args[0] ?? 500);
+  const nodes = Number(args[1] ?? 50);
+  const webDist = args[2] || null;
+  const heartbeatSeconds = Number(args[3] || 600);
+  const api = await import("../../apps/api/src/index");
+  const { markSilentNodesDown } = await import("../../apps/api/src/services/liveness");
+  const dataDir = await mkdtemp(join(tmpdir(), "llmgw-bench-"));
+  const config = api.loadConfig({ dataDir, listen: "127.0.0.1:0" }, { LLMGW_SCHEDULER: "off" });
+  config.heartbeatSeconds = heartbeatSeconds;
+  const deps = await api.openDeps(config, { inMemory: true });
+  const app = api.createApp(deps, { webDist });
+  const post = async (path: string, body: unknown) => {
+    const res = await app.request(path, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+  };
+  for (let i = 0; i < models; i++)
+    await post("/api/v1/models", {
+      name: `model-${i}`,
+      source: `http://127.0.0.1/mirror/model-${i}/v1/model-${i}.gguf`,
+      contextLength: 8192,
+      class: ["critical", "standard", "batch"][i % 3],
+      owner: `team-${i % 10}`,
+      scaling: { min: 1, max: 1 },
+      profiles: [{ name: "cpu", engine: "llamacpp", minMemoryGB: 2 + (i % 30), cpuCores: 1 + (i % 4) }],
+    });
+  // A modest fleet: each node runs a few of the models.
+  for (let n = 0; n < nodes; n++)
+    await post("/api/v1/agents/heartbeat", {
+      node: { name: `node-${n}`, memoryGB: 512, cpuCount: 128, engines: ["llamacpp"] },
+      replicas: Array.from({ length: Math.min(10, models) }, (_, j) => ({
+        id: `r-${n}-${j}`,
+        model: `model-${(n * 10 + j) % models}`,
+        state: "ready",
+      })),
+    });
+  // The heartbeat bench's nodes, written in one transaction as their first beats would write them:
+  // through the API each first beat rebuilds the world snapshot, and 5,000 take minutes (see README).
+  const seeded = Number(args[4] || 0);
+  if (seeded > 0) {
+    const { heartbeatSchema } = await import("../../packages/domain/src/index");
+    const { mergeReport } = await import("../../apps/api/src/scheduler/agentReport");
+    const snap = await deps.world.snapshot();
+    const now = new Date().toISOString();
+    await deps.store.transaction(async (tx) => {
+      for (let n = 0; n < seeded; n++) {
+        const { node: facts, replicas } = heartbeatSchema.parse(beatOf(n));
+        await tx.nodes.upsert({ ...facts, state: "ready", lastSeen: now });
+        const merged = mergeReport({
+          node: facts.name,
+          reported: replicas,
+          stored: [],
+          elsewhere: () => undefined,
+          models: snap.modelsByName,
+          now,
+          graceMs: 0,
+        });
+        await tx.replicas.replaceForNode(facts.name, merged);
+      }
+    });
+    deps.world.invalidate();
+    // Seen now, not when the seeding began: liveness would mark them all down (and each next beat would be a change).
+    const seen = new Date().toISOString();
+    for (let n = 0; n < seeded; n++) deps.world.lastSeen.set(`beat-${n}`, seen);
+  }
+  const liveness = setInterval(() => void markSilentNodesDown(deps).catch(() => {}), 1000);
+  const server = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 });
+  port = await listen(server);
+  cleanup = async () => {
+    clearInterval(liveness);
+    (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+    server.close();
+    await deps.store.close();
+    await rm(dataDir, { recursive: true, force: true });
+  };
+} else if (mode === "bare-json") {
+  const bytes = readFileSync(args[0] ?? "");
+  const app = new Hono().get("/api/v1/models", (c) =>
+    c.body(bytes, 200, { "content-type": "application/json" }),
+  );
+  const server = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 });
+  port = await listen(server);
+  cleanup = async () => void server.close();
+} else if (mode === "bare-sse") {
+  const streams = new Set<ServerResponse>();
+  const server = createServer((req, res) => {
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    res.write(": bare events\n\n");
+    streams.add(res);
+    req.on("close", () => streams.delete(res));
+  });
+  server.listen(0, "127.0.0.1");
+  port = await listen(server);
+  let id = 0;
+  publish = (data) => {
+    const frame = `id: ${++id}\nevent: model.changed\ndata: ${data}\n\n`;
+    for (const res of streams) res.write(frame);
+    return streams.size;
+  };
+  cleanup = async () => {
+    server.closeAllConnections();
+    server.close();
+  };
+} else {
+  throw new Error(`serve.ts: unknown mode ${mode}`);
+}
+
+/** Node n's heartbeat in the heartbeat bench (beats.ts sends the same). */
+function beatOf(n: number) {
+  return {
+    node: { name: `beat-${n}`, memoryGB: 256, cpuCount: 64, engines: ["llamacpp"], freeMemoryGB: 100 },
+    replicas: [
+      { id: `beat-${n}-a`, model: `model-${n % 500}`, state: "ready" },
+      { id: `beat-${n}-b`, model: `model-${(n + 250) % 500}`, state: "ready" },
+    ],
+  };
+}
+
+function usage() {
+  const cpu = process.cpuUsage();
+  const mem = process.memoryUsage();
+  return {
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    rss: mem.rss,
+    heapUsed: mem.heapUsed,
+    external: mem.external,
+  };
+}
+
+process.on("message", (message: { cmd: string; data?: string }) => {
+  if (message.cmd === "usage") process.send?.(usage());
+  else if (message.cmd === "gc") {
+    (globalThis as { gc?: () => void }).gc?.();
+    process.send?.(usage());
+  } else if (message.cmd === "publish") process.send?.({ streams: publish(message.data ?? "{}") });
+});
+process.once("SIGTERM", () => void cleanup().finally(() => process.exit(0)));
+process.send?.({ port });

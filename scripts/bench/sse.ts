@@ -1,0 +1,118 @@
+// One event to 10,000 open SSE streams: the time until every client has it, and the server's
+// memory per open stream, for /api/v1/events and for a bare node:http SSE server. Each server is
+// its own process (with --expose-gc, so memory is read after a collection) and the 10,000
+// clients a third: their parsing shares the machine, which the bare server's figure shows.
+import { child, percentile, type Row, wallNow } from "./report";
+
+export const names = ["SSE fan-out"];
+const STREAMS = Number(process.env.BENCH_STREAMS ?? 10_000);
+const EVENTS = 5;
+
+type Usage = { cpuMs: number; rss: number; heapUsed: number; external: number };
+type Result = {
+  label: string;
+  openMs: number;
+  rssPerStream: number;
+  heapPerStream: number;
+  p50: number;
+  all: number[];
+  missed: number;
+};
+
+async function fanOut(
+  label: string,
+  serverArgs: string[],
+  publish: (server: ReturnType<typeof child>, port: number, i: number) => Promise<void>,
+): Promise<Result> {
+  const server = child("./serve.ts", serverArgs, ["--expose-gc"]);
+  const { port } = await server.ask<{ port: number }>(null);
+  const path = serverArgs[0] === "app" ? "/api/v1/events" : "/";
+  const before = await server.ask<Usage>({ cmd: "gc" });
+  const start = performance.now();
+  const clients = child("./sseClients.ts", [`http://127.0.0.1:${port}${path}`, String(STREAMS)]);
+  const opened = await clients.ask<{ open: number; failed: number }>(null);
+  const openMs = performance.now() - start;
+  const after = await server.ask<Usage>({ cmd: "gc" });
+  const alls: number[] = [];
+  const p50s: number[] = [];
+  let missed = 0;
+  for (let i = 0; i < EVENTS; i++) {
+    await clients.ask({ cmd: "expect", timeoutMs: 10_000 });
+    const t0 = wallNow();
+    const arrived = clients.ask<{ times: number[] }>(null);
+    await publish(server, port, i);
+    const { times } = await arrived;
+    missed += opened.open - times.length;
+    alls.push(Math.max(...times) - t0);
+    p50s.push(percentile(times, 50) - t0);
+  }
+  await clients.stop();
+  await server.stop();
+  if (opened.failed) console.log(`${label}: ${opened.failed} streams failed to open`);
+  return {
+    label,
+    openMs,
+    rssPerStream: (after.rss - before.rss) / opened.open,
+    heapPerStream: (after.heapUsed + after.external - before.heapUsed - before.external) / opened.open,
+    p50: Math.min(...p50s),
+    all: alls,
+    missed,
+  };
+}
+
+export async function run(): Promise<Row[]> {
+  let etag = "";
+  const app = await fanOut(`llmgw /api/v1/events`, ["app", "500", "50"], async (_server, port, i) => {
+    // One catalogue change: a description edit (small, like most events).
+    const url = `http://127.0.0.1:${port}/api/v1/models/model-7`;
+    if (!etag) etag = (await fetch(url)).headers.get("etag") ?? "";
+    const res = await fetch(url, {
+      method: "PATCH",
+      headers: { "content-type": "application/merge-patch+json", "if-match": etag },
+      body: JSON.stringify({ description: `edit ${i}` }),
+    });
+    etag = res.headers.get("etag") ?? "";
+    if (!res.ok) throw new Error(`PATCH: ${res.status} ${await res.text()}`);
+  });
+  const payload = JSON.stringify({
+    name: "model-7",
+    description: "edit",
+    version: 2,
+    padding: "x".repeat(300),
+  });
+  const bare = await fanOut("bare node:http SSE", ["bare-sse"], async (server) => {
+    await server.ask({ cmd: "publish", data: payload });
+  });
+  const kb = (b: number) => `${(b / 1000).toFixed(1)} kB`;
+  const row = (r: Result) => ({
+    server: r.label,
+    "opened in ms": r.openMs.toFixed(0),
+    "all delivered ms (each event)": r.all.map((t) => t.toFixed(0)).join(" "),
+    "fastest all ms": Math.min(...r.all).toFixed(0),
+    "half delivered ms": r.p50.toFixed(0),
+    missed: r.missed,
+    "RSS per stream": kb(r.rssPerStream),
+    "heap+external per stream": kb(r.heapPerStream),
+  });
+  console.table([row(app), row(bare)]);
+  const fast = (r: Result) => Math.min(...r.all);
+  const medianAll = (r: Result) => [...r.all].sort((a, b) => a - b)[Math.floor(r.all.length / 2)] ?? 0;
+  return [
+    {
+      measure: `one event to ${STREAMS} SSE streams: all delivered (fastest; median of ${EVENTS})`,
+      value: `${fast(app).toFixed(0)} ms; ${medianAll(app).toFixed(0)} ms${app.missed ? `, ${app.missed} missed` : ""}`,
+      peer: `bare node:http: ${fast(bare).toFixed(0)} ms; ${medianAll(bare).toFixed(0)} ms`,
+      ratio: `${(fast(app) / fast(bare)).toFixed(2)}× the time`,
+      aim: "≤ 200 ms",
+      met: fast(app) <= 200 && app.missed === 0,
+    },
+    {
+      measure: "server memory per open SSE stream (RSS growth)",
+      value: `${kb(app.rssPerStream)} RSS, ${kb(app.heapPerStream)} heap+external`,
+      peer: `bare node:http: ${kb(bare.rssPerStream)} RSS, ${kb(bare.heapPerStream)} heap+external`,
+      ratio: `${(app.rssPerStream / bare.rssPerStream).toFixed(2)}×`,
+      aim: "≤ 10 kB",
+      met: app.rssPerStream <= 10_000,
+    },
+  ];
+}
