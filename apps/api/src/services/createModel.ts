@@ -1,6 +1,6 @@
-import type { Model, ModelInput, ModelView } from "@llmgw/domain";
-import { modelInputSchema } from "@llmgw/domain";
+import type { Model, ModelView, modelInputSchema } from "@llmgw/domain";
 import { NameTaken } from "@llmgw/store";
+import type { z } from "zod";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { modelView } from "../world";
@@ -14,14 +14,14 @@ export async function createModel({
   by,
 }: {
   deps: Deps;
-  input: ModelInput;
+  /** Already checked by the route's `modelInputSchema`, defaults filled in. */
+  input: z.output<typeof modelInputSchema>;
   by: string;
 }): Promise<ModelView> {
-  const parsed = modelInputSchema.parse(input);
   const snap = await deps.world.snapshot();
-  checkClass(snap, parsed.class);
+  checkClass(snap, input.class);
   const at = deps.now().toISOString();
-  const model: Model = { ...parsed, origin: "runtime", version: 1, updatedAt: at, updatedBy: by };
+  const model: Model = { ...input, origin: "runtime", version: 1, updatedAt: at, updatedBy: by };
   admit(snap, null, model);
   try {
     return await commit(deps, async (tx) => {

@@ -1,12 +1,12 @@
 import {
-  type Heartbeat,
   type HeartbeatReply,
-  heartbeatSchema,
+  type heartbeatSchema,
   indexFleet,
   type Node,
   nodeUsage,
   type Replica,
 } from "@llmgw/domain";
+import type { z } from "zod";
 import type { Deps } from "../deps";
 import { badRequest } from "../errors";
 import { close, desiredReplicas, mergeReport } from "../scheduler/agentReport";
@@ -24,9 +24,10 @@ export async function heartbeat({
   report,
 }: {
   deps: Deps;
-  report: Heartbeat;
+  /** Already checked by the route's `heartbeatSchema`: a beat is parsed once, not per layer. */
+  report: z.output<typeof heartbeatSchema>;
 }): Promise<HeartbeatReply> {
-  const { node: facts, replicas: reported } = heartbeatSchema.parse(report);
+  const { node: facts, replicas: reported } = report;
   // The store keeps one row per id, so a repeated id would differ from the report on every beat.
   const seen = new Set<string>();
   const twice = reported.findIndex((r) => seen.has(r.id) || !seen.add(r.id));
