@@ -1,28 +1,10 @@
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../src/auth/secrets";
-import { ConfigError, DEFAULT_SESSION_TTL_SECONDS, loadConfig } from "../src/config";
-import { tempDir } from "./mirror/fixtures";
+import { DEFAULT_SESSION_TTL_SECONDS, loadConfig } from "../src/config";
+import { configFile, problemOf } from "./configFiles";
 
 // The file's `tokens:` and the session timeout (SPEC §4): a token the server would misread stops
 // start-up naming the file and the entry.
-
-async function configFile(text: string): Promise<string> {
-  const file = join(await tempDir(), "llmgw.yaml");
-  await writeFile(file, text);
-  return file;
-}
-
-function problemOf(load: () => unknown): string {
-  try {
-    load();
-  } catch (err) {
-    if (err instanceof ConfigError) return err.message;
-    throw err;
-  }
-  throw new Error("expected loadConfig to refuse the configuration");
-}
 
 const hash = (text: string) => sha256Hex(text);
 const token = (name: string, sha256: string, role = "viewer") =>

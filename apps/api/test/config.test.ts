@@ -1,28 +1,11 @@
-import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../src/config";
+import { loadConfig } from "../src/config";
+import { configFile, problemOf } from "./configFiles";
 import { tempDir } from "./mirror/fixtures";
 
 // loadConfig (SPEC §4): every key optional; a wrong file stops start-up naming the file, the line
 // and the path inside it; flags win over the environment, which wins over the file.
-
-/** Writes `text` as a llmgw.yaml in a fresh directory and returns its path. */
-async function configFile(text: string): Promise<string> {
-  const file = join(await tempDir(), "llmgw.yaml");
-  await writeFile(file, text);
-  return file;
-}
-
-function problemOf(load: () => unknown): string {
-  try {
-    load();
-  } catch (err) {
-    if (err instanceof ConfigError) return err.message;
-    throw err;
-  }
-  throw new Error("expected loadConfig to refuse the configuration");
-}
 
 describe("loadConfig", () => {
   it("runs with no file at all, on loopback port 8080 with ./data", () => {
