@@ -24,6 +24,8 @@ export type Snapshot = {
   nodesByName: Map<string, Node>;
   replicas: Replica[];
   replicasByNode: Map<string, Replica[]>;
+  /** Every model's replicas, grouped once: a list of 500 cards must not scan the fleet per card. */
+  replicasByModel: Map<string, Replica[]>;
   classes: Class[];
   quotas: Quota[];
   index: FleetIndex;
@@ -67,13 +69,11 @@ export class World {
     ]);
     const index = indexFleet({ nodes, replicas, models, classes });
     const headrooms = headroomAll(models, index, quotas);
-    const replicasByNode = new Map<string, Replica[]>();
-    for (const replica of replicas) {
-      if (replica.node === null) continue;
-      const list = replicasByNode.get(replica.node);
-      if (list) list.push(replica);
-      else replicasByNode.set(replica.node, [replica]);
-    }
+    const replicasByNode = groupBy(
+      replicas.filter((r) => r.node !== null),
+      (r) => r.node ?? "",
+    );
+    const replicasByModel = groupBy(replicas, (r) => r.model);
     return {
       models,
       modelsByName: new Map(models.map((m) => [m.name, m])),
@@ -81,6 +81,7 @@ export class World {
       nodesByName: new Map(nodes.map((n) => [n.name, n])),
       replicas,
       replicasByNode,
+      replicasByModel,
       classes,
       quotas,
       index,
@@ -112,8 +113,19 @@ export function modelView(snap: Snapshot, model: Model): ModelView {
   return {
     ...model,
     mode: modeOf(model.scaling),
-    replicas: snap.replicas.filter((r) => r.model === model.name),
+    replicas: snap.replicasByModel.get(model.name) ?? [],
     headroom: room,
     quota: { owner: model.owner, remaining: room.quotaRemaining },
   };
+}
+
+function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const group = groups.get(k);
+    if (group) group.push(item);
+    else groups.set(k, [item]);
+  }
+  return groups;
 }
