@@ -12,6 +12,7 @@ import { type Nodes, nodes } from "./repos/nodes";
 import { type Quotas, quotas } from "./repos/quotas";
 import { type Replicas, replicas } from "./repos/replicas";
 import { type Sessions, sessions } from "./repos/sessions";
+import { TokenCache } from "./repos/tokenCache";
 import { type Tokens, tokens } from "./repos/tokens";
 
 export interface StoreOptions {
@@ -53,7 +54,10 @@ export interface Store extends StoreTx {
   close(): Promise<void>;
 }
 
-function bind(sql: Queryable): StoreTx {
+/** Caches shared by the store and its transactions; a transaction writes through, never reads from them. */
+type Caches = { tokens: TokenCache };
+
+function bind(sql: Queryable, caches: Caches, inTransaction: boolean): StoreTx {
   return {
     sql,
     models: models(sql),
@@ -64,9 +68,9 @@ function bind(sql: Queryable): StoreTx {
     audit: audit(sql),
     events: events(sql),
     mirror: mirror(sql),
-    tokens: tokens(sql),
+    tokens: tokens(sql, { reads: inTransaction ? null : caches.tokens, writes: caches.tokens }),
     sessions: sessions(sql),
-    transaction: (fn) => sql.transaction((tx) => fn(bind(tx))),
+    transaction: (fn) => sql.transaction((tx) => fn(bind(tx, caches, true))),
   };
 }
 
@@ -88,12 +92,14 @@ export async function storeOn(db: Db): Promise<Store> {
     await db.close();
     throw err;
   }
+  const caches: Caches = { tokens: new TokenCache(db) };
   return {
-    ...bind(db),
+    ...bind(db, caches, false),
     kind: db.kind,
     db,
     async reset() {
       await db.exec(`truncate ${TABLES.join(", ")} restart identity`);
+      caches.tokens.forget();
     },
     close: () => db.close(),
   };

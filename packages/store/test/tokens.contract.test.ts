@@ -113,4 +113,49 @@ describe.each(backends())("tokens and sessions on $name", (backend) => {
     expect(await store.sessions.remove(fresh.idSha256)).toBe(true);
     expect(await store.sessions.remove(fresh.idSha256)).toBe(false);
   });
+
+  it("answers from memory, and forgets at once when this store writes", async () => {
+    const token = aToken();
+    expect(await store.tokens.any()).toBe(false);
+    expect(await store.tokens.findByHash(token.sha256)).toBeNull();
+
+    await store.tokens.insert(token);
+    expect(await store.tokens.any()).toBe(true);
+    expect(await store.tokens.findByHash(token.sha256)).toMatchObject({ name: token.name });
+
+    await store.transaction((tx) => tx.tokens.remove(token.name));
+    expect(await store.tokens.findByHash(token.sha256)).toBeNull();
+    expect(await store.tokens.any()).toBe(false);
+  });
+});
+
+const postgres = backends().find((b) => b.name === "postgres");
+describe.skipIf(postgres === undefined)("tokens across two stores on one PostgreSQL", () => {
+  const backend = postgres as NonNullable<typeof postgres>;
+  let store: Store;
+  beforeAll(async () => {
+    store = await openFor(backend);
+  });
+  afterAll(async () => {
+    await store?.close();
+    await backend.dispose();
+  });
+
+  it("another process's insert and removal reach this store's answers by NOTIFY, well before they expire", async () => {
+    const other = await openFor(backend);
+    try {
+      const token = aToken();
+      expect(await store.tokens.any()).toBe(false);
+      expect(await store.tokens.findByHash(token.sha256)).toBeNull();
+
+      await other.tokens.insert(token);
+      await expect.poll(() => store.tokens.any(), { timeout: 2_000 }).toBe(true);
+      await expect.poll(() => store.tokens.findByHash(token.sha256), { timeout: 2_000 }).not.toBeNull();
+
+      await other.tokens.remove(token.name);
+      await expect.poll(() => store.tokens.findByHash(token.sha256), { timeout: 2_000 }).toBeNull();
+    } finally {
+      await other.close();
+    }
+  });
 });

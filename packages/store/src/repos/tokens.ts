@@ -1,4 +1,5 @@
 import { onlyRow, type Queryable } from "../db";
+import { TOKENS_CHANNEL, type TokenCache } from "./tokenCache";
 
 /**
  * An access token created through the API. Only its SHA-256 is kept: the secret is shown once, to
@@ -51,7 +52,24 @@ const toToken = (row: TokenRow): StoredToken => ({
   lastUsedAt: row.last_used_at === null ? null : isoOf(row.last_used_at),
 });
 
-export function tokens(sql: Queryable): Tokens {
+/**
+ * `cache` answers `any` and `findByHash` from memory on the store itself; inside a transaction
+ * (`cache` null for reads) they query, since the transaction may hold its own uncommitted change.
+ * Writes always make every process forget: here at once, elsewhere by NOTIFY after the commit.
+ */
+export function tokens(sql: Queryable, cache: { reads: TokenCache | null; writes: TokenCache }): Tokens {
+  const changed = async (on: Queryable) => {
+    cache.writes.forget();
+    await on.query("select pg_notify($1, '')", [TOKENS_CHANNEL]);
+  };
+  const findByHash = async (sha256: string) => {
+    const [row] = await sql.query<TokenRow>(`select ${COLUMNS} from tokens where sha256 = $1`, [sha256]);
+    return row === undefined ? null : toToken(row);
+  };
+  const any = async () => {
+    const rows = await sql.query<{ any: boolean }>("select exists (select 1 from tokens) as any");
+    return onlyRow(rows, "tokens exist").any;
+  };
   return {
     async list() {
       return (await sql.query<TokenRow>(`select ${COLUMNS} from tokens order by name`)).map(toToken);
@@ -62,15 +80,10 @@ export function tokens(sql: Queryable): Tokens {
       return row === undefined ? null : toToken(row);
     },
 
-    async findByHash(sha256) {
-      const [row] = await sql.query<TokenRow>(`select ${COLUMNS} from tokens where sha256 = $1`, [sha256]);
-      return row === undefined ? null : toToken(row);
-    },
+    findByHash: (sha256) =>
+      cache.reads ? cache.reads.byHash(sha256, () => findByHash(sha256)) : findByHash(sha256),
 
-    async any() {
-      const rows = await sql.query<{ any: boolean }>("select exists (select 1 from tokens) as any");
-      return onlyRow(rows, "tokens exist").any;
-    },
+    any: () => (cache.reads ? cache.reads.any(any) : any()),
 
     async insert(token) {
       const [row] = await sql.query<TokenRow>(
@@ -79,6 +92,7 @@ export function tokens(sql: Queryable): Tokens {
          returning ${COLUMNS}`,
         [token.name, token.role, token.sha256, token.createdAt, token.createdBy],
       );
+      if (row !== undefined) await changed(sql);
       return row === undefined ? null : toToken(row);
     },
 
@@ -88,6 +102,7 @@ export function tokens(sql: Queryable): Tokens {
         const rows = await tx.query<{ name: string }>("delete from tokens where name = $1 returning name", [
           name,
         ]);
+        if (rows.length > 0) await changed(tx);
         return rows.length > 0;
       }),
 
