@@ -13,80 +13,225 @@ import {
   nodeUsage,
   type Quota,
   type Replica,
+  reindexNode,
 } from "@llmgw/domain";
 import type { Store } from "@llmgw/store";
+import { Body } from "./body";
 
-/** Everything a read needs, loaded once and kept until a write invalidates it. */
-export type Snapshot = {
+type Parts = {
   models: Model[];
-  modelsByName: Map<string, Model>;
   nodes: Node[];
-  nodesByName: Map<string, Node>;
-  replicas: Replica[];
-  replicasByNode: Map<string, Replica[]>;
-  /** Every model's replicas, grouped once: a list of 500 cards must not scan the fleet per card. */
-  replicasByModel: Map<string, Replica[]>;
   classes: Class[];
   quotas: Quota[];
   index: FleetIndex;
-  headroom: Map<string, Headroom>;
+  replicasByNode: Map<string, Replica[]>;
+  /** Replicas placed nowhere (pending). */
+  unplaced: Replica[];
+  replicasByModel: Map<string, Replica[]>;
+  /** The store's list when the snapshot was read whole; rebuilt on demand after a patch. */
+  replicas: Replica[] | null;
 };
 
 /**
+ * Everything a read needs, as one consistent picture, and what is derived from it: headroom for
+ * every model (computed once, the first time a read asks) and the catalogue's JSON (serialised
+ * once, however many clients ask). Immutable: a change makes a new snapshot.
+ */
+export class Snapshot {
+  readonly models: Model[];
+  readonly modelsByName: Map<string, Model>;
+  readonly nodes: Node[];
+  readonly nodesByName: Map<string, Node>;
+  readonly replicasByNode: Map<string, Replica[]>;
+  /** Every model's replicas, grouped once: a list of 500 cards must not scan the fleet per card. */
+  readonly replicasByModel: Map<string, Replica[]>;
+  readonly unplaced: Replica[];
+  readonly classes: Class[];
+  readonly quotas: Quota[];
+  readonly index: FleetIndex;
+  #replicas: Replica[] | null;
+  #headroom: Map<string, Headroom> | null = null;
+  #modelsBody: Body<ModelView[]> | null = null;
+  #headroomBody: Body<Headroom[]> | null = null;
+
+  constructor(parts: Parts) {
+    this.models = parts.models;
+    this.modelsByName = new Map(parts.models.map((m) => [m.name, m]));
+    this.nodes = parts.nodes;
+    this.nodesByName = new Map(parts.nodes.map((n) => [n.name, n]));
+    this.replicasByNode = parts.replicasByNode;
+    this.replicasByModel = parts.replicasByModel;
+    this.unplaced = parts.unplaced;
+    this.classes = parts.classes;
+    this.quotas = parts.quotas;
+    this.index = parts.index;
+    this.#replicas = parts.replicas;
+  }
+
+  static of(tables: {
+    models: Model[];
+    nodes: Node[];
+    replicas: Replica[];
+    classes: Class[];
+    quotas: Quota[];
+  }) {
+    const { models, nodes, replicas, classes, quotas } = tables;
+    return new Snapshot({
+      models,
+      nodes,
+      classes,
+      quotas,
+      index: indexFleet({ nodes, replicas, models, classes }),
+      replicasByNode: groupBy(
+        replicas.filter((r) => r.node !== null),
+        (r) => r.node ?? "",
+      ),
+      unplaced: replicas.filter((r) => r.node === null),
+      replicasByModel: groupBy(replicas, (r) => r.model),
+      replicas,
+    });
+  }
+
+  /** Every replica, ordered by id as the store lists them. */
+  get replicas(): Replica[] {
+    this.#replicas ??= [...this.unplaced, ...[...this.replicasByNode.values()].flat()].sort(byId);
+    return this.#replicas;
+  }
+
+  /** Every model's headroom (SPEC §2.4), from one index, the first time something asks. */
+  get headroom(): Map<string, Headroom> {
+    this.#headroom ??= new Map(headroomAll(this.models, this.index, this.quotas).map((h) => [h.model, h]));
+    return this.#headroom;
+  }
+
+  /** `GET /models`' body: the catalogue as model views, serialised once however many clients ask. */
+  get modelsBody(): Body<ModelView[]> {
+    this.#modelsBody ??= new Body(this.models.map((m): ModelView => modelView(this, m)));
+    return this.#modelsBody;
+  }
+
+  /** `GET /headroom`'s body, likewise. */
+  get headroomBody(): Body<Headroom[]> {
+    this.#headroomBody ??= new Body(this.models.flatMap((m) => this.headroom.get(m.name) ?? []));
+    return this.#headroomBody;
+  }
+
+  /**
+   * This picture with one node's row and replicas replaced, as an agent's heartbeat stored them:
+   * the index is patched for that node alone (`reindexNode`), and headroom and the catalogue's
+   * JSON are derived again only when read. Null when the change reaches beyond the node (a
+   * replica that moved here from elsewhere): then the caller reads the store again.
+   */
+  withNode(node: Node, replicas: readonly Replica[]): Snapshot | null {
+    const before = this.replicasByNode.get(node.name) ?? [];
+    const here = new Set(before.map((r) => r.id));
+    for (const r of replicas) {
+      if (r.node !== node.name) return null;
+      if (!here.has(r.id) && this.replicasByModel.get(r.model)?.some((o) => o.id === r.id)) return null;
+    }
+    const at = this.nodes.findIndex((n) => n.name === node.name);
+    const nodes = at < 0 ? [...this.nodes, node].sort(byName) : this.nodes.with(at, node);
+    const replicasByNode = new Map(this.replicasByNode);
+    if (replicas.length > 0) replicasByNode.set(node.name, [...replicas].sort(byId));
+    else replicasByNode.delete(node.name);
+    const replicasByModel = new Map(this.replicasByModel);
+    for (const model of new Set([...before, ...replicas].map((r) => r.model))) {
+      const rest = (replicasByModel.get(model) ?? []).filter((r) => r.node !== node.name);
+      const mine = replicas.filter((r) => r.model === model);
+      if (rest.length + mine.length > 0) replicasByModel.set(model, [...rest, ...mine].sort(byId));
+      else replicasByModel.delete(model);
+    }
+    return new Snapshot({
+      models: this.models,
+      nodes,
+      classes: this.classes,
+      quotas: this.quotas,
+      index: reindexNode(this.index, node, replicas),
+      replicasByNode,
+      unplaced: this.unplaced,
+      replicasByModel,
+      replicas: null,
+    });
+  }
+}
+
+/**
  * The catalogue, fleet and quotas as one consistent picture. Reads share one snapshot; every
- * write through this process invalidates it, so a client reads its own writes, and so does every
- * event another process sharing the database announces (events/relay.ts). Headroom for
- * every model is computed once per snapshot from one index (not per model, not per request).
+ * write through this process invalidates it (or, for a heartbeat, patches it), so a client reads
+ * its own writes, and so does every event another process sharing the database announces
+ * (events/relay.ts).
  */
 export class World {
   #current: Promise<Snapshot> | null = null;
+  /** The snapshot `#current` resolved to, while it is still current. */
+  #settled: Snapshot | null = null;
+  /** Moves on every invalidation: a patch computed against an older picture is not applied. */
+  #generation = 0;
   /** Live facts an agent reports every few seconds, kept in memory rather than written each time. */
   readonly lastSeen = new Map<string, string>();
+  /** How many times the store has been read whole (a figure for tests and /metrics). */
+  loads = 0;
 
   constructor(private readonly store: Store) {}
 
   snapshot(): Promise<Snapshot> {
     if (this.#current) return this.#current;
+    const generation = this.#generation;
     const loading = this.#load();
     this.#current = loading;
-    loading.catch(() => {
-      if (this.#current === loading) this.#current = null;
-    });
+    loading.then(
+      (snap) => {
+        if (this.#current === loading && this.#generation === generation) this.#settled = snap;
+      },
+      () => {
+        if (this.#current === loading) this.#current = null;
+      },
+    );
     return loading;
   }
 
   invalidate(): void {
+    this.#generation++;
     this.#current = null;
+    this.#settled = null;
   }
 
+  /** Where the picture is now: a change committed after this can patch it if nothing else came between. */
+  get generation(): number {
+    return this.#generation;
+  }
+
+  /**
+   * Applies one node's committed heartbeat to the current picture instead of reading the whole
+   * fleet again. Only when no other write has invalidated the picture since `generation` and the
+   * picture is loaded; otherwise it invalidates, and the next read loads the store.
+   */
+  patchNode(generation: number, node: Node, replicas: readonly Replica[]): void {
+    const current = this.#settled;
+    const next = current && generation === this.#generation ? current.withNode(node, replicas) : null;
+    if (!next) {
+      this.invalidate();
+      return;
+    }
+    this.#settled = next;
+    this.#current = Promise.resolve(next);
+  }
+
+  /** The five tables read in one read-only transaction, so the picture is of one moment. */
   async #load(): Promise<Snapshot> {
-    const [models, nodes, replicas, classes, quotas] = await Promise.all([
-      this.store.models.list(),
-      this.store.nodes.list(),
-      this.store.replicas.list(),
-      this.store.classes.list(),
-      this.store.quotas.list(),
-    ]);
-    const index = indexFleet({ nodes, replicas, models, classes });
-    const headrooms = headroomAll(models, index, quotas);
-    const replicasByNode = groupBy(
-      replicas.filter((r) => r.node !== null),
-      (r) => r.node ?? "",
-    );
-    const replicasByModel = groupBy(replicas, (r) => r.model);
-    return {
-      models,
-      modelsByName: new Map(models.map((m) => [m.name, m])),
-      nodes,
-      nodesByName: new Map(nodes.map((n) => [n.name, n])),
-      replicas,
-      replicasByNode,
-      replicasByModel,
-      classes,
-      quotas,
-      index,
-      headroom: new Map(headrooms.map((h) => [h.model, h])),
-    };
+    this.loads++;
+    const tables = await this.store.transaction(async (tx) => {
+      if (tx.sql.kind === "postgres")
+        await tx.sql.exec("set transaction isolation level repeatable read, read only");
+      return {
+        models: await tx.models.list(),
+        nodes: await tx.nodes.list(),
+        replicas: await tx.replicas.list(),
+        classes: await tx.classes.list(),
+        quotas: await tx.quotas.list(),
+      };
+    });
+    return Snapshot.of(tables);
   }
 
   /** A node with the freshest lastSeen, which heartbeats keep in memory. */
@@ -118,6 +263,10 @@ export function modelView(snap: Snapshot, model: Model): ModelView {
     quota: { owner: model.owner, remaining: room.quotaRemaining },
   };
 }
+
+// Code-point order, as the store lists them (`collate "C"`), so a patched list reads like a fresh one.
+const byName = (a: Node, b: Node) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+const byId = (a: Replica, b: Replica) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
   const groups = new Map<string, T[]>();

@@ -1,5 +1,6 @@
 import { capacityByClass, heartbeatSchema } from "@llmgw/domain";
 import { Hono } from "hono";
+import { sendBody } from "../body";
 import type { Deps } from "../deps";
 import type { AppEnv } from "../env";
 import { notFound } from "../errors";
@@ -52,8 +53,5 @@ export function capacityRoutes(deps: Deps) {
   return new Hono<AppEnv>()
     .get("/capacity", async (c) => c.json(capacityByClass((await deps.world.snapshot()).index)))
     .get("/classes", async (c) => c.json((await deps.world.snapshot()).classes))
-    .get("/headroom", async (c) => {
-      const snap = await deps.world.snapshot();
-      return c.json(snap.models.flatMap((m) => snap.headroom.get(m.name) ?? []));
-    });
+    .get("/headroom", async (c) => sendBody(c, (await deps.world.snapshot()).headroomBody));
 }

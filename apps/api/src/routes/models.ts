@@ -1,12 +1,12 @@
 import {
   headroomSchema,
-  type ModelView,
   modelInputSchema,
   modelPatchSchema,
   modeOf,
   targetRequestSchema,
 } from "@llmgw/domain";
 import { Hono } from "hono";
+import { sendBody } from "../body";
 import type { Deps } from "../deps";
 import type { AppEnv } from "../env";
 import { AppError, notFound } from "../errors";
@@ -21,8 +21,7 @@ import { modelView } from "../world";
 export function modelRoutes(deps: Deps) {
   return new Hono<AppEnv>()
     .get("/", async (c) => {
-      const snap = await deps.world.snapshot();
-      return c.json(snap.models.map((m): ModelView => modelView(snap, m)));
+      return sendBody(c, (await deps.world.snapshot()).modelsBody);
     })
     .post("/", jsonBody(modelInputSchema), async (c) => {
       const view = await createModel({ deps, input: c.req.valid("json"), by: c.get("actor") });

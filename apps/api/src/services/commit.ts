@@ -15,6 +15,8 @@ export type Announce = { type: EventType; data: unknown };
 export async function commit<T>(
   deps: Pick<Deps, "store" | "world" | "hub">,
   change: (tx: StoreTx) => Promise<{ result: T; events: Announce[] }>,
+  /** Brings the world up to date after the commit; by default the snapshot is read again. */
+  refresh: (result: T) => void = () => deps.world.invalidate(),
 ): Promise<T> {
   const { result, published } = await deps.store.transaction(async (tx) => {
     const { result, events } = await change(tx);
@@ -24,7 +26,7 @@ export async function commit<T>(
       published.push({ id: await tx.events.append(event.type, event.data), ...event });
     return { result, published };
   });
-  deps.world.invalidate();
+  refresh(result);
   await deps.hub.announce(published);
   return result;
 }

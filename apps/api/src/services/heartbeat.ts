@@ -57,22 +57,30 @@ export async function heartbeat({
   const nodeChanged = !before || nodeMoved(before, node);
   const replicasChanged = !sameReplicas(previous, replicas);
   if (nodeChanged || replicasChanged) {
-    await commit(deps, async (tx) => {
-      const events: Announce[] = [];
-      if (nodeChanged) await tx.nodes.upsert(node);
-      if (replicasChanged) {
-        // Merged again with the rows as they are now: the scheduler may have placed one since the snapshot.
-        const stored = await tx.replicas.listByNode(node.name);
-        const { upserted, removed } = await tx.replicas.replaceForNode(node.name, merge(stored));
-        for (const replica of upserted) events.push({ type: "replica.changed", data: replica });
-        for (const id of removed) {
-          const gone = stored.find((r) => r.id === id);
-          events.push({ type: "replica.changed", data: { ...gone, id, removed: true } });
+    // Against this picture of the fleet the beat is a change to one node: patched in, not reloaded.
+    const generation = deps.world.generation;
+    await commit(
+      deps,
+      async (tx) => {
+        const events: Announce[] = [];
+        if (nodeChanged) await tx.nodes.upsert(node);
+        let stored = previous;
+        if (replicasChanged) {
+          // Merged again with the rows as they are now: the scheduler may have placed one since the snapshot.
+          const rows = await tx.replicas.listByNode(node.name);
+          stored = merge(rows);
+          const { upserted, removed } = await tx.replicas.replaceForNode(node.name, stored);
+          for (const replica of upserted) events.push({ type: "replica.changed", data: replica });
+          for (const id of removed) {
+            const gone = rows.find((r) => r.id === id);
+            events.push({ type: "replica.changed", data: { ...gone, id, removed: true } });
+          }
         }
-      }
-      events.unshift({ type: "node.changed", data: nodeView(snap, node, replicas) });
-      return { result: undefined, events };
-    });
+        events.unshift({ type: "node.changed", data: nodeView(snap, node, replicas) });
+        return { result: stored, events };
+      },
+      (stored) => deps.world.patchNode(generation, node, stored),
+    );
   }
   return {
     intervalSeconds: deps.config.heartbeatSeconds,

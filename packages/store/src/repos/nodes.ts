@@ -23,7 +23,7 @@ function lastSeenColumn(lastSeen: string): string | null {
 export function nodes(sql: Queryable): Nodes {
   return {
     async list() {
-      return (await sql.query<DocRow>("select doc from nodes order by name")).map(toNode);
+      return (await sql.query<DocRow>('select doc from nodes order by name collate "C"')).map(toNode);
     },
 
     async get(name) {

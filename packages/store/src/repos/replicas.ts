@@ -31,11 +31,14 @@ const UPSERT = `
 export function replicas(sql: Queryable): Replicas {
   return {
     async list() {
-      return (await sql.query<DocRow>("select doc from replicas order by id")).map(toReplica);
+      return (await sql.query<DocRow>('select doc from replicas order by id collate "C"')).map(toReplica);
     },
 
     async listByNode(node) {
-      const rows = await sql.query<DocRow>("select doc from replicas where node = $1 order by id", [node]);
+      const rows = await sql.query<DocRow>(
+        'select doc from replicas where node = $1 order by id collate "C"',
+        [node],
+      );
       return rows.map(toReplica);
     },
 

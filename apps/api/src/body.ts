@@ -1,0 +1,48 @@
+import { createHash } from "node:crypto";
+import { gzipSync } from "node:zlib";
+import type { Context, TypedResponse } from "hono";
+import type { JSONParsed } from "hono/utils/types";
+
+/**
+ * A JSON response body made once and sent to every client that asks for the same picture: the
+ * bytes, a weak ETag of them (a client holding them gets 304), and their gzip, compressed the first
+ * time a client accepts it. `T` is what the bytes encode, for the typed client.
+ */
+export class Body<T> {
+  readonly json: string;
+  readonly etag: string;
+  #gzip: Buffer | null = null;
+
+  constructor(value: T) {
+    this.json = JSON.stringify(value);
+    this.etag = `W/"${createHash("sha1").update(this.json).digest("base64url")}"`;
+  }
+
+  get gzip(): Buffer {
+    this.#gzip ??= gzipSync(this.json, { level: 4 });
+    return this.#gzip;
+  }
+}
+
+type Sent<T> = Response & TypedResponse<JSONParsed<T>, 200, "json">;
+
+/** Answers with a prepared body: 304 when the client's copy is current, gzip when it takes it. */
+export function sendBody<T>(c: Context, body: Body<T>): Sent<T> {
+  c.header("ETag", body.etag);
+  c.header("Vary", "Accept-Encoding");
+  if (matches(c.req.header("if-none-match"), body.etag)) return c.body(null, 304) as unknown as Sent<T>;
+  c.header("Content-Type", "application/json");
+  if (/\bgzip\b/.test(c.req.header("accept-encoding") ?? "") && body.json.length > 1024) {
+    c.header("Content-Encoding", "gzip");
+    return c.body(new Uint8Array(body.gzip), 200) as unknown as Sent<T>;
+  }
+  return c.body(body.json, 200) as unknown as Sent<T>;
+}
+
+/** If-None-Match: `*` or a list of entity tags, compared weakly (RFC 9110 §13.1.2). */
+function matches(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  if (header.trim() === "*") return true;
+  const bare = (tag: string) => tag.trim().replace(/^W\//, "");
+  return header.split(",").some((tag) => bare(tag) === bare(etag));
+}

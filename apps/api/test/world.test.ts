@@ -1,0 +1,117 @@
+import { gunzipSync } from "node:zlib";
+import { describe, expect, it } from "vitest";
+import { heartbeat, modelInput, replicaReport, useApi } from "./harness";
+
+// The world's snapshot: a heartbeat patches it instead of reading the store again, and what the
+// API then answers is exactly what a fresh read would answer. Bodies read by many clients are
+// serialised once per snapshot and carry an ETag.
+
+const api = useApi();
+
+/** What a client can see of the picture, through the API. */
+async function everything() {
+  const get = async (path: string) => (await api.app.request(`/api/v1${path}`)).json();
+  return {
+    models: await get("/models"),
+    headroom: await get("/headroom"),
+    nodes: await get("/fleet/nodes"),
+    replicas: await get("/fleet/replicas"),
+    capacity: await get("/capacity"),
+  };
+}
+
+/** A small deterministic generator: the same walk every run. */
+function random(seed: number) {
+  let s = seed;
+  return (n: number) => {
+    s = (s * 1103515245 + 12345) & 0x7fffffff;
+    return s % n;
+  };
+}
+
+describe("the snapshot after heartbeats", () => {
+  it("is patched, not reloaded, and equals a fresh read of the store after every beat", async () => {
+    const models = [];
+    for (const [i, cls] of ["critical", "standard", "batch"].entries()) {
+      const res = await api.client.models.$post({
+        json: modelInput({ class: cls, need: { minMemoryGB: 4 + 4 * i, cpuCores: 1 + i } }),
+      });
+      models.push(await res.json());
+    }
+    const nodes = ["n-a", "n-b", "n-c", "n-d"];
+    const running = new Map<string, ReturnType<typeof replicaReport>[]>(nodes.map((n) => [n, []]));
+    const pick = random(7);
+    await everything();
+    const loadsBefore = api.deps.world.loads;
+    let changes = 0;
+    for (let step = 0; step < 60; step++) {
+      const node = nodes[pick(nodes.length)] as string;
+      const replicas = running.get(node) ?? [];
+      const move = pick(4);
+      if (move === 0) replicas.push(replicaReport({ model: models[pick(models.length)]?.name ?? "" }));
+      else if (move === 1 && replicas.length > 0) replicas.splice(pick(replicas.length), 1);
+      else if (move === 2 && replicas.length > 0) {
+        const at = pick(replicas.length);
+        const r = replicas[at];
+        if (r) replicas[at] = { ...r, state: r.state === "ready" ? "starting" : "ready" };
+      }
+      const res = await api.client.agents.heartbeat.$post({
+        json: heartbeat({
+          node: { name: node, memoryGB: 64, cpuCount: 16, freeMemoryGB: 10 + pick(40) },
+          replicas: [...replicas],
+        }),
+      });
+      expect(res.status).toBe(200);
+      changes++;
+      const patched = await everything();
+      api.deps.world.invalidate();
+      const fresh = await everything();
+      expect(patched).toEqual(fresh);
+    }
+    // Each step above read a fresh snapshot once on purpose; the beats themselves read none.
+    expect(api.deps.world.loads - loadsBefore).toBe(changes);
+  });
+});
+
+describe("bodies shared by every reader", () => {
+  it("GET /models: one ETag per picture, 304 for a current copy, gzip when accepted, new bytes after a change", async () => {
+    const model = await (await api.client.models.$post({ json: modelInput() })).json();
+    // Bodies under 1 kB are not worth compressing: three models make more.
+    for (let i = 0; i < 2; i++) await api.client.models.$post({ json: modelInput() });
+    const first = await api.app.request("/api/v1/models");
+    const etag = first.headers.get("etag");
+    expect(etag).toMatch(/^W\/"[\w-]+"$/);
+    const json = await first.text();
+    expect(JSON.parse(json)).toHaveLength(3);
+
+    const again = await api.app.request("/api/v1/models", { headers: { "if-none-match": etag ?? "" } });
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe("");
+
+    const zipped = await api.app.request("/api/v1/models", { headers: { "accept-encoding": "gzip, br" } });
+    expect(zipped.headers.get("content-encoding")).toBe("gzip");
+    expect(gunzipSync(Buffer.from(await zipped.arrayBuffer())).toString()).toBe(json);
+
+    const patch = await api.app.request(`/api/v1/models/${model.name}`, {
+      method: "PATCH",
+      headers: { "content-type": "application/merge-patch+json", "if-match": `"${model.version}"` },
+      body: JSON.stringify({ description: "changed" }),
+    });
+    expect(patch.status).toBe(200);
+    const after = await api.app.request("/api/v1/models", { headers: { "if-none-match": etag ?? "" } });
+    expect(after.status).toBe(200);
+    expect(after.headers.get("etag")).not.toBe(etag);
+    const changed = (await after.json()).find((m: { name: string }) => m.name === model.name);
+    expect(changed.description).toBe("changed");
+  });
+
+  it("GET /headroom has its ETag too", async () => {
+    await api.client.models.$post({ json: modelInput() });
+    const first = await api.app.request("/api/v1/headroom");
+    const etag = first.headers.get("etag") ?? "";
+    expect(await first.json()).toHaveLength(1);
+    expect((await api.app.request("/api/v1/headroom", { headers: { "if-none-match": etag } })).status).toBe(
+      304,
+    );
+  });
+});
