@@ -1,5 +1,6 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
+import { WAKES_CHANNEL } from "@llmgw/store";
 import { createApp } from "./app";
 import type { Config } from "./config";
 import { type Deps, openDeps } from "./deps";
@@ -47,6 +48,18 @@ export async function startServer(
   // Several processes may share one PostgreSQL (SPEC §4): the relay brings the others' events to
   // this one's streams, and only the holder of the leader lock schedules (a new leader plans at once).
   const relay = deps.store.kind === "postgres" ? await startRelay(deps) : null;
+  // A wake through another process: the leader runs at once rather than at its next interval.
+  const unlistenWakes =
+    deps.store.kind === "postgres"
+      ? await deps.store.db
+          .listen(WAKES_CHANNEL, () => nudgeScheduler(deps))
+          .catch((err: unknown) => {
+            console.error(
+              `llmgw: cannot listen for wakes (the scheduler's interval takes them): ${String(err)}`,
+            );
+            return null;
+          })
+      : null;
   const leadership = await startLeadership(deps, { onGain: () => nudgeScheduler(deps) });
   // A run every heartbeat interval at least (on-demand wakes go idle without any event).
   const scheduler = startScheduler(deps, {
@@ -79,6 +92,7 @@ export async function startServer(
       await scheduler?.stop();
       await leadership.stop();
       await relay?.stop();
+      await unlistenWakes?.().catch(() => undefined);
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         // Open event streams would hold close() forever.

@@ -125,6 +125,17 @@ describe.skipIf(!TEST_DATABASE_URL)("two processes on one PostgreSQL", () => {
     };
     await waitFor("a replica planned by the leader", 10_000, () => planned(first.name));
 
+    // A wake through the process that does not schedule reaches the one that does (stored, and
+    // NOTIFYed): its scheduler runs only every hour here, so only the notification can wake it.
+    const sleeper = modelInput({ scaling: { min: 0, max: 1, idleTimeoutSeconds: 600 } });
+    expect((await post(survivor.url, "/models", sleeper)).status).toBe(201);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await planned(sleeper.name)).toBe(false);
+    expect((await post(survivor.url, `/models/${sleeper.name}/wake`, {})).status).toBe(202);
+    await waitFor("the leader to place the model woken through the other process", 10_000, () =>
+      planned(sleeper.name),
+    );
+
     const db = await openPostgres(database.url);
     const storedIds = async () =>
       (await db.query<{ id: number }>("select id from events order by id")).map((r) => r.id);

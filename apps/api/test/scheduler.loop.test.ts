@@ -67,6 +67,9 @@ describe("on-demand models", () => {
     expect(await replicas(model.name)).toEqual([]);
 
     await api.client.models[":name"].wake.$post({ param: { name: model.name } });
+    expect(await api.deps.store.wakes.list()).toEqual(new Map([[model.name, start]]));
+    // A new leader (this process's memory empty) finds the wake in the store.
+    api.deps.wakes.clear();
     await runOnce(api.deps);
     await beat({ ...node, replicas: running(await beat(node)) });
     expect((await replicas(model.name)).map((r) => r.state)).toEqual(["ready"]);
@@ -79,6 +82,25 @@ describe("on-demand models", () => {
     await runOnce(api.deps);
     expect((await replicas(model.name)).map((r) => r.state)).toEqual(["stopping"]);
     expect(api.deps.wakes.has(model.name)).toBe(false);
+    expect(await api.deps.store.wakes.list()).toEqual(new Map());
+  });
+
+  it("takes a wake another process stored, and a later wake outlives the idle end of an earlier one", async () => {
+    await beat(heartbeat());
+    const model = await create(modelInput({ scaling: { min: 0, max: 1, idleTimeoutSeconds: 60 } }));
+    const start = Date.now();
+    api.deps.now = () => new Date(start);
+    await api.deps.store.wakes.wake(model.name, start);
+    await runOnce(api.deps);
+    expect((await replicas(model.name)).map((r) => r.state)).toEqual(["starting"]);
+
+    // Woken again (through another process) 30 s later: idle from then, not from the first wake.
+    await api.deps.store.wakes.wake(model.name, start + 30_000);
+    await api.deps.store.wakes.wake(model.name, start + 10_000);
+    api.deps.now = () => new Date(start + 60_000);
+    await runOnce(api.deps);
+    expect((await replicas(model.name)).map((r) => r.state)).toEqual(["starting"]);
+    expect(await api.deps.store.wakes.list()).toEqual(new Map([[model.name, start + 30_000]]));
   });
 });
 

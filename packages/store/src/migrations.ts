@@ -127,10 +127,24 @@ export const MIGRATIONS: readonly Migration[] = [
       create index sessions_token on sessions (token);
     `,
   },
+  {
+    id: 4,
+    name: "on-demand wakes are kept, so any process can wake a model and a new leader knows",
+    sql: `
+      -- One row per woken on-demand model: the scheduler wants a replica of it until it has been
+      -- idle for the model's timeout, then deletes the row. No foreign key: a wake of a model
+      -- removed meanwhile is simply forgotten by the next run.
+      create table wakes (
+        model     text primary key,
+        woken_at  timestamptz not null
+      );
+    `,
+  },
 ];
 
 /** Every table the migrations create, for `reset()`. */
 export const TABLES = [
+  "wakes",
   "models",
   "model_names",
   "nodes",

@@ -14,6 +14,7 @@ import { type Replicas, replicas } from "./repos/replicas";
 import { type Sessions, sessions } from "./repos/sessions";
 import { TokenCache } from "./repos/tokenCache";
 import { type Tokens, tokens } from "./repos/tokens";
+import { type Wakes, wakes } from "./repos/wakes";
 
 export interface StoreOptions {
   /** PGlite keeps its files in `<dataDir>/db`. Neither option: an in-memory PGlite (tests). */
@@ -34,6 +35,7 @@ export interface Repositories {
   readonly mirror: Mirror;
   readonly tokens: Tokens;
   readonly sessions: Sessions;
+  readonly wakes: Wakes;
 }
 
 export interface StoreTx extends Repositories {
@@ -70,6 +72,7 @@ function bind(sql: Queryable, caches: Caches, inTransaction: boolean): StoreTx {
     mirror: mirror(sql),
     tokens: tokens(sql, { reads: inTransaction ? null : caches.tokens, writes: caches.tokens }),
     sessions: sessions(sql),
+    wakes: wakes(sql),
     transaction: (fn) => sql.transaction((tx) => fn(bind(tx, caches, true))),
   };
 }

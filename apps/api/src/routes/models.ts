@@ -72,8 +72,10 @@ export function modelRoutes(deps: Deps) {
           `${model.name} is not an on-demand model (it is ${modeOf(model.scaling)})`,
         );
       }
-      // Kept in memory: the scheduler wants one replica until the model has been idle for its timeout.
+      // Stored (any process may take the wake; the one that schedules hears of it by NOTIFY): the
+      // scheduler wants one replica until the model has been idle for its timeout.
       const now = deps.now();
+      await deps.store.wakes.wake(model.name, now.getTime());
       deps.wakes.set(model.name, now.getTime());
       nudgeScheduler(deps);
       return c.json({ model: model.name, wokenAt: now.toISOString() }, 202);

@@ -35,7 +35,7 @@ async function reconcile(deps: Deps, leader: LeaderCheck): Promise<Schedule | nu
   try {
     const snap = await deps.world.snapshot();
     const now = deps.now().getTime();
-    forgetIdleWakes(deps, snap, now);
+    await forgetIdleWakes(deps, snap, now);
     const plan = schedule({
       models: snap.models,
       nodes: snap.nodes,
@@ -93,22 +93,31 @@ async function apply(deps: Deps, snap: Snapshot, plan: Schedule): Promise<number
   });
 }
 
-/** Ends wakes older than their model's idle timeout, and wakes of models no longer on demand. */
-function forgetIdleWakes(deps: Deps, snap: Snapshot, now: number): void {
+/**
+ * Takes in the wakes any process stored, then ends those older than their model's idle timeout
+ * and those of models no longer on demand, in memory and in the store.
+ */
+async function forgetIdleWakes(deps: Deps, snap: Snapshot, now: number): Promise<void> {
+  for (const [name, wokenAt] of await deps.store.wakes.list()) {
+    if (wokenAt > (deps.wakes.get(name) ?? Number.NEGATIVE_INFINITY)) deps.wakes.set(name, wokenAt);
+  }
   for (const [name, wokenAt] of deps.wakes) {
     const model = snap.modelsByName.get(name);
     if (
       !model ||
       modeOf(model.scaling) !== "ondemand" ||
       now - wokenAt >= model.scaling.idleTimeoutSeconds * 1000
-    )
+    ) {
       deps.wakes.delete(name);
+      await deps.store.wakes.forget(name, wokenAt);
+    }
   }
 }
 
 /**
- * At start, on-demand models already running count as woken now: wakes live in memory, and a
- * restart must not stop what was serving a moment ago. They stop after a full idle timeout.
+ * At start, on-demand models already running count as woken now: a restart (or a store written
+ * before wakes were kept) must not stop what was serving a moment ago. They stop after a full
+ * idle timeout.
  */
 export async function adoptRunningOnDemand(deps: Deps): Promise<void> {
   const snap = await deps.world.snapshot();
