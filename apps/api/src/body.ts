@@ -9,17 +9,18 @@ import type { JSONParsed } from "hono/utils/types";
  * time a client accepts it. `T` is what the bytes encode, for the typed client.
  */
 export class Body<T> {
-  readonly json: string;
+  /** UTF-8, encoded once: a 2 MB string would otherwise be encoded again for every response. */
+  readonly bytes: Uint8Array;
   readonly etag: string;
-  #gzip: Buffer | null = null;
+  #gzip: Uint8Array | null = null;
 
   constructor(value: T) {
-    this.json = JSON.stringify(value);
-    this.etag = `W/"${createHash("sha1").update(this.json).digest("base64url")}"`;
+    this.bytes = Buffer.from(JSON.stringify(value));
+    this.etag = `W/"${createHash("sha1").update(this.bytes).digest("base64url")}"`;
   }
 
-  get gzip(): Buffer {
-    this.#gzip ??= gzipSync(this.json, { level: 4 });
+  get gzip(): Uint8Array {
+    this.#gzip ??= gzipSync(this.bytes, { level: 4 });
     return this.#gzip;
   }
 }
@@ -32,11 +33,11 @@ export function sendBody<T>(c: Context, body: Body<T>): Sent<T> {
   c.header("Vary", "Accept-Encoding");
   if (matches(c.req.header("if-none-match"), body.etag)) return c.body(null, 304) as unknown as Sent<T>;
   c.header("Content-Type", "application/json");
-  if (/\bgzip\b/.test(c.req.header("accept-encoding") ?? "") && body.json.length > 1024) {
+  if (/\bgzip\b/.test(c.req.header("accept-encoding") ?? "") && body.bytes.length > 1024) {
     c.header("Content-Encoding", "gzip");
-    return c.body(new Uint8Array(body.gzip), 200) as unknown as Sent<T>;
+    return c.body(body.gzip as Uint8Array<ArrayBuffer>, 200) as unknown as Sent<T>;
   }
-  return c.body(body.json, 200) as unknown as Sent<T>;
+  return c.body(body.bytes as Uint8Array<ArrayBuffer>, 200) as unknown as Sent<T>;
 }
 
 /** If-None-Match: `*` or a list of entity tags, compared weakly (RFC 9110 §13.1.2). */
