@@ -1,3 +1,4 @@
+import type { Class } from "@llmgw/domain";
 import { Loaded } from "../../components/Loaded";
 import { PageHeader } from "../../components/PageHeader";
 import { useCapacity } from "../../features/capacity/api/get-capacity";
@@ -6,11 +7,14 @@ import { CapacityBoard } from "../../features/capacity/components/CapacityBoard"
 import { FleetTotals } from "../../features/capacity/components/FleetTotals";
 import { useModels } from "../../features/models/api/get-models";
 
+/** One array while the classes load, so the memoised cards see the same props until they arrive. */
+const NO_CLASSES: Class[] = [];
+
 export function CapacityRoute() {
   const capacity = useCapacity();
   const classes = useClasses();
   const models = useModels();
-  const classList = classes.data ?? [];
+  const classList = classes.data ?? NO_CLASSES;
   return (
     <>
       <PageHeader title="Capacity" />

@@ -1,9 +1,13 @@
+import type { Class } from "@llmgw/domain";
 import { Loaded } from "../../components/Loaded";
 import { PageHeader } from "../../components/PageHeader";
 import { useClasses } from "../../features/capacity/api/get-classes";
 import { useModels } from "../../features/models/api/get-models";
 import { ModelList } from "../../features/models/components/ModelList";
 import { Link, useLocation } from "../../lib/router";
+
+/** One array while the classes load, so the memoised cards see the same props until they arrive. */
+const NO_CLASSES: Class[] = [];
 
 export function ModelsRoute() {
   const models = useModels();
@@ -17,7 +21,9 @@ export function ModelsRoute() {
         </Link>
       </PageHeader>
       <Loaded query={models} what="the models">
-        {(data) => <ModelList models={data} classes={classes.data ?? []} focus={search.get("model")} />}
+        {(data) => (
+          <ModelList models={data} classes={classes.data ?? NO_CLASSES} focus={search.get("model")} />
+        )}
       </Loaded>
     </>
   );

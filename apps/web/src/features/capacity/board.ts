@@ -1,6 +1,21 @@
-import type { ModelView } from "@llmgw/domain";
+import type { Headroom, ModelView } from "@llmgw/domain";
 
 /** The capacity board's search, filters and order, as pure functions of the catalogue. */
+
+/**
+ * What one card shows: the model, and its headroom from the live headroom list (the model's own
+ * view carries the headroom of when it was fetched, shown until that list has loaded). Both keep
+ * their identity while unchanged, so a card whose model and headroom did not move is not rendered.
+ */
+export type BoardCard = { model: ModelView; headroom: Headroom };
+
+export function boardCards(
+  models: readonly ModelView[],
+  headroom: readonly Headroom[] | undefined,
+): BoardCard[] {
+  const live = new Map(headroom?.map((h) => [h.model, h]));
+  return models.map((model) => ({ model, headroom: live.get(model.name) ?? model.headroom }));
+}
 
 export type BoardSort = "name" | "headroom-desc" | "headroom-asc";
 export type BoardFilter = { search: string; className: string; owner: string; sort: BoardSort };
@@ -9,14 +24,14 @@ export const ALL = "";
 export const initialFilter: BoardFilter = { search: "", className: ALL, owner: ALL, sort: "name" };
 
 /** What a model could still gain; a need nobody can count sorts below every number. */
-export function headroomOf(model: ModelView): number {
-  return model.headroom.total ?? -1;
+export function headroomOf(card: BoardCard): number {
+  return card.headroom.total ?? -1;
 }
 
-export function boardModels(models: readonly ModelView[], filter: BoardFilter): ModelView[] {
+export function shownCards(cards: readonly BoardCard[], filter: BoardFilter): BoardCard[] {
   const needle = filter.search.trim().toLowerCase();
-  const shown = models.filter(
-    (m) =>
+  const shown = cards.filter(
+    ({ model: m }) =>
       (filter.className === ALL || m.class === filter.className) &&
       (filter.owner === ALL || m.owner === filter.owner) &&
       (needle === "" ||
@@ -24,7 +39,7 @@ export function boardModels(models: readonly ModelView[], filter: BoardFilter): 
         m.aliases.some((a) => a.toLowerCase().includes(needle)) ||
         m.description.toLowerCase().includes(needle)),
   );
-  const byName = (a: ModelView, b: ModelView) => a.name.localeCompare(b.name);
+  const byName = (a: BoardCard, b: BoardCard) => a.model.name.localeCompare(b.model.name);
   switch (filter.sort) {
     case "headroom-desc":
       return shown.sort((a, b) => headroomOf(b) - headroomOf(a) || byName(a, b));

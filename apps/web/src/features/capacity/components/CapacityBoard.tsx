@@ -1,15 +1,31 @@
 import type { Class, ModelView } from "@llmgw/domain";
 import { useMemo, useState } from "react";
 import { Empty } from "../../../components/Status";
-import { ALL, type BoardFilter, type BoardSort, boardModels, initialFilter, ownersOf } from "../board";
+import { useHeadroom } from "../api/get-headroom";
+import {
+  ALL,
+  type BoardFilter,
+  type BoardSort,
+  boardCards,
+  initialFilter,
+  ownersOf,
+  shownCards,
+} from "../board";
 import { CapacityCard } from "./CapacityCard";
 
 type Props = { models: ModelView[]; classes: Class[] };
 
-/** Every model's capacity card, searchable, filtered by class and owner, ordered by headroom. */
+/**
+ * Every model's capacity card, searchable, filtered by class and owner, ordered by headroom. The
+ * headroom comes from its own live list, asked for once the models are here (asking for both at
+ * once, 2 MB and 1.6 MB with 500 models, delayed the first cards); until it arrives each model's
+ * view brings its own.
+ */
 export function CapacityBoard({ models, classes }: Props) {
   const [filter, setFilter] = useState<BoardFilter>(initialFilter);
-  const shown = useMemo(() => boardModels(models, filter), [models, filter]);
+  const headroom = useHeadroom(() => models.map((m) => m.headroom)).data;
+  const cards = useMemo(() => boardCards(models, headroom), [models, headroom]);
+  const shown = useMemo(() => shownCards(cards, filter), [cards, filter]);
   const owners = useMemo(() => ownersOf(models), [models]);
   const set = (patch: Partial<BoardFilter>) => setFilter((f) => ({ ...f, ...patch }));
 
@@ -81,8 +97,8 @@ export function CapacityBoard({ models, classes }: Props) {
         </Empty>
       ) : (
         <div className="card-grid">
-          {shown.map((m) => (
-            <CapacityCard key={m.name} model={m} classes={classes} />
+          {shown.map(({ model, headroom }) => (
+            <CapacityCard key={model.name} model={model} headroom={headroom} classes={classes} />
           ))}
         </div>
       )}

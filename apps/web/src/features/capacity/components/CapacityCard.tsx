@@ -1,15 +1,19 @@
-import { type Class, type ModelView, replicasOf } from "@llmgw/domain";
+import { type Class, type Headroom, type ModelView, replicasOf } from "@llmgw/domain";
+import { memo } from "react";
 import { classTone } from "../../../lib/classes";
 import { Link } from "../../../lib/router";
 import { gb } from "../../../lib/units";
 
-type Props = { model: ModelView; classes: Class[] };
+type Props = { model: ModelView; headroom: Headroom; classes: Class[] };
 
 const MODE_WORDS = { always: "always on", ondemand: "on demand", stopped: "stopped" } as const;
 
-/** One model's capacity: what it runs, what it could still get, and what stands in the way. */
-export function CapacityCard({ model, classes }: Props) {
-  const { headroom } = model;
+/**
+ * One model's capacity: what it runs, what it could still get, and what stands in the way.
+ * Memoised: an event moves one card of hundreds, and the query cache keeps the others' model and
+ * headroom objects identical, so only the card whose props changed renders again.
+ */
+export const CapacityCard = memo(function CapacityCard({ model, headroom, classes }: Props) {
   const titleId = `capacity-title-${model.name}`;
   const victims = Object.keys(headroom.victimsByClass).filter((c) => (headroom.victimsByClass[c] ?? 0) > 0);
   const empty = headroom.nodes.filter((n) => n.fitPreempt === 0);
@@ -110,4 +114,4 @@ export function CapacityCard({ model, classes }: Props) {
       )}
     </article>
   );
-}
+});

@@ -5,9 +5,6 @@ import { withPatch } from "../card-fields";
 import { modelQueryOptions } from "./get-model";
 import { modelsQueryOptions, storeModel } from "./get-models";
 
-/** Lets the live stream hold a refetch back while an optimistic edit is out (see live.ts). */
-export const updateModelMutationKey = ["models", "update"] as const;
-
 export type UpdateModelInput = { name: string; patch: ModelPatch; version: number };
 
 export const updateModel = ({ name, patch, version }: UpdateModelInput): Promise<ModelView> =>
@@ -29,7 +26,6 @@ export function useUpdateModel() {
   const client = useQueryClient();
   const listKey = modelsQueryOptions().queryKey;
   return useMutation({
-    mutationKey: updateModelMutationKey,
     mutationFn: updateModel,
     onMutate: async ({ name, patch }) => {
       await client.cancelQueries({ queryKey: listKey });

@@ -1,5 +1,5 @@
 import type { Class, ConflictBody, ModelPatch, ModelView } from "@llmgw/domain";
-import { type FormEvent, useState } from "react";
+import { type FormEvent, memo, useState } from "react";
 import { messageOf } from "../../../components/Status";
 import { ApiFailure } from "../../../lib/api";
 import { Link } from "../../../lib/router";
@@ -27,7 +27,8 @@ type Props = { model: ModelView; classes: Class[]; highlighted?: boolean };
  */
 type Edit = { base: CardValues; version: number; touched: Partial<CardValues> };
 
-export function ModelCard({ model, classes, highlighted = false }: Props) {
+/** Memoised: an event changes one model of hundreds, and the others' views keep their identity. */
+export const ModelCard = memo(function ModelCard({ model, classes, highlighted = false }: Props) {
   const update = useUpdateModel();
   const [edit, setEdit] = useState<Edit | null>(null);
   const [errors, setErrors] = useState<CardErrors>({});
@@ -187,4 +188,4 @@ export function ModelCard({ model, classes, highlighted = false }: Props) {
       <ReplicaList replicas={model.replicas} />
     </article>
   );
-}
+});
