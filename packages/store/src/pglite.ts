@@ -2,6 +2,7 @@ import { mkdir } from "node:fs/promises";
 import { PGlite, TransactionAbortedError } from "@electric-sql/pglite";
 import { checkChannel, type Db, TransactionAborted, transactionScope } from "./db";
 import { lockDataDir } from "./lockfile";
+import { newDataDir, settingsArgs } from "./pgliteFiles";
 
 const INT8 = 20;
 const NUMERIC = 1700;
@@ -20,12 +21,14 @@ export async function openPglite(path?: string, from?: Blob): Promise<Db & { sna
   }
   let pg: PGlite;
   try {
+    const load = from ?? (path === undefined ? undefined : await newDataDir(path));
     pg = await PGlite.create({
       ...(path === undefined ? {} : { dataDir: path }),
-      ...(from === undefined ? {} : { loadDataDir: from }),
+      ...(load === undefined ? {} : { loadDataDir: load }),
       // Match node-postgres as configured in postgres.ts: ids and counts as plain numbers.
       // PGlite already returns int8 as a number when it is safe, but a BigInt past 2^53.
       parsers: { [INT8]: Number, [NUMERIC]: Number },
+      startParams: [...PGlite.defaultStartParams, ...settingsArgs],
     });
   } catch (err) {
     await unlock();

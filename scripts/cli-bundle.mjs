@@ -1,0 +1,142 @@
+// The `llmgw` command as one prebuilt ES module, so a start does not transpile the whole app's
+// TypeScript (through tsx that was most of a restart's time). Built with the esbuild that tsx
+// brings, into node_modules/.cache/llmgw/, and rebuilt whenever a file it was built from changed.
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const entry = join(root, "apps/cli/src/main.ts");
+const outDir = join(root, "node_modules/.cache/llmgw");
+// Names the current bundle and what it was built from. Each build writes a bundle file of its own
+// and then this manifest, by rename: a start reads a bundle and inputs that belong together even
+// while other processes build (tests start several servers at once).
+const manifestPath = join(outDir, "cli.json");
+// Bump when the build options below change: a bundle built otherwise is rebuilt.
+const RECIPE = 1;
+// Imported from where they are installed rather than bundled: PGlite finds its WASM and data
+// files next to its own module, and pg has an optional native binding it requires lazily.
+const EXTERNAL = /^(@electric-sql\/pglite|pg)(\/|$)/;
+
+/** Every input file's size and modification time. */
+function stampsOf(files) {
+  const stamps = {};
+  for (const file of files) {
+    const stat = statSync(file, { throwIfNoEntry: false });
+    stamps[file] = stat ? `${stat.size}:${stat.mtimeMs}` : "missing";
+  }
+  return stamps;
+}
+
+/** The current bundle's path, when it was built from the files as they are now. */
+function currentBundle() {
+  let manifest;
+  try {
+    manifest = JSON.parse(readFileSync(manifestPath, "utf8"));
+  } catch {
+    return null;
+  }
+  if (manifest.recipe !== RECIPE || manifest.node !== process.version) return null;
+  const now = stampsOf(Object.keys(manifest.stamps));
+  const fresh = Object.entries(manifest.stamps).every(([file, stamp]) => now[file] === stamp);
+  return fresh ? join(outDir, manifest.bundle) : null;
+}
+
+function loadEsbuild() {
+  const fromTsx = createRequire(fileURLToPath(import.meta.resolve("tsx/esm/api")));
+  return fromTsx("esbuild");
+}
+
+async function build() {
+  const started = Date.now();
+  const name = `cli-${started.toString(36)}-${process.pid}.mjs`;
+  const bundlePath = join(outDir, name);
+  const externals = new Set();
+  const result = await loadEsbuild().build({
+    absWorkingDir: root,
+    entryPoints: [entry],
+    outfile: bundlePath,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    write: false,
+    metafile: true,
+    sourcemap: "linked",
+    sourcesContent: false,
+    logLevel: "silent",
+    // Bundled CommonJS dependencies call require() for Node's built-ins.
+    banner: {
+      js: 'import { createRequire as __llmgwRequire } from "node:module"; const require = __llmgwRequire(import.meta.url);',
+    },
+    plugins: [
+      {
+        name: "llmgw",
+        setup(b) {
+          b.onResolve({ filter: EXTERNAL }, async (args) => {
+            if (args.pluginData === "llmgw-external") return undefined;
+            const found = await b.resolve(args.path, {
+              kind: args.kind,
+              resolveDir: args.resolveDir,
+              importer: args.importer,
+              pluginData: "llmgw-external",
+            });
+            if (found.errors.length > 0) return { errors: found.errors };
+            externals.add(found.path);
+            return { path: pathToFileURL(found.path).href, external: true };
+          });
+          // Our sources find files next to themselves (the dashboard, a child process's script):
+          // each keeps its own location rather than the bundle's.
+          b.onLoad({ filter: /\.ts$/ }, (args) => {
+            if (args.path.includes("/node_modules/")) return undefined;
+            const source = readFileSync(args.path, "utf8");
+            return {
+              contents: source.replaceAll("import.meta.url", JSON.stringify(pathToFileURL(args.path).href)),
+              loader: "ts",
+            };
+          });
+        },
+      },
+    ],
+  });
+  mkdirSync(outDir, { recursive: true });
+  for (const file of result.outputFiles) writeFileSync(file.path, file.contents);
+  const inputs = [...Object.keys(result.metafile.inputs).map((file) => join(root, file)), ...externals];
+  const stamps = stampsOf(inputs);
+  // A file edited while building may not be in this bundle: this process runs it, as tsx would
+  // have, but it does not become the current one.
+  if (Object.values(stamps).some((stamp) => Number(stamp.split(":")[1]) >= started)) return bundlePath;
+  const partial = `${manifestPath}.${process.pid}.tmp`;
+  writeFileSync(partial, JSON.stringify({ recipe: RECIPE, node: process.version, bundle: name, stamps }));
+  renameSync(partial, manifestPath);
+  removeOldBundles(name);
+  return bundlePath;
+}
+
+/** Bundles older than a minute that are not current: a process that runs one has read it already. */
+function removeOldBundles(current) {
+  const minuteAgo = Date.now() - 60_000;
+  for (const file of readdirSync(outDir)) {
+    if (!file.startsWith("cli-") || file.startsWith(current)) continue;
+    const path = join(outDir, file);
+    try {
+      if (statSync(path).mtimeMs < minuteAgo) unlinkSync(path);
+    } catch {
+      // Removed by another process meanwhile.
+    }
+  }
+}
+
+/** The path of an up-to-date bundle of the CLI, building it first when any input changed. */
+export async function freshBundle() {
+  return currentBundle() ?? (await build());
+}
