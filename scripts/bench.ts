@@ -13,6 +13,7 @@ const suites: Array<() => Promise<Suite>> = [
   () => import("./bench/web"),
   () => import("./bench/browser"),
   () => import("./bench/store"),
+  () => import("./bench/load"),
 ];
 
 /** How fast this machine is right now: compare figures across machines and runs by this. */
