@@ -102,6 +102,8 @@ describe("PATCH /models/:name", () => {
     const res = await patch(model.name, { owner: "research" }, '"1"');
 
     const body: unknown = await res.clone().json();
+    // SPEC §2.7: the current model and its ETag, so the client can re-apply against it.
+    expect(res.headers.get("etag")).toBe('"2"');
     const error = await errorOf(res, 412);
     expect(error.code).toBe("precondition_failed");
     expect(error.message).toContain("you had version 1, it is now 2");

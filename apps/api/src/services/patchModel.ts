@@ -109,9 +109,14 @@ export function refuseDeclared(model: Model): void {
 }
 
 async function stale(deps: Deps, current: Model, expected: number): Promise<AppError> {
-  deps.world.invalidate();
+  // The stored row, not the snapshot: another process may have written it a moment ago. Read on
+  // its own, so a refusal does not make every other reader load the whole fleet again.
+  const fresh = (await deps.store.models.get(current.name)) ?? current;
+  // Behind the store (another process's write not relayed yet): the client's next read must not be.
+  if ((await deps.world.snapshot()).modelsByName.get(current.name)?.version !== fresh.version) {
+    deps.world.invalidate();
+  }
   const snap = await deps.world.snapshot();
-  const fresh = snap.modelsByName.get(current.name) ?? current;
   const entries = await deps.store.audit.list({ model: current.name, limit: 50 });
   const changedSince = entries.filter((e) => (e.version ?? 0) > expected);
   return new AppError(
@@ -120,5 +125,6 @@ async function stale(deps: Deps, current: Model, expected: number): Promise<AppE
     `${current.name} changed meanwhile (you had version ${expected}, it is now ${fresh.version})`,
     undefined,
     { current: modelView(snap, fresh), changedSince },
+    { ETag: etagOf(fresh) },
   );
 }
