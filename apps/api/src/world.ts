@@ -117,6 +117,23 @@ export class Snapshot {
   }
 
   /**
+   * This picture with one model added or replaced, as a create or an edit stored it. The index
+   * is built again from the picture in memory (a model's class and need move what every other
+   * model may preempt); nothing is read from the store.
+   */
+  withModel(model: Model): Snapshot {
+    const at = this.models.findIndex((m) => m.name === model.name);
+    const models = at < 0 ? [...this.models, model].sort(byModelName) : this.models.with(at, model);
+    return Snapshot.of({
+      models,
+      nodes: this.nodes,
+      replicas: this.replicas,
+      classes: this.classes,
+      quotas: this.quotas,
+    });
+  }
+
+  /**
    * This picture with one node's row and replicas replaced, as an agent's heartbeat stored them:
    * the index is patched for that node alone (`reindexNode`), and headroom and the catalogue's
    * JSON are derived again only when read. Null when the change reaches beyond the node (a
@@ -203,12 +220,25 @@ export class World {
 
   /**
    * Applies one node's committed heartbeat to the current picture instead of reading the whole
-   * fleet again. Only when no other write has invalidated the picture since `generation` and the
-   * picture is loaded; otherwise it invalidates, and the next read loads the store.
+   * fleet again (see `patch`).
    */
   patchNode(generation: number, node: Node, replicas: readonly Replica[]): void {
+    this.patch(generation, (snap) => snap.withNode(node, replicas));
+  }
+
+  /** Applies a committed create or edit of one model (see `patch`); null reads the store again. */
+  putModel(generation: number, model: Model | null): void {
+    this.patch(generation, (snap) => (model ? snap.withModel(model) : null));
+  }
+
+  /**
+   * Moves the picture forward by a change just committed, instead of reading the store again:
+   * only when no other write has invalidated it since `generation` (taken before the change
+   * began) and it is loaded; otherwise, or when `change` gives null, the next read loads the store.
+   */
+  patch(generation: number, change: (snap: Snapshot) => Snapshot | null): void {
     const current = this.#settled;
-    const next = current && generation === this.#generation ? current.withNode(node, replicas) : null;
+    const next = current && generation === this.#generation ? change(current) : null;
     if (!next) {
       this.invalidate();
       return;
@@ -266,6 +296,7 @@ export function modelView(snap: Snapshot, model: Model): ModelView {
 
 // Code-point order, as the store lists them (`collate "C"`), so a patched list reads like a fresh one.
 const byName = (a: Node, b: Node) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+const byModelName = (a: Model, b: Model) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 const byId = (a: Replica, b: Replica) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {

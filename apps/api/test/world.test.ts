@@ -73,6 +73,49 @@ describe("the snapshot after heartbeats", () => {
   });
 });
 
+describe("the snapshot after creates and edits", () => {
+  it("is patched, not reloaded, and equals a fresh read after every create and edit", async () => {
+    await api.client.agents.heartbeat.$post({
+      json: heartbeat({ node: { name: "n-1", memoryGB: 64, cpuCount: 16 } }),
+    });
+    await api.client.agents.heartbeat.$post({
+      json: heartbeat({ node: { name: "n-2", memoryGB: 32, cpuCount: 8 } }),
+    });
+    await everything();
+    const loadsBefore = api.deps.world.loads;
+    const pick = random(11);
+    const names: string[] = [];
+    let reads = 0;
+    for (let step = 0; step < 24; step++) {
+      const current = names[pick(Math.max(names.length, 1))];
+      if (step < 3 || current === undefined || pick(3) === 0) {
+        const res = await api.client.models.$post({
+          json: modelInput({
+            class: ["critical", "standard", "batch"][pick(3)],
+            need: { minMemoryGB: 2 + pick(20), cpuCores: 1 + pick(4) },
+          }),
+        });
+        expect(res.status).toBe(201);
+        names.push((await res.json()).name);
+      } else {
+        const model = await (await api.app.request(`/api/v1/models/${current}`)).json();
+        const res = await api.app.request(`/api/v1/models/${current}`, {
+          method: "PATCH",
+          headers: { "content-type": "application/merge-patch+json", "if-match": `"${model.version}"` },
+          body: JSON.stringify({ class: ["critical", "standard", "batch"][pick(3)], memoryGB: 2 + pick(30) }),
+        });
+        expect(res.status).toBe(200);
+      }
+      const patched = await everything();
+      api.deps.world.invalidate();
+      const fresh = await everything();
+      reads++;
+      expect(patched).toEqual(fresh);
+    }
+    expect(api.deps.world.loads - loadsBefore).toBe(reads);
+  });
+});
+
 describe("bodies shared by every reader", () => {
   it("GET /models: one ETag per picture, 304 for a current copy, gzip when accepted, new bytes after a change", async () => {
     const model = await (await api.client.models.$post({ json: modelInput() })).json();

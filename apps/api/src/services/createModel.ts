@@ -23,24 +23,31 @@ export async function createModel({
   const at = deps.now().toISOString();
   const model: Model = { ...input, origin: "runtime", version: 1, updatedAt: at, updatedBy: by };
   admit(snap, null, model);
+  // The picture the change was judged against: if nothing else changed it, the model is put in.
+  const generation = deps.world.generation;
+  let stored: Model | null = null;
   try {
-    return await commit(deps, async (tx) => {
-      const stored = await tx.models.insert(model);
-      await tx.audit.append([
-        {
-          at,
-          by,
-          action: "create",
-          target: stored.name,
-          field: null,
-          before: null,
-          after: stored,
-          version: 1,
-        },
-      ]);
-      const view = modelView(snap, stored);
-      return { result: view, events: [{ type: "model.changed", data: view }] };
-    });
+    return await commit(
+      deps,
+      async (tx) => {
+        stored = await tx.models.insert(model);
+        await tx.audit.append([
+          {
+            at,
+            by,
+            action: "create",
+            target: stored.name,
+            field: null,
+            before: null,
+            after: stored,
+            version: 1,
+          },
+        ]);
+        const view = modelView(snap, stored);
+        return { result: view, events: [{ type: "model.changed", data: view }] };
+      },
+      () => deps.world.putModel(generation, stored),
+    );
   } catch (err) {
     if (err instanceof NameTaken) throw nameTaken(err, model);
     throw err;

@@ -53,30 +53,37 @@ export async function patchModel({
   admit(snap, model, next);
 
   const at = deps.now().toISOString();
+  // The picture the change was judged against: if nothing else changed it, the model is put in.
+  const generation = deps.world.generation;
+  let stored: Model | null = null;
   try {
-    return await commit(deps, async (tx) => {
-      const stored = await tx.models.update(name, ifMatch, {
-        ...next,
-        version: ifMatch + 1,
-        updatedAt: at,
-        updatedBy: by,
-      });
-      if (!stored) throw notFound(`a model called ${name}`);
-      await tx.audit.append(
-        changes.map((c) => ({
-          at,
-          by,
-          action: "update",
-          target: name,
-          field: c.field,
-          ...values(c),
+    return await commit(
+      deps,
+      async (tx) => {
+        stored = await tx.models.update(name, ifMatch, {
+          ...next,
           version: ifMatch + 1,
-        })),
-      );
-      const view = modelView(snap, stored);
-      // One announcement per changed field, as the audit has it; each carries the whole card.
-      return { result: view, events: changes.map(() => ({ type: "model.changed" as const, data: view })) };
-    });
+          updatedAt: at,
+          updatedBy: by,
+        });
+        if (!stored) throw notFound(`a model called ${name}`);
+        await tx.audit.append(
+          changes.map((c) => ({
+            at,
+            by,
+            action: "update",
+            target: name,
+            field: c.field,
+            ...values(c),
+            version: ifMatch + 1,
+          })),
+        );
+        const view = modelView(snap, stored);
+        // One announcement per changed field, as the audit has it; each carries the whole card.
+        return { result: view, events: changes.map(() => ({ type: "model.changed" as const, data: view })) };
+      },
+      () => deps.world.putModel(generation, stored),
+    );
   } catch (err) {
     if (err instanceof VersionConflict) throw await stale(deps, err.current, ifMatch);
     if (err instanceof NameTaken) throw nameTaken(err, next);

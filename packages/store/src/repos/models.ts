@@ -46,7 +46,7 @@ const CONTENT = (doc: string) => `(${doc} - 'version' - 'updatedAt' - 'updatedBy
 export function models(sql: Queryable): Models {
   return {
     async list() {
-      return (await sql.query<DocRow>("select doc from models order by name")).map(toModel);
+      return (await sql.query<DocRow>('select doc from models order by name collate "C"')).map(toModel);
     },
 
     async get(name) {
