@@ -71,7 +71,10 @@ describe("GET /events", () => {
   });
 
   it("sends a heartbeat comment while nothing happens", async () => {
-    const app = new Hono().route("/events", eventRoutes(new EventHub(), { since: async () => [] }, 20));
+    const app = new Hono().route(
+      "/events",
+      eventRoutes(new EventHub(), { since: async () => [] }, { heartbeatMs: 20 }),
+    );
 
     const stream = await EventStream.of(await app.request("/events"));
     open.push(stream);

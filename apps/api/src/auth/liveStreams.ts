@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import { openStreamOf } from "../events/openStream";
 import type { Principal } from "./principal";
 
 type Open = { token: string; session: string | null; end: () => void };
@@ -12,70 +13,25 @@ export class LiveStreams {
   readonly #open = new Set<Open>();
 
   /**
-   * Wraps an event-stream response so `endToken`/`endSession` can close it, and closes it by itself
-   * after `closeInMs` (what is left of its session), so a stream is authorized again at least that
-   * often.
+   * Lets `endToken`/`endSession` close an event-stream response, and closes it by itself after
+   * `closeInMs` (what is left of its session), so a stream is authorized again at least that often.
    */
   follow(c: Context, principal: Principal, closeInMs: number | null): void {
-    const body = c.res.body;
-    if (!body || !c.res.headers.get("content-type")?.startsWith("text/event-stream")) return;
-    const reader = body.getReader();
-    let controller: ReadableStreamDefaultController<Uint8Array> | null = null;
+    const stream = openStreamOf(c.res);
+    if (!stream) return;
     let timer: ReturnType<typeof setTimeout> | null = null;
-    const forget = () => {
+    const entry: Open = { token: principal.name, session: principal.session, end: () => stream.end() };
+    this.#open.add(entry);
+    stream.whenClosed(() => {
       this.#open.delete(entry);
       if (timer !== null) clearTimeout(timer);
-    };
-    const close = () => {
-      try {
-        controller?.close();
-      } catch {
-        // Closed already: by the client going away, or by the source ending.
-      }
-    };
-    const entry: Open = {
-      token: principal.name,
-      session: principal.session,
-      end: () => {
-        forget();
-        // Cancelling the source aborts the route's stream (its onAbort unsubscribes from the hub).
-        reader.cancel().catch(() => undefined);
-        close();
-      },
-    };
-    const wrapped = new ReadableStream<Uint8Array>({
-      start: (c) => {
-        controller = c;
-      },
-      pull: async (c) => {
-        try {
-          const chunk = await reader.read();
-          if (chunk.done) {
-            forget();
-            close();
-          } else {
-            c.enqueue(chunk.value);
-          }
-        } catch (err) {
-          forget();
-          c.error(err);
-        }
-      },
-      cancel: (reason) => {
-        forget();
-        return reader.cancel(reason);
-      },
     });
-    this.#open.add(entry);
-    if (closeInMs !== null) {
+    if (closeInMs !== null && !stream.closed) {
       // setTimeout holds at most ~24.8 days; a longer wait ends the stream early, which only means
       // a reconnect and a fresh check.
       timer = setTimeout(entry.end, Math.min(closeInMs, 2 ** 31 - 1));
       timer.unref?.();
     }
-    const { status, headers } = c.res;
-    c.res = undefined;
-    c.res = new Response(wrapped, { status, headers });
   }
 
   endToken(name: string): void {

@@ -1,71 +1,36 @@
 import { Hono } from "hono";
-import { type SSEStreamingApi, streamSSE } from "hono/streaming";
-import type { EventHub, LiveEvent } from "../events/hub";
+import { Broadcast } from "../events/broadcast";
+import type { EventHub } from "../events/hub";
+import { type EventLog, OpenStream } from "../events/openStream";
 
-export type EventLog = {
-  since(id: number, limit: number): Promise<LiveEvent[]>;
-};
+export type { EventLog } from "../events/openStream";
 
 const HEARTBEAT_MS = 15_000;
-const REPLAY_PAGE = 1000;
+/**
+ * What may wait for one client before its stream is dropped (it reconnects with Last-Event-ID and
+ * is replayed the rest). Events are small, so this is hundreds behind; SPEC is silent on a figure.
+ */
+const MAX_BUFFERED_BYTES = 1024 * 1024;
+
+export type EventRouteOptions = { heartbeatMs?: number; maxBufferedBytes?: number };
 
 /**
  * One multiplexed stream of every change. A client that reconnects with `Last-Event-ID` gets what
- * it missed from the event log, then the live tail; the listener is attached before the replay
- * so nothing falls between the two, and ids already sent are skipped.
+ * it missed from the event log, then the live tail; the stream is given live events before the
+ * replay starts (it holds them until the replay is out) so nothing falls between the two, and ids
+ * already sent are skipped.
  */
-export function eventRoutes(hub: EventHub, log: EventLog, heartbeatMs = HEARTBEAT_MS) {
+export function eventRoutes(hub: EventHub, log: EventLog, options: EventRouteOptions = {}) {
+  const { heartbeatMs = HEARTBEAT_MS, maxBufferedBytes = MAX_BUFFERED_BYTES } = options;
+  const broadcast = new Broadcast(hub, heartbeatMs);
   return new Hono().get("/", (c) => {
     const header = c.req.header("last-event-id") ?? c.req.query("lastEventId");
     const resumeFrom = header !== undefined && /^\d+$/.test(header) ? Number(header) : null;
-    return streamSSE(c, async (stream) => {
-      const pending: LiveEvent[] = [];
-      let wake: (() => void) | null = null;
-      const unsubscribe = hub.subscribe((event) => {
-        pending.push(event);
-        wake?.();
-      });
-      stream.onAbort(() => {
-        unsubscribe();
-        wake?.();
-      });
-      try {
-        let sent = resumeFrom ?? 0;
-        await stream.write(": llmgw events\n\n");
-        if (resumeFrom !== null) {
-          for (;;) {
-            const page = await log.since(sent, REPLAY_PAGE);
-            for (const event of page) sent = await send(stream, event, sent);
-            if (page.length < REPLAY_PAGE) break;
-          }
-        } else {
-          sent = -1;
-        }
-        while (!stream.aborted) {
-          if (pending.length === 0) {
-            const beat = await new Promise<boolean>((resolve) => {
-              const timer = setTimeout(() => resolve(true), heartbeatMs);
-              wake = () => {
-                clearTimeout(timer);
-                resolve(false);
-              };
-            });
-            wake = null;
-            if (beat && !stream.aborted) await stream.write(": heartbeat\n\n");
-            continue;
-          }
-          for (const event of pending.splice(0)) sent = await send(stream, event, sent);
-        }
-      } finally {
-        unsubscribe();
-      }
-    });
+    // Under @hono/node-server the Node response is in the env; in process (app.request) there is none.
+    const outgoing = (c.env as { outgoing?: unknown } | undefined)?.outgoing;
+    const stream = new OpenStream({ outgoing, resumeFrom, maxBufferedBytes });
+    broadcast.add(stream);
+    if (resumeFrom !== null) void stream.replay(log);
+    return stream.response;
   });
-}
-
-async function send(stream: SSEStreamingApi, event: LiveEvent, sent: number): Promise<number> {
-  // Live events seen during the replay arrive twice; ids only move forward.
-  if (sent >= 0 && event.id <= sent) return sent;
-  await stream.writeSSE({ id: String(event.id), event: event.type, data: JSON.stringify(event.data) });
-  return event.id;
 }
