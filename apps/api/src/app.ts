@@ -69,13 +69,15 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   app.use("*", timings.middleware());
   app.use("*", securityHeaders());
   app.use("*", authorize(auth));
-  app.use(
-    "/api/*",
-    bodyLimit({
-      maxSize: 1024 * 1024,
-      onError: (c) =>
-        c.json(errorBody(new AppError(413, "payload_too_large", "the body is larger than 1 MiB")), 413),
-    }),
+  const limit = bodyLimit({
+    maxSize: 1024 * 1024,
+    onError: (c) =>
+      c.json(errorBody(new AppError(413, "payload_too_large", "the body is larger than 1 MiB")), 413),
+  });
+  // No route reads a GET's body: checking it would make the server build a whole Request for
+  // every read, each of the thousands of open event streams included.
+  app.use("/api/*", (c, next) =>
+    c.req.method === "GET" || c.req.method === "HEAD" ? next() : limit(c, next),
   );
   const api = apiRoutes(deps, auth);
   app.route("/api/v1", api);
