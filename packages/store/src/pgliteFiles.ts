@@ -30,8 +30,11 @@ export const settingsArgs = SETTINGS.flatMap((setting) => ["-c", setting]);
 export async function newDataDir(path: string): Promise<Blob | undefined> {
   if (await exists(join(path, "PG_VERSION"))) return undefined;
   const template = templatePath();
-  // Backed by the file: read once, by PGlite, rather than held in memory twice.
-  const copy = await openAsBlob(template).catch(() => undefined);
+  // Backed by the file: read once, by PGlite, rather than held in memory twice. Node 20's
+  // openAsBlob throws (not rejects) for a missing file: a fresh machine has no copy yet.
+  const copy = await Promise.resolve()
+    .then(() => openAsBlob(template))
+    .catch(() => undefined);
   if (copy !== undefined) return copy;
   const script = fileURLToPath(new URL("./pglite-initdb.mjs", import.meta.url));
   const initdbArgs = SETTINGS.flatMap((setting) => ["--set", setting]);

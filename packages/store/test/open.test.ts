@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -32,6 +32,34 @@ describe("PGlite in a data directory", () => {
       expect(applied).toHaveLength(MIGRATIONS.length);
     } finally {
       await second.close();
+    }
+  });
+
+  it("starts a new data directory with no cached empty database (a fresh machine), then from the copy it left", async () => {
+    const cache = await mkdtemp(join(tmpdir(), "llmgw-cache-"));
+    dirs.push(cache);
+    const saved = process.env.XDG_CACHE_HOME;
+    process.env.XDG_CACHE_HOME = cache;
+    try {
+      for (const round of ["initdb", "copy"]) {
+        const dataDir = await mkdtemp(join(tmpdir(), "llmgw-store-"));
+        dirs.push(dataDir);
+        const store = await openStore({ dataDir });
+        try {
+          const model = aModel();
+          await store.models.insert(model);
+          expect(await store.models.get(model.name), round).toEqual(model);
+        } finally {
+          await store.close();
+        }
+        expect(
+          (await readdir(join(cache, "llmgw"))).filter((f) => f.endsWith(".tar")),
+          round,
+        ).toHaveLength(1);
+      }
+    } finally {
+      if (saved === undefined) delete process.env.XDG_CACHE_HOME;
+      else process.env.XDG_CACHE_HOME = saved;
     }
   });
 
