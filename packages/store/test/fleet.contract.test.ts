@@ -146,6 +146,19 @@ describe.each(backends())("fleet, quotas, audit and events on $name", (backend) 
   });
 
   describe("events", () => {
+    it("appends many at once, in the caller's order, with one id each", async () => {
+      const many = Array.from({ length: 60 }, (_, n) => ({
+        type: n % 2 === 0 ? ("replica.changed" as const) : ("node.changed" as const),
+        data: { n },
+      }));
+      const ids = await store.transaction((tx) => tx.events.appendAll(many));
+      expect(ids).toHaveLength(60);
+      expect(ids).toEqual([...ids].sort((a, b) => a - b));
+      const stored = await store.events.since(0, 100);
+      expect(stored).toEqual(many.map((event, i) => ({ id: ids[i], ...event })));
+      expect(await store.events.appendAll([])).toEqual([]);
+    });
+
     it("hands out increasing ids and resumes after any of them", async () => {
       expect(await store.events.latestId()).toBe(0);
       const ids: number[] = [];

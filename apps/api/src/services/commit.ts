@@ -20,10 +20,9 @@ export async function commit<T>(
 ): Promise<T> {
   const { result, published } = await deps.store.transaction(async (tx) => {
     const { result, events } = await change(tx);
-    const published: LiveEvent[] = [];
-    // Appended last: on PostgreSQL the event append holds a lock until commit.
-    for (const event of events)
-      published.push({ id: await tx.events.append(event.type, event.data), ...event });
+    // Appended last, all at once: on PostgreSQL the event append holds a lock until commit.
+    const ids = await tx.events.appendAll(events);
+    const published: LiveEvent[] = events.map((event, i) => ({ id: ids[i] ?? 0, ...event }));
     return { result, published };
   });
   refresh(result);
