@@ -67,6 +67,11 @@ export async function metricsText(deps: Deps, timings: HttpTimings): Promise<str
   for (const state of ["pending", "starting", "ready", "stopping", "failed"]) {
     out.push(`llmgw_replicas{state="${state}"} ${states.get(state) ?? 0}`);
   }
+  out.push(
+    "# HELP llmgw_snapshot_loads_total Times the whole catalogue and fleet were read from the store.",
+    "# TYPE llmgw_snapshot_loads_total counter",
+    `llmgw_snapshot_loads_total ${deps.world.loads}`,
+  );
   out.push(...statsOf(deps).lines(deps.config.scheduler && isLeader(deps)));
   out.push(...timings.lines());
   out.push("# HELP llmgw_metrics_seconds Time to compute this page.", "# TYPE llmgw_metrics_seconds gauge");

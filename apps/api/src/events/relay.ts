@@ -3,6 +3,8 @@ import type { World } from "../world";
 import type { EventHub, LiveEvent } from "./hub";
 
 const PAGE = 1000;
+/** How long an event waits for an earlier id before the relay reads the store for it (ms). */
+const GAP_MS = 25;
 
 export interface Relay {
   /** The highest event id this process has published. */
@@ -25,13 +27,18 @@ export interface Relay {
  */
 export async function startRelay(
   deps: { store: Store; hub: EventHub; world: World },
-  options: { pollMs?: number; log?: (line: string) => void } = {},
+  options: { pollMs?: number; gapMs?: number; log?: (line: string) => void } = {},
 ): Promise<Relay> {
   const { store, hub, world } = deps;
-  const { pollMs = 1_000, log = (line: string) => console.error(line) } = options;
+  const { pollMs = 1_000, gapMs = GAP_MS, log = (line: string) => console.error(line) } = options;
   let cursor = await store.events.latestId();
   let queue: Promise<void> = Promise.resolve();
   let stopped = false;
+  /** This process's committed events not published yet: an earlier id is still on its way. */
+  const pending = new Map<number, LiveEvent>();
+  /** Announcements waiting for their last id to go out. */
+  let waiters: { upTo: number; resolve: () => void }[] = [];
+  let gapTimer: ReturnType<typeof setTimeout> | null = null;
 
   /** One delivery at a time, in the order asked: the cursor only moves forward. */
   const serially = (job: () => Promise<void>): Promise<void> => {
@@ -40,43 +47,72 @@ export async function startRelay(
     return next;
   };
 
-  /** Publishes every stored event after the cursor; `own` are this process's, kept as published objects. */
-  const readNew = async (own?: ReadonlyMap<number, LiveEvent>) => {
-    for (;;) {
-      const page = await store.events.since(cursor, PAGE);
-      if (page.length === 0) return;
-      const out = page.map((event) => own?.get(event.id) ?? event);
-      // Another process changed the data: the next read must not come from the old snapshot.
-      if (out.some((event) => !own?.has(event.id))) world.invalidate();
-      cursor = page[page.length - 1]?.id ?? cursor;
-      hub.publish(out);
-      if (page.length < PAGE) return;
+  /** Publishes this process's events that follow the cursor, and releases whoever waited for them. */
+  const flush = () => {
+    const out: LiveEvent[] = [];
+    for (let next = pending.get(cursor + 1); next !== undefined; next = pending.get(cursor + 1)) {
+      pending.delete(next.id);
+      out.push(next);
+      cursor = next.id;
     }
+    if (out.length > 0) hub.publish(out);
+    for (const id of pending.keys()) if (id <= cursor) pending.delete(id);
+    const done = waiters.filter((w) => w.upTo <= cursor);
+    waiters = waiters.filter((w) => w.upTo > cursor);
+    for (const w of done) w.resolve();
+    if (pending.size === 0 && gapTimer !== null) {
+      clearTimeout(gapTimer);
+      gapTimer = null;
+    }
+    // A gap this process's commits do not fill soon is another process's (or an id a rolled-back
+    // transaction took): read the store.
+    if (pending.size > 0) gapTimer ??= setTimeout(() => void serially(readAcrossGap), gapMs);
   };
 
-  hub.sequenceWith((own) =>
-    serially(async () => {
-      const fresh = own.filter((event) => event.id > cursor);
-      const [first] = fresh;
-      if (first === undefined) return;
-      const contiguous = fresh.every((event, i) => event.id === first.id + i);
-      if (first.id === cursor + 1 && contiguous) {
-        cursor = first.id + fresh.length - 1;
-        hub.publish(fresh);
-        return;
-      }
-      await readNew(new Map(fresh.map((event) => [event.id, event])));
-    }),
+  /** Publishes every stored event after the cursor; the pending ones as this process's objects. */
+  const readNew = async () => {
+    for (;;) {
+      const page = await store.events.since(cursor, PAGE);
+      if (page.length === 0) break;
+      const out = page.map((event) => pending.get(event.id) ?? event);
+      // Another process changed the data: the next read must not come from the old snapshot.
+      if (out.some((event) => !pending.has(event.id))) world.invalidate();
+      cursor = page[page.length - 1]?.id ?? cursor;
+      hub.publish(out);
+      if (page.length < PAGE) break;
+    }
+    flush();
+  };
+  const readAcrossGap = async () => {
+    gapTimer = null;
+    if (pending.size > 0) await readNew();
+  };
+
+  // Commits resolve in any order: an event whose predecessor (this process's, most likely) has
+  // not been announced yet waits for it, briefly, instead of reading the store and taking its own
+  // process's change for another's (which would make the snapshot load every table again).
+  hub.sequenceWith(
+    (own) =>
+      new Promise<void>((resolve) => {
+        void serially(async () => {
+          for (const event of own) if (event.id > cursor) pending.set(event.id, event);
+          waiters.push({ upTo: Math.max(0, ...own.map((event) => event.id)), resolve });
+          flush();
+        });
+      }),
   );
 
-  // Notifications come in bursts (one per event, this process's own included): one read waiting
-  // in the queue serves them all.
+  // Notifications come in bursts (one per commit, this process's own included): one read waiting
+  // in the queue serves them all. It waits a moment first, so that this process's own commits,
+  // whose NOTIFY arrives about when their announcement does, are published as its own.
   let waiting: Promise<void> | null = null;
   const catchUp = () => {
-    waiting ??= serially(() => {
-      waiting = null;
-      return readNew();
-    });
+    waiting ??= new Promise<void>((resolve) => setTimeout(resolve, gapMs)).then(() =>
+      serially(() => {
+        waiting = null;
+        return readNew();
+      }),
+    );
     return waiting;
   };
   let unlisten: Unlisten | null = null;
@@ -106,9 +142,12 @@ export async function startRelay(
     async stop() {
       stopped = true;
       clearInterval(poll);
+      if (gapTimer !== null) clearTimeout(gapTimer);
       hub.sequenceWith(null);
       await unlisten?.().catch(() => undefined);
       await queue;
+      for (const w of waiters) w.resolve();
+      waiters = [];
     },
   };
 }
