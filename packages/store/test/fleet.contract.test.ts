@@ -40,6 +40,29 @@ describe.each(backends())("fleet, quotas, audit and events on $name", (backend) 
       expect(await store.replicas.remove(pending.id)).toBe(false);
     });
 
+    it("writeAll: many upserts and removals as if one by one (the last write of an id wins); listByNodes", async () => {
+      const [a, b] = [unique("node"), unique("node")];
+      const staying = await store.replicas.upsert(aReplica({ node: a }));
+      const going = await store.replicas.upsert(aReplica({ node: b }));
+      const moved = aReplica({ node: a });
+      const pending = aReplica({ node: null, state: "pending", reason: "no room" });
+      await store.replicas.writeAll([
+        { replica: moved },
+        { replica: going, removed: true },
+        { replica: pending },
+        { replica: { ...moved, node: b, state: "ready" } },
+        { replica: { ...pending }, removed: true },
+      ]);
+      const all = await store.replicas.list();
+      expect(all.map((r) => r.id).sort()).toEqual([staying.id, moved.id].sort());
+      expect(all.find((r) => r.id === moved.id)).toMatchObject({ node: b, state: "ready" });
+      expect((await store.replicas.listByNodes([a, b])).map((r) => r.id).sort()).toEqual(
+        [staying.id, moved.id].sort(),
+      );
+      expect(await store.replicas.listByNodes([])).toEqual([]);
+      await store.replicas.writeAll([]);
+    });
+
     it("replaceForNode writes and returns only what really changed", async () => {
       const node = unique("node");
       const same = aReplica({ node });

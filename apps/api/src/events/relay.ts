@@ -106,11 +106,20 @@ export async function startRelay(
   // in the queue serves them all. It waits a moment first, so that this process's own commits,
   // whose NOTIFY arrives about when their announcement does, are published as its own.
   let waiting: Promise<void> | null = null;
+  /** The highest id a notification named: a read is needed only while the cursor is below it. */
+  let notified = cursor;
+  let polled = false;
   const catchUp = () => {
+    polled = true;
+    return later();
+  };
+  const later = () => {
     waiting ??= new Promise<void>((resolve) => setTimeout(resolve, gapMs)).then(() =>
       serially(() => {
         waiting = null;
-        return readNew();
+        const needed = polled || notified > cursor;
+        polled = false;
+        return needed ? readNew() : Promise.resolve();
       }),
     );
     return waiting;
@@ -119,7 +128,9 @@ export async function startRelay(
   const listen = async () => {
     try {
       unlisten = await store.db.listen(EVENTS_CHANNEL, (payload) => {
-        if (Number(payload) > cursor) void catchUp();
+        notified = Math.max(notified, Number(payload) || 0);
+        // This process's own commits are usually published by the time the read would run.
+        if (notified > cursor) void later();
       });
     } catch (err) {
       log(`llmgw: event relay cannot listen (polling only until it can): ${String(err)}`);

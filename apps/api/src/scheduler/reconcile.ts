@@ -73,22 +73,24 @@ async function apply(deps: Deps, snap: Snapshot, plan: Schedule): Promise<number
       if (was?.node) nodes.add(was.node);
     }
     const current = new Map<string, string>();
-    for (const node of nodes)
-      for (const r of await tx.replicas.listByNode(node)) current.set(r.id, JSON.stringify(r));
+    for (const r of await tx.replicas.listByNodes([...nodes])) current.set(r.id, JSON.stringify(r));
     const events: Announce[] = [];
+    const kept: typeof writes = [];
     let skipped = 0;
-    for (const { replica, removed } of writes) {
+    for (const write of writes) {
+      const { replica, removed } = write;
       const was = planned.get(replica.id);
       if (was?.node && current.get(replica.id) !== JSON.stringify(was)) {
         skipped += 1;
         continue;
       }
-      if (removed) await tx.replicas.remove(replica.id);
-      else await tx.replicas.upsert(replica);
+      kept.push(write);
       const data = removed ? { ...replica, removed: true } : replica;
       ownEvents.add(data);
       events.push({ type: "replica.changed", data });
     }
+    // All in two statements: one round trip per decision would hold the store for a large plan.
+    await tx.replicas.writeAll(kept);
     return { result: skipped, events };
   });
 }

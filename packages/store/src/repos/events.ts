@@ -41,18 +41,21 @@ export function events(sql: Queryable): Events {
       // id 7 could commit after one holding id 8, and a reader already past 8 would never see 7.
       // The lock lasts until the whole transaction commits, so event ids become visible in order.
       await tx.query("select pg_advisory_xact_lock($1)", [LOCK.events]);
-      // `with ordinality … order by n` hands the rows to the id sequence in the caller's order.
-      const rows = await tx.query<{ id: number }>(
-        `insert into events (type, data)
+      // `with ordinality … order by n` hands the rows to the id sequence in the caller's order;
+      // the NOTIFY goes in the same statement: one round trip while the lock is held.
+      const [row] = await tx.query<{ ids: number[] | null }>(
+        `with added as (
+           insert into events (type, data)
            select e->>'type', e->'data'
            from jsonb_array_elements($1::jsonb) with ordinality as x (e, n)
            order by n
-           returning id`,
-        [jsonb(events.map(({ type, data }) => ({ type, data: data ?? null })))],
+           returning id
+         )
+         select json_agg(id order by id) as ids, pg_notify($2, max(id)::text) as notified from added`,
+        [jsonb(events.map(({ type, data }) => ({ type, data: data ?? null }))), EVENTS_CHANNEL],
       );
-      const ids = rows.map((r) => r.id).sort((a, b) => a - b);
+      const ids = (row?.ids ?? []).map(Number);
       if (ids.length !== events.length) throw new Error("an event append lost a row");
-      await tx.query("select pg_notify($1, $2)", [EVENTS_CHANNEL, String(ids[ids.length - 1])]);
       return ids;
     });
   return {

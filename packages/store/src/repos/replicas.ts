@@ -4,8 +4,15 @@ import { jsonb, onlyRow, type Queryable } from "../db";
 export interface Replicas {
   list(): Promise<Replica[]>;
   listByNode(node: string): Promise<Replica[]>;
+  /** The replicas on any of `nodes`, in one query. */
+  listByNodes(nodes: readonly string[]): Promise<Replica[]>;
   upsert(replica: Replica): Promise<Replica>;
   remove(id: string): Promise<boolean>;
+  /**
+   * Many upserts and removals in two statements (a scheduler run's decisions), with the outcome of
+   * doing them one by one in the given order: for an id written twice, the last write wins.
+   */
+  writeAll(writes: readonly { replica: Replica; removed?: boolean }[]): Promise<void>;
   /**
    * Makes the replicas on `node` exactly `replicas` (a heartbeat's report). Writes only rows that
    * differ and returns them: `upserted` (new or changed, in the given order) and `removed` (ids that
@@ -51,6 +58,28 @@ export function replicas(sql: Queryable): Replicas {
         [replica.id, replica.model, replica.node, jsonb(replica)],
       );
       return toReplica(onlyRow(rows, `upsert of replica ${replica.id}`));
+    },
+
+    async listByNodes(nodes) {
+      if (nodes.length === 0) return [];
+      const rows = await sql.query<DocRow>(
+        `select doc from replicas where node = any($1::text[]) order by id collate "C"`,
+        [[...nodes]],
+      );
+      return rows.map(toReplica);
+    },
+
+    async writeAll(writes) {
+      const last = new Map<string, { replica: Replica; removed?: boolean }>();
+      for (const write of writes) {
+        last.delete(write.replica.id);
+        last.set(write.replica.id, write);
+      }
+      const kept = [...last.values()];
+      const upserts = kept.filter((w) => !w.removed).map((w) => replicaSchema.parse(w.replica));
+      const removes = kept.filter((w) => w.removed).map((w) => w.replica.id);
+      if (upserts.length > 0) await sql.query(UPSERT, [jsonb(upserts)]);
+      if (removes.length > 0) await sql.query("delete from replicas where id = any($1::text[])", [removes]);
     },
 
     async remove(id) {
