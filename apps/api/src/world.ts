@@ -250,17 +250,13 @@ export class World {
   /** The five tables read in one read-only transaction, so the picture is of one moment. */
   async #load(): Promise<Snapshot> {
     this.loads++;
-    const tables = await this.store.transaction(async (tx) => {
-      if (tx.sql.kind === "postgres")
-        await tx.sql.exec("set transaction isolation level repeatable read, read only");
-      return {
-        models: await tx.models.list(),
-        nodes: await tx.nodes.list(),
-        replicas: await tx.replicas.list(),
-        classes: await tx.classes.list(),
-        quotas: await tx.quotas.list(),
-      };
-    });
+    const tables = await this.store.read(async (tx) => ({
+      models: await tx.models.list(),
+      nodes: await tx.nodes.list(),
+      replicas: await tx.replicas.list(),
+      classes: await tx.classes.list(),
+      quotas: await tx.quotas.list(),
+    }));
     return Snapshot.of(tables);
   }
 

@@ -22,6 +22,11 @@ export interface Queryable {
 export type Unlisten = () => Promise<void>;
 
 export interface Db extends Queryable {
+  /**
+   * A read-only transaction that sees one moment (repeatable read on PostgreSQL, where it runs on
+   * connections of its own so that a reader never waits behind queued writers).
+   */
+  readTransaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /** LISTEN on a channel; `cb` gets each NOTIFY payload (after the notifying transaction commits). */
   listen(channel: string, cb: (payload: string) => void): Promise<Unlisten>;
   notify(channel: string, payload: string): Promise<void>;

@@ -35,7 +35,7 @@ export async function openPglite(path?: string, from?: Blob): Promise<Db & { sna
     throw err;
   }
 
-  return {
+  const db: Db & { snapshot(): Promise<Blob> } = {
     kind: "pglite",
     async query<T>(sql: string, params: readonly unknown[] = []) {
       return (await pg.query<T>(sql, [...params])).rows;
@@ -62,6 +62,8 @@ export async function openPglite(path?: string, from?: Blob): Promise<Db & { sna
         throw err;
       }
     },
+    // One connection, one transaction at a time: any transaction already sees one moment.
+    readTransaction: (fn) => db.transaction(fn),
     async listen(channel, cb) {
       const unlisten = await pg.listen(checkChannel(channel), cb);
       return () => unlisten();
@@ -76,4 +78,5 @@ export async function openPglite(path?: string, from?: Blob): Promise<Db & { sna
     // PGlite-only, for tests: the whole database as a tarball that `from` accepts.
     snapshot: () => pg.dumpDataDir("none"),
   };
+  return db;
 }

@@ -1,5 +1,5 @@
 import pg from "pg";
-import { checkChannel, type Db, TransactionAborted, transactionScope } from "./db";
+import { checkChannel, type Db, type Queryable, TransactionAborted, transactionScope } from "./db";
 
 const INT8 = 20;
 const NUMERIC = 1700;
@@ -14,6 +14,10 @@ const types: pg.CustomTypesConfig = {
 /** A PostgreSQL server through a node-postgres pool; a transaction holds one pooled client. */
 export async function openPostgres(url: string): Promise<Db> {
   const pool = new pg.Pool({ connectionString: url, types, max: 10 });
+  // Whole-picture reads on connections of their own: a reader must not queue behind every writer
+  // waiting for the main pool (under load that queue is where a snapshot's time went).
+  const reads = new pg.Pool({ connectionString: url, types, max: 2 });
+  reads.on("error", () => {});
   // An idle client losing its connection emits here; the pool already drops that client, and an
   // unhandled 'error' event would kill the process.
   pool.on("error", () => {});
@@ -31,45 +35,49 @@ export async function openPostgres(url: string): Promise<Db> {
     async exec(sql) {
       await pool.query(sql);
     },
-    async transaction(fn) {
-      const client = await pool.connect();
-      let reusable = true;
-      try {
-        await client.query("begin");
-        const result = await fn(
-          transactionScope("postgres", {
-            query: async <T>(sql: string, params: readonly unknown[] = []) =>
-              (await client.query(sql, [...params])).rows as T[],
-            exec: async (sql) => {
-              await client.query(sql);
-            },
-          }),
-        );
-        // PostgreSQL answers COMMIT of an aborted transaction with ROLLBACK and no error; PGlite
-        // throws. Throw here too so a swallowed failure never looks like a commit.
-        const commit = await client.query("commit");
-        if (commit.command === "ROLLBACK") throw new TransactionAborted();
-        return result;
-      } catch (err) {
-        // After a failed COMMIT this only warns "no transaction in progress"; if it fails, the
-        // connection is in an unknown state and must not go back to the pool.
-        await client.query("rollback").catch(() => {
-          reusable = false;
-        });
-        throw err;
-      } finally {
-        client.release(!reusable);
-      }
-    },
+    transaction: (fn) => inTransaction(pool, "begin", fn),
+    readTransaction: (fn) => inTransaction(reads, "begin isolation level repeatable read, read only", fn),
     listen: async (channel, cb) => notifications.listen(checkChannel(channel), cb),
     async notify(channel, payload) {
       await pool.query("select pg_notify($1, $2)", [checkChannel(channel), payload]);
     },
     async close() {
       await notifications.close();
-      await pool.end();
+      await Promise.all([pool.end(), reads.end()]);
     },
   };
+}
+
+/** Runs `fn` in a transaction on one of `pool`'s clients, opened with `begin`. */
+async function inTransaction<T>(pool: pg.Pool, begin: string, fn: (tx: Queryable) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let reusable = true;
+  try {
+    await client.query(begin);
+    const result = await fn(
+      transactionScope("postgres", {
+        query: async <R>(sql: string, params: readonly unknown[] = []) =>
+          (await client.query(sql, [...params])).rows as R[],
+        exec: async (sql) => {
+          await client.query(sql);
+        },
+      }),
+    );
+    // PostgreSQL answers COMMIT of an aborted transaction with ROLLBACK and no error; PGlite
+    // throws. Throw here too so a swallowed failure never looks like a commit.
+    const commit = await client.query("commit");
+    if (commit.command === "ROLLBACK") throw new TransactionAborted();
+    return result;
+  } catch (err) {
+    // After a failed COMMIT this only warns "no transaction in progress"; if it fails, the
+    // connection is in an unknown state and must not go back to the pool.
+    await client.query("rollback").catch(() => {
+      reusable = false;
+    });
+    throw err;
+  } finally {
+    client.release(!reusable);
+  }
 }
 
 /**

@@ -51,6 +51,8 @@ export interface StoreTx extends Repositories {
 export interface Store extends StoreTx {
   readonly kind: DbKind;
   readonly db: Db;
+  /** Reads in one read-only transaction that sees one moment (see Db.readTransaction). */
+  read<T>(fn: (tx: Repositories) => Promise<T>): Promise<T>;
   /** Empties every table, keeping the schema (tests). */
   reset(): Promise<void>;
   close(): Promise<void>;
@@ -100,6 +102,7 @@ export async function storeOn(db: Db): Promise<Store> {
     ...bind(db, caches, false),
     kind: db.kind,
     db,
+    read: (fn) => db.readTransaction((tx) => fn(bind(tx, caches, true))),
     async reset() {
       await db.exec(`truncate ${TABLES.join(", ")} restart identity`);
       caches.tokens.forget();

@@ -112,3 +112,36 @@ describe.each(backends())("Db on $name", (backend) => {
     await expect(store.db.listen("Bad Channel", () => {})).rejects.toThrow(/invalid channel/);
   });
 });
+
+const postgres = backends().find((b) => b.name === "postgres");
+describe.skipIf(postgres === undefined)("read() on PostgreSQL", () => {
+  const backend = postgres as NonNullable<typeof postgres>;
+  let store: Store;
+  beforeAll(async () => {
+    store = await openFor(backend);
+  });
+  afterAll(async () => {
+    await store?.close();
+    await backend.dispose();
+  });
+
+  it("sees one moment, whatever commits meanwhile, and refuses to write", async () => {
+    const writer = await openFor(backend);
+    try {
+      await writer.replicas.upsert(aReplica({ node: "n-1" }));
+      const seen = await store.read(async (tx) => {
+        const before = await tx.replicas.list();
+        await writer.replicas.upsert(aReplica({ node: "n-1" }));
+        await writer.nodes.upsert(aNode({ name: "n-1" }));
+        return { before, after: await tx.replicas.list(), nodes: await tx.nodes.list() };
+      });
+      expect(seen.after).toEqual(seen.before);
+      expect(seen.before).toHaveLength(1);
+      expect(seen.nodes).toEqual([]);
+      expect(await store.replicas.list()).toHaveLength(2);
+      await expect(store.read((tx) => tx.nodes.upsert(aNode()))).rejects.toThrow(/read-only/);
+    } finally {
+      await writer.close();
+    }
+  });
+});
