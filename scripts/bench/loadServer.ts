@@ -10,6 +10,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
+import { seedModel } from "./seed";
 
 const [modelsText = "200", postgres = ""] = process.argv.slice(2);
 const models = Number(modelsText);
@@ -57,19 +58,6 @@ for (let i = 0; i < models; i++) {
     body: JSON.stringify(seedModel(i)),
   });
   if (res.status !== 201) throw new Error(`seeding model-${i}: ${res.status} ${await res.text()}`);
-}
-
-/** Seed model i: the same shape as serve.ts seeds, one replica each, so the scheduler places them. */
-function seedModel(i: number) {
-  return {
-    name: `model-${i}`,
-    source: `http://127.0.0.1/mirror/model-${i}/v1/model-${i}.gguf`,
-    contextLength: 8192,
-    class: ["critical", "standard", "batch"][i % 3],
-    owner: `team-${i % 10}`,
-    scaling: { min: 1, max: 1 },
-    profiles: [{ name: "cpu", engine: "llamacpp", minMemoryGB: 2 + (i % 30), cpuCores: 1 + (i % 4) }],
-  };
 }
 
 // How long the event loop was held: a stall that is computing shows here, one that is waiting does not.

@@ -12,6 +12,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { seedModel } from "./seed";
 
 const apiRequire = createRequire(new URL("../../apps/api/package.json", import.meta.url));
 const { Hono } = (await import(
@@ -52,16 +53,7 @@ if (mode === "app") {
     });
     if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
   };
-  for (let i = 0; i < models; i++)
-    await post("/api/v1/models", {
-      name: `model-${i}`,
-      source: `http://127.0.0.1/mirror/model-${i}/v1/model-${i}.gguf`,
-      contextLength: 8192,
-      class: ["critical", "standard", "batch"][i % 3],
-      owner: `team-${i % 10}`,
-      scaling: { min: 1, max: 1 },
-      profiles: [{ name: "cpu", engine: "llamacpp", minMemoryGB: 2 + (i % 30), cpuCores: 1 + (i % 4) }],
-    });
+  for (let i = 0; i < models; i++) await post("/api/v1/models", seedModel(i));
   // A modest fleet: each node runs a few of the models.
   for (let n = 0; n < nodes; n++)
     await post("/api/v1/agents/heartbeat", {

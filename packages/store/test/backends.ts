@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
+import { afterAll, beforeAll, beforeEach } from "vitest";
 import type { DbKind } from "../src/db";
 import type { Store, StoreOptions } from "../src/store";
 import { openTestStore } from "../src/testing";
@@ -26,6 +27,33 @@ export function backends(): Backend[] {
 /** One store for a whole file (PGlite's start-up costs a second or more); tests call reset() instead. */
 export async function openFor(backend: Backend): Promise<Store> {
   return openTestStore(await backend.options());
+}
+
+/**
+ * The store a describe block's tests share on `backend`: opened before them, emptied before each,
+ * closed (and the backend disposed) after. The returned object stands for the store once open.
+ */
+export function useStore(backend: Backend, options: { reset?: boolean } = {}): Store {
+  let current: Store | undefined;
+  beforeAll(async () => {
+    current = await openFor(backend);
+  });
+  afterAll(async () => {
+    await current?.close();
+    await backend.dispose();
+  });
+  if (options.reset !== false) beforeEach(() => current?.reset());
+  return new Proxy({} as Store, {
+    get(_target, key) {
+      if (current === undefined) throw new Error("the test store is not open yet");
+      return Reflect.get(current, key);
+    },
+  });
+}
+
+/** PostgreSQL, in a schema of its own, when TEST_DATABASE_URL is set. */
+export function postgresBackend(): Backend | undefined {
+  return backends().find((b) => b.name === "postgres");
 }
 
 function pgliteMemory(): Backend {

@@ -1,21 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { TransactionAborted } from "../src/db";
 import { MIGRATIONS, migrate } from "../src/migrations";
-import type { Store } from "../src/store";
-import { backends, openFor } from "./backends";
+import { backends, openFor, postgresBackend, useStore } from "./backends";
 import { aNode, aReplica } from "./factories";
 
 // What the Db seam promises, on every driver: the same types back, the same transaction semantics.
 describe.each(backends())("Db on $name", (backend) => {
-  let store: Store;
-  beforeAll(async () => {
-    store = await openFor(backend);
-  });
-  afterAll(async () => {
-    await store?.close();
-    await backend.dispose();
-  });
-  beforeEach(() => store.reset());
+  const store = useStore(backend);
 
   it("returns int8, numeric, jsonb and timestamptz the same way", async () => {
     const [row] = await store.db.query<Record<string, unknown>>(
@@ -113,17 +104,10 @@ describe.each(backends())("Db on $name", (backend) => {
   });
 });
 
-const postgres = backends().find((b) => b.name === "postgres");
+const postgres = postgresBackend();
 describe.skipIf(postgres === undefined)("read() on PostgreSQL", () => {
   const backend = postgres as NonNullable<typeof postgres>;
-  let store: Store;
-  beforeAll(async () => {
-    store = await openFor(backend);
-  });
-  afterAll(async () => {
-    await store?.close();
-    await backend.dispose();
-  });
+  const store = useStore(backend, { reset: false });
 
   it("sees one moment, whatever commits meanwhile, and refuses to write", async () => {
     const writer = await openFor(backend);

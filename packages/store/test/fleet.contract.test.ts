@@ -1,19 +1,10 @@
 import { DEFAULT_CLASSES } from "@llmgw/domain";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { Store } from "../src/store";
-import { backends, openFor } from "./backends";
+import { describe, expect, it } from "vitest";
+import { backends, useStore } from "./backends";
 import { aMirrorVersion, aNode, anAuditEntry, aQuota, aReplica, unique } from "./factories";
 
 describe.each(backends())("fleet, quotas, audit and events on $name", (backend) => {
-  let store: Store;
-  beforeAll(async () => {
-    store = await openFor(backend);
-  });
-  afterAll(async () => {
-    await store?.close();
-    await backend.dispose();
-  });
-  beforeEach(() => store.reset());
+  const store = useStore(backend);
 
   describe("nodes", () => {
     it("upserts a node whole and changes its state", async () => {

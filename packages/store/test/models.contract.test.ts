@@ -1,9 +1,8 @@
 import type { Model } from "@llmgw/domain";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { NameTaken, VersionConflict } from "../src/errors";
 import type { DeclaredModel } from "../src/repos/models";
-import type { Store } from "../src/store";
-import { backends, openFor } from "./backends";
+import { backends, useStore } from "./backends";
 import { aModel, aProfile } from "./factories";
 
 const declared = (overrides: Partial<Model> = {}): DeclaredModel => {
@@ -19,15 +18,7 @@ async function refusal(promise: Promise<unknown>): Promise<unknown> {
 }
 
 describe.each(backends())("models on $name", (backend) => {
-  let store: Store;
-  beforeAll(async () => {
-    store = await openFor(backend);
-  });
-  afterAll(async () => {
-    await store?.close();
-    await backend.dispose();
-  });
-  beforeEach(() => store.reset());
+  const store = useStore(backend);
 
   it("stores a model whole and lists by name", async () => {
     const b = aModel({

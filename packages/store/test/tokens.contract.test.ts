@@ -1,9 +1,8 @@
 import { createHash, randomBytes } from "node:crypto";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { StoredSession } from "../src/repos/sessions";
 import type { StoredToken } from "../src/repos/tokens";
-import type { Store } from "../src/store";
-import { backends, openFor } from "./backends";
+import { backends, openFor, postgresBackend, useStore } from "./backends";
 
 let sequence = 0;
 const hash = () => createHash("sha256").update(randomBytes(32)).digest("hex");
@@ -31,15 +30,7 @@ function aSession(token: string, overrides: Partial<StoredSession> = {}): Stored
 }
 
 describe.each(backends())("tokens and sessions on $name", (backend) => {
-  let store: Store;
-  beforeAll(async () => {
-    store = await openFor(backend);
-  });
-  afterAll(async () => {
-    await store?.close();
-    await backend.dispose();
-  });
-  beforeEach(() => store.reset());
+  const store = useStore(backend);
 
   it("keeps a token by name and by hash, never used until touched", async () => {
     const token = aToken({ role: "operator" });
@@ -129,17 +120,10 @@ describe.each(backends())("tokens and sessions on $name", (backend) => {
   });
 });
 
-const postgres = backends().find((b) => b.name === "postgres");
+const postgres = postgresBackend();
 describe.skipIf(postgres === undefined)("tokens across two stores on one PostgreSQL", () => {
   const backend = postgres as NonNullable<typeof postgres>;
-  let store: Store;
-  beforeAll(async () => {
-    store = await openFor(backend);
-  });
-  afterAll(async () => {
-    await store?.close();
-    await backend.dispose();
-  });
+  const store = useStore(backend, { reset: false });
 
   it("another process's insert and removal reach this store's answers by NOTIFY, well before they expire", async () => {
     const other = await openFor(backend);
