@@ -21,6 +21,7 @@ type Usage = {
   logged: string[];
   loggedCount: number;
   scheduler: { runs: number; errors: number; seconds: number };
+  snapshotLoads: number;
   loop: { p99Ms: number; maxMs: number };
 };
 type KindFigures = {
@@ -109,7 +110,8 @@ async function once(label: string, postgres: string): Promise<Row> {
   );
   console.log(
     `  server: scheduler ${after.scheduler.runs - before.scheduler.runs} runs, ${(after.scheduler.seconds - before.scheduler.seconds).toFixed(1)} s in all, ` +
-      `${after.scheduler.errors - before.scheduler.errors} failed; event loop held p99 ${after.loop.p99Ms.toFixed(0)} ms, longest ${after.loop.maxMs.toFixed(0)} ms`,
+      `${after.scheduler.errors - before.scheduler.errors} failed; ` +
+      `${after.snapshotLoads - before.snapshotLoads} snapshot loads from the store; event loop held p99 ${after.loop.p99Ms.toFixed(0)} ms, longest ${after.loop.maxMs.toFixed(0)} ms`,
   );
   console.log(
     `  answers per second of the run (slowest): ${report.timeline.map((s) => `${s.answered} (${ms(s.worst)})`).join(", ")}`,

@@ -82,6 +82,7 @@ function usage() {
     logged: logged.slice(0, 20),
     loggedCount: logged.length,
     scheduler: { runs: scheduler.runs, errors: scheduler.errors, seconds: scheduler.seconds },
+    snapshotLoads: server.deps.world.loads,
     loop,
   };
 }

@@ -124,6 +124,15 @@ export class Snapshot {
   withModel(model: Model): Snapshot {
     const at = this.models.findIndex((m) => m.name === model.name);
     const models = at < 0 ? [...this.models, model].sort(byModelName) : this.models.with(at, model);
+    return this.#withModels(models);
+  }
+
+  /** This picture without a model just removed (its replicas stay, unmanaged, as in the store). */
+  withoutModel(name: string): Snapshot {
+    return this.#withModels(this.models.filter((m) => m.name !== name));
+  }
+
+  #withModels(models: Model[]): Snapshot {
     return Snapshot.of({
       models,
       nodes: this.nodes,
@@ -229,6 +238,11 @@ export class World {
   /** Applies a committed create or edit of one model (see `patch`); null reads the store again. */
   putModel(generation: number, model: Model | null): void {
     this.patch(generation, (snap) => (model ? snap.withModel(model) : null));
+  }
+
+  /** Applies a committed removal of one model (see `patch`). */
+  dropModel(generation: number, name: string): void {
+    this.patch(generation, (snap) => snap.withoutModel(name));
   }
 
   /**

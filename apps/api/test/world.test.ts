@@ -74,7 +74,7 @@ describe("the snapshot after heartbeats", () => {
 });
 
 describe("the snapshot after creates and edits", () => {
-  it("is patched, not reloaded, and equals a fresh read after every create and edit", async () => {
+  it("is patched, not reloaded, and equals a fresh read after every create, edit and removal", async () => {
     await api.client.agents.heartbeat.$post({
       json: heartbeat({ node: { name: "n-1", memoryGB: 64, cpuCount: 16 } }),
     });
@@ -86,9 +86,15 @@ describe("the snapshot after creates and edits", () => {
     const pick = random(11);
     const names: string[] = [];
     let reads = 0;
-    for (let step = 0; step < 24; step++) {
+    let removals = 0;
+    for (let step = 0; step < 30; step++) {
       const current = names[pick(Math.max(names.length, 1))];
-      if (step < 3 || current === undefined || pick(3) === 0) {
+      if (current !== undefined && step >= 3 && pick(5) === 0) {
+        const res = await api.app.request(`/api/v1/models/${current}`, { method: "DELETE" });
+        expect(res.status).toBe(204);
+        names.splice(names.indexOf(current), 1);
+        removals++;
+      } else if (step < 3 || current === undefined || pick(3) === 0) {
         const res = await api.client.models.$post({
           json: modelInput({
             class: ["critical", "standard", "batch"][pick(3)],
@@ -113,6 +119,7 @@ describe("the snapshot after creates and edits", () => {
       expect(patched).toEqual(fresh);
     }
     expect(api.deps.world.loads - loadsBefore).toBe(reads);
+    expect(removals).toBeGreaterThan(0);
   });
 });
 

@@ -18,11 +18,16 @@ export async function removeModel({
   if (!model) throw notFound(`a model called ${name}`);
   refuseDeclared(model);
   const at = deps.now().toISOString();
-  await commit(deps, async (tx) => {
-    if (!(await tx.models.remove(name))) throw notFound(`a model called ${name}`);
-    await tx.audit.append([
-      { at, by, action: "delete", target: name, field: null, before: model, after: null },
-    ]);
-    return { result: undefined, events: [{ type: "model.removed", data: { name } }] };
-  });
+  const generation = deps.world.generation;
+  await commit(
+    deps,
+    async (tx) => {
+      if (!(await tx.models.remove(name))) throw notFound(`a model called ${name}`);
+      await tx.audit.append([
+        { at, by, action: "delete", target: name, field: null, before: model, after: null },
+      ]);
+      return { result: undefined, events: [{ type: "model.removed", data: { name } }] };
+    },
+    () => deps.world.dropModel(generation, name),
+  );
 }
