@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { openStore, type Store } from "@llmgw/store";
 import type { Config } from "./config";
@@ -15,6 +16,8 @@ export type Deps = {
   now: () => Date;
   /** On-demand models woken, with when: the scheduler wants one replica until idle. */
   wakes: Map<string, number>;
+  /** This process, as its stored events name it (events/relay.ts tells its own from others'). */
+  origin: string;
 };
 
 /**
@@ -49,5 +52,6 @@ export async function openDeps(config: Config, options: { inMemory?: boolean } =
     mirror: createMirror({ dir: config.mirror.dir }),
     now: () => new Date(),
     wakes: new Map(),
+    origin: randomUUID(),
   };
 }

@@ -123,6 +123,8 @@ export class Snapshot {
    */
   withModel(model: Model): Snapshot {
     const at = this.models.findIndex((m) => m.name === model.name);
+    // Two edits' continuations can run in either order: an older version never replaces a newer.
+    if ((this.models[at]?.version ?? 0) > model.version) return this;
     const models = at < 0 ? [...this.models, model].sort(byModelName) : this.models.with(at, model);
     return this.#withModels(models);
   }

@@ -140,6 +140,13 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    id: 5,
+    name: "an event names the process that wrote it",
+    // A process reading events back (several processes on one PostgreSQL) tells its own, whose
+    // changes it already holds, from another's, which it must read the store for.
+    sql: "alter table events add column origin text;",
+  },
 ];
 
 /** Every table the migrations create, for `reset()`. */

@@ -171,6 +171,11 @@ describe.each(backends())("fleet, quotas, audit and events on $name", (backend) 
       const stored = await store.events.since(0, 100);
       expect(stored).toEqual(many.map((event, i) => ({ id: ids[i], ...event })));
       expect(await store.events.appendAll([])).toEqual([]);
+      // An origin, when given, comes back with the event (the relay tells its own from others').
+      const [mine] = await store.events.appendAll([{ type: "quota.changed", data: {} }], "process-a");
+      expect(await store.events.since((mine ?? 0) - 1)).toEqual([
+        { id: mine, type: "quota.changed", data: {}, origin: "process-a" },
+      ]);
     });
 
     it("hands out increasing ids and resumes after any of them", async () => {

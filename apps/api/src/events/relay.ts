@@ -26,10 +26,10 @@ export interface Relay {
  * append holds an advisory lock until commit), so reading after the cursor never skips one.
  */
 export async function startRelay(
-  deps: { store: Store; hub: EventHub; world: World },
+  deps: { store: Store; hub: EventHub; world: World; origin: string },
   options: { pollMs?: number; gapMs?: number; log?: (line: string) => void } = {},
 ): Promise<Relay> {
-  const { store, hub, world } = deps;
+  const { store, hub, world, origin } = deps;
   const { pollMs = 1_000, gapMs = GAP_MS, log = (line: string) => console.error(line) } = options;
   let cursor = await store.events.latestId();
   let queue: Promise<void> = Promise.resolve();
@@ -76,7 +76,8 @@ export async function startRelay(
       if (page.length === 0) break;
       const out = page.map((event) => pending.get(event.id) ?? event);
       // Another process changed the data: the next read must not come from the old snapshot.
-      if (out.some((event) => !pending.has(event.id))) world.invalidate();
+      // (This process's own events, announced or not yet, are already in its snapshot.)
+      if (page.some((event) => !pending.has(event.id) && event.origin !== origin)) world.invalidate();
       cursor = page[page.length - 1]?.id ?? cursor;
       hub.publish(out);
       if (page.length < PAGE) break;

@@ -13,7 +13,7 @@ export type Announce = { type: EventType; data: unknown };
  * time this resolves they have.
  */
 export async function commit<T>(
-  deps: Pick<Deps, "store" | "world" | "hub">,
+  deps: Pick<Deps, "store" | "world" | "hub" | "origin">,
   change: (tx: StoreTx) => Promise<{ result: T; events: Announce[] }>,
   /** Brings the world up to date after the commit; by default the snapshot is read again. */
   refresh: (result: T) => void = () => deps.world.invalidate(),
@@ -21,7 +21,7 @@ export async function commit<T>(
   const { result, published } = await deps.store.transaction(async (tx) => {
     const { result, events } = await change(tx);
     // Appended last, all at once: on PostgreSQL the event append holds a lock until commit.
-    const ids = await tx.events.appendAll(events);
+    const ids = await tx.events.appendAll(events, deps.origin);
     const published: LiveEvent[] = events.map((event, i) => ({ id: ids[i] ?? 0, ...event }));
     return { result, published };
   });

@@ -9,6 +9,8 @@ export interface StoredEvent {
   id: number;
   type: EventType;
   data: unknown;
+  /** Which process appended it (its `origin` argument), when it said. */
+  origin?: string | null;
 }
 
 export interface Events {
@@ -22,7 +24,7 @@ export interface Events {
    * Appends several events, in order, in one statement; returns their ids (ascending, one per
    * event). A change announcing fifty replicas holds the lock for one round trip, not fifty.
    */
-  appendAll(events: readonly { type: EventType; data: unknown }[]): Promise<number[]>;
+  appendAll(events: readonly { type: EventType; data: unknown }[], origin?: string): Promise<number[]>;
   /** Events with an id above `id`, oldest first. */
   since(id: number, limit?: number): Promise<StoredEvent[]>;
   /** 0 when there are none. */
@@ -31,10 +33,10 @@ export interface Events {
   prune(keepLast: number): Promise<number>;
 }
 
-type EventRow = { id: number; type: string; data: unknown };
+type EventRow = { id: number; type: string; data: unknown; origin: string | null };
 
 export function events(sql: Queryable): Events {
-  const appendAll: Events["appendAll"] = (events) =>
+  const appendAll: Events["appendAll"] = (events, origin) =>
     sql.transaction(async (tx) => {
       if (events.length === 0) return [];
       // A sequence hands out ids at insert, not at commit: without this lock a transaction holding
@@ -45,14 +47,18 @@ export function events(sql: Queryable): Events {
       // the NOTIFY goes in the same statement: one round trip while the lock is held.
       const [row] = await tx.query<{ ids: number[] | null }>(
         `with added as (
-           insert into events (type, data)
-           select e->>'type', e->'data'
+           insert into events (type, data, origin)
+           select e->>'type', e->'data', $3::text
            from jsonb_array_elements($1::jsonb) with ordinality as x (e, n)
            order by n
            returning id
          )
          select json_agg(id order by id) as ids, pg_notify($2, max(id)::text) as notified from added`,
-        [jsonb(events.map(({ type, data }) => ({ type, data: data ?? null }))), EVENTS_CHANNEL],
+        [
+          jsonb(events.map(({ type, data }) => ({ type, data: data ?? null }))),
+          EVENTS_CHANNEL,
+          origin ?? null,
+        ],
       );
       const ids = (row?.ids ?? []).map(Number);
       if (ids.length !== events.length) throw new Error("an event append lost a row");
@@ -69,10 +75,15 @@ export function events(sql: Queryable): Events {
 
     async since(id, limit = 1000) {
       const rows = await sql.query<EventRow>(
-        "select id, type, data from events where id > $1 order by id limit $2",
+        "select id, type, data, origin from events where id > $1 order by id limit $2",
         [id, limit],
       );
-      return rows.map((row) => ({ id: row.id, type: eventTypeSchema.parse(row.type), data: row.data }));
+      return rows.map((row) => ({
+        id: row.id,
+        type: eventTypeSchema.parse(row.type),
+        data: row.data,
+        ...(row.origin === null ? {} : { origin: row.origin }),
+      }));
     },
 
     async latestId() {
