@@ -166,6 +166,26 @@ describe("placing missing replicas", () => {
 });
 
 describe("preemption", () => {
+  it("gives a nomination stored without a reason one, and then plans nothing more", () => {
+    // Found by the property test: a replica nominated on a node (pending there), waiting for an
+    // unwanted replica to stop, came back from a run still without a reason.
+    const node = makeNode({ memoryGB: 8, cpuCount: 16 });
+    const sleeper = makeModel({ class: "critical", scaling: { min: 0, max: 1, idleTimeoutSeconds: 300 } });
+    const wanted = makeModel({ class: "critical", need: { minMemoryGB: 4, cpuCores: 0 } });
+    const big = replicaOf(sleeper, { node: node.name, state: "starting", memoryGB: 16 });
+    const nominated = replicaOf(wanted, { node: node.name, state: "pending", reason: null });
+
+    const result = plan({ models: [sleeper, wanted], nodes: [node], replicas: [big, nominated] });
+
+    expect(result.next.find((r) => r.id === nominated.id)).toMatchObject({
+      state: "pending",
+      node: node.name,
+      reason: `waits on ${node.name} for the replicas stopping there to leave`,
+    });
+    expect(result.next.find((r) => r.id === big.id)?.state).toBe("stopping");
+    expect(changesNothing(result.again)).toBe(true);
+  });
+
   it("evicts a strictly lower class; the preemptor waits on that node until the victim is gone", () => {
     const critical = makeModel({ class: "critical", need: { minMemoryGB: 32, cpuCores: 4 } });
     const batch = makeModel({ class: "batch", need: { minMemoryGB: 32, cpuCores: 4 } });

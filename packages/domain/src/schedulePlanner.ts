@@ -164,7 +164,15 @@ export class Planner {
       else if (slot === undefined) sorted.settled.push(r);
       else if (r.state === "pending") {
         if (!tidy || (placement.blocked[slot] !== 1 && room.fitsOnceStopped(slot, r))) {
-          sorted.settled.push(r);
+          // A nomination says what it waits for; one stored without a reason is given one.
+          if (tidy && !r.reason) {
+            const said: Replica = {
+              ...r,
+              reason: `waits on ${r.node} for the replicas stopping there to leave`,
+            };
+            this.#set(r, said);
+            sorted.settled.push(said);
+          } else sorted.settled.push(r);
           continue;
         }
         room.release(slot, r, entry.rankSlot);
