@@ -17,6 +17,7 @@ import {
   type Schedule,
   schedule,
 } from "../../packages/domain/src/index";
+import { makeProfile } from "../../packages/domain/src/testing/factories";
 import { median, type Row } from "./report";
 
 const FLEET = { nodes: 5_000, replicas: 100_000, models: 2_000, owners: 40 };
@@ -223,17 +224,6 @@ export async function run(only: RegExp | null): Promise<Row[]> {
   // The scheduler's benches: the planner over the same fleet, settled first so that what it decides
   // is only what each bench asks for.
   const at0 = Date.UTC(2025, 0, 2);
-  const defaultBenchProfile = {
-    name: "cpu",
-    engine: "llamacpp",
-    weight: 1,
-    priority: 100,
-    args: [],
-    minMemoryGB: 8,
-    cpuCores: 4,
-    gpus: 0,
-    nodeSelector: {},
-  };
 
   /**
    * The fleet as a settled scheduler leaves it: every model wants exactly what it runs, nothing
@@ -278,7 +268,7 @@ export async function run(only: RegExp | null): Promise<Row[]> {
         ...first,
         name: size.name,
         class: "batch",
-        profiles: [{ ...defaultBenchProfile, minMemoryGB: size.memoryGB, cpuCores: size.cpuCores }],
+        profiles: [makeProfile({ minMemoryGB: size.memoryGB, cpuCores: size.cpuCores })],
       }),
     );
     const free = indexFleet({ ...base, replicas: base.replicas.filter((r) => r.node !== null) }).free;
