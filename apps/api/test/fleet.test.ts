@@ -1,23 +1,15 @@
 import type { ModelInput } from "@llmgw/domain";
 import { describe, expect, it } from "vitest";
 import { markSilentNodesDown } from "../src/services/liveness";
-import { errorOf, heartbeat, modelInput, replicaReport, useApi } from "./harness";
+import { beatOk, createOk, errorOf, heartbeat, modelInput, replicaReport, useApi } from "./harness";
 
 // POST /agents/heartbeat, GET /fleet/*, drain and resume, GET /capacity.
 
 const api = useApi();
 
-async function create(input: ModelInput = modelInput()) {
-  const res = await api.client.models.$post({ json: input });
-  expect(res.status).toBe(201);
-  return res.json();
-}
+const create = (input?: ModelInput) => createOk(api, input);
 
-async function beat(body: ReturnType<typeof heartbeat>) {
-  const res = await api.client.agents.heartbeat.$post({ json: body });
-  expect(res.status).toBe(200);
-  return res.json();
-}
+const beat = (body: ReturnType<typeof heartbeat>) => beatOk(api, body);
 
 async function nodeNamed(name: string) {
   const nodes = await (await api.client.fleet.nodes.$get()).json();

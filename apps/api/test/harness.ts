@@ -1,12 +1,14 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type ApiError, apiErrorSchema } from "@llmgw/domain";
+import { type ApiError, apiErrorSchema, type ModelInput } from "@llmgw/domain";
 import { hc } from "hono/client";
 import { afterAll, beforeAll, beforeEach, expect } from "vitest";
 import { type AppType, createApp } from "../src/app";
 import { type Config, loadConfig } from "../src/config";
 import { type Deps, openDeps } from "../src/deps";
+
+import { type heartbeat, modelInput } from "./factories";
 
 export { heartbeat, modelInput, replicaReport } from "./factories";
 
@@ -111,4 +113,18 @@ export async function errorOf(
   const body: unknown = await res.json();
   expect({ status: res.status, body }).toMatchObject({ status });
   return apiErrorSchema.parse(body).error;
+}
+
+/** `POST /models`, which the test expects to be a 201: the created model's view. */
+export async function createOk(api: Api, input: ModelInput = modelInput()) {
+  const res = await api.client.models.$post({ json: input });
+  expect(res.status).toBe(201);
+  return res.json();
+}
+
+/** `POST /agents/heartbeat`, which the test expects to be a 200: the reply (what to run). */
+export async function beatOk(api: Api, body: ReturnType<typeof heartbeat>) {
+  const res = await api.client.agents.heartbeat.$post({ json: body });
+  expect(res.status).toBe(200);
+  return res.json();
 }

@@ -1,20 +1,15 @@
 import type { ModelInput } from "@llmgw/domain";
 import { describe, expect, it } from "vitest";
-import { errorOf, heartbeat, modelInput, replicaReport, useApi } from "./harness";
+import { beatOk, createOk, errorOf, heartbeat, modelInput, replicaReport, useApi } from "./harness";
 
 // SPEC §2.4 over a fleet built through heartbeats, and `POST /models/:name/target`.
 
 const api = useApi();
 
-async function create(input: ModelInput) {
-  const res = await api.client.models.$post({ json: input });
-  expect(res.status).toBe(201);
-  return res.json();
-}
+const create = (input?: ModelInput) => createOk(api, input);
 
 async function beat(body: ReturnType<typeof heartbeat>) {
-  const res = await api.client.agents.heartbeat.$post({ json: body });
-  expect(res.status).toBe(200);
+  await beatOk(api, body);
   return body.node.name;
 }
 

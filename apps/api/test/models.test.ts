@@ -1,14 +1,10 @@
 import type { ModelInput } from "@llmgw/domain";
 import { describe, expect, it } from "vitest";
-import { errorOf, heartbeat, modelInput, replicaReport, useApi } from "./harness";
+import { createOk, errorOf, heartbeat, modelInput, replicaReport, useApi } from "./harness";
 
 const api = useApi();
 
-async function create(input: ModelInput = modelInput()) {
-  const res = await api.client.models.$post({ json: input });
-  expect(res.status).toBe(201);
-  return res.json();
-}
+const create = (input?: ModelInput) => createOk(api, input);
 
 async function setQuota(
   owner: string,

@@ -1,17 +1,13 @@
 import { conflictBodySchema, type ModelInput, type ModelPatch } from "@llmgw/domain";
 import { describe, expect, it } from "vitest";
-import { errorOf, heartbeat, modelInput, replicaReport, useApi } from "./harness";
+import { createOk, errorOf, heartbeat, modelInput, replicaReport, useApi } from "./harness";
 
 // PATCH /api/v1/models/:name (SPEC §2.7): only what changed, one audit entry and one event per
 // changed field, guarded by If-Match.
 
 const api = useApi();
 
-async function create(input: ModelInput = modelInput()) {
-  const res = await api.client.models.$post({ json: input });
-  expect(res.status).toBe(201);
-  return res.json();
-}
+const create = (input?: ModelInput) => createOk(api, input);
 
 function patch(name: string, body: ModelPatch, ifMatch?: string) {
   return api.client.models[":name"].$patch(

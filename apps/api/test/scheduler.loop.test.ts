@@ -1,24 +1,16 @@
 import type { ModelInput, Replica } from "@llmgw/domain";
 import { describe, expect, it } from "vitest";
 import { runOnce, startScheduler } from "../src/scheduler";
-import { heartbeat, modelInput, replicaReport, useApi } from "./harness";
+import { beatOk, createOk, heartbeat, modelInput, replicaReport, useApi } from "./harness";
 
 // The scheduler over time: drains, on-demand wakes going idle (time from deps.now), and the loop
 // itself, driven by the event stream.
 
 const api = useApi();
 
-async function create(input: ModelInput = modelInput()) {
-  const res = await api.client.models.$post({ json: input });
-  expect(res.status).toBe(201);
-  return res.json();
-}
+const create = (input?: ModelInput) => createOk(api, input);
 
-async function beat(body: ReturnType<typeof heartbeat>) {
-  const res = await api.client.agents.heartbeat.$post({ json: body });
-  expect(res.status).toBe(200);
-  return res.json();
-}
+const beat = (body: ReturnType<typeof heartbeat>) => beatOk(api, body);
 
 async function replicas(model: string): Promise<Replica[]> {
   return (await (await api.client.fleet.replicas.$get()).json()).filter((r) => r.model === model);
