@@ -1,7 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { openPostgres } from "@llmgw/store";
+import { afterAll, beforeAll } from "vitest";
+import type { EventStream } from "./sse";
 
 /** The PostgreSQL the tests may use (`TEST_DATABASE_URL`); tests needing it skip without it. */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "";
@@ -98,6 +103,48 @@ export async function spawnServe(options: {
       const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
       await exited;
       clearTimeout(timer);
+    },
+  };
+}
+
+/**
+ * Two `llmgw serve` processes on a fresh PostgreSQL database for a describe block: started before
+ * its tests, one after the other (both migrate and seed; the second finds it done), and stopped
+ * with their streams and the database after. Agents beat once in these tests: a long heartbeat
+ * interval keeps liveness from marking their nodes down.
+ */
+export function useTwoServers(): {
+  servers: ServeProcess[];
+  streams: EventStream[];
+  database: { url(): string };
+} {
+  let database: Awaited<ReturnType<typeof freshDatabase>> | undefined;
+  let root = "";
+  const servers: ServeProcess[] = [];
+  const streams: EventStream[] = [];
+  beforeAll(async () => {
+    database = await freshDatabase();
+    root = await mkdtemp(join(tmpdir(), "llmgw-multi-"));
+    const config = join(root, "llmgw.yaml");
+    await writeFile(config, "heartbeatSeconds: 3600\n");
+    for (const name of ["a", "b"]) {
+      servers.push(await spawnServe({ dataDir: join(root, name), config, databaseUrl: database.url }));
+    }
+  }, 120_000);
+  afterAll(async () => {
+    for (const stream of streams) await stream.close();
+    for (const server of servers) await server.stop();
+    await database?.drop();
+    if (root) await rm(root, { recursive: true, force: true });
+  });
+  return {
+    servers,
+    streams,
+    database: {
+      url() {
+        if (!database) throw new Error("the test database is not created yet");
+        return database.url;
+      },
     },
   };
 }

@@ -1,10 +1,7 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { openPostgres } from "@llmgw/store";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { heartbeat, modelInput } from "./harness";
-import { freshDatabase, type ServeProcess, spawnServe, TEST_DATABASE_URL } from "./multi-kit";
+import { TEST_DATABASE_URL, useTwoServers } from "./multi-kit";
 import { EventStream, type SseEvent } from "./sse";
 
 // SPEC §4: several `llmgw serve` processes on one PostgreSQL. A change through one reaches every
@@ -58,29 +55,7 @@ const post = (url: string, path: string, body: unknown) =>
   });
 
 describe.skipIf(!TEST_DATABASE_URL)("two processes on one PostgreSQL", () => {
-  let database: Awaited<ReturnType<typeof freshDatabase>>;
-  let root = "";
-  const servers: ServeProcess[] = [];
-  const streams: EventStream[] = [];
-
-  beforeAll(async () => {
-    database = await freshDatabase();
-    root = await mkdtemp(join(tmpdir(), "llmgw-multi-"));
-    const config = join(root, "llmgw.yaml");
-    // Agents beat once here; a long interval keeps liveness from marking their nodes down.
-    await writeFile(config, "heartbeatSeconds: 3600\n");
-    // One after the other: both migrate and seed the same database; the second finds it done.
-    for (const name of ["a", "b"]) {
-      servers.push(await spawnServe({ dataDir: join(root, name), config, databaseUrl: database.url }));
-    }
-  }, 120_000);
-
-  afterAll(async () => {
-    for (const stream of streams) await stream.close();
-    for (const server of servers) await server.stop();
-    await database?.drop();
-    if (root) await rm(root, { recursive: true, force: true });
-  });
+  const { servers, streams, database } = useTwoServers();
 
   it("shares changes, one scheduler, fails over within 10 s, and a resumed stream misses nothing", async () => {
     const [a, b] = servers;
@@ -136,7 +111,7 @@ describe.skipIf(!TEST_DATABASE_URL)("two processes on one PostgreSQL", () => {
       planned(sleeper.name),
     );
 
-    const db = await openPostgres(database.url);
+    const db = await openPostgres(database.url());
     const storedIds = async () =>
       (await db.query<{ id: number }>("select id from events order by id")).map((r) => r.id);
     try {
@@ -186,27 +161,7 @@ describe.skipIf(!TEST_DATABASE_URL)("two processes on one PostgreSQL", () => {
 });
 
 describe.skipIf(!TEST_DATABASE_URL)("two processes when PostgreSQL cuts their connections", () => {
-  let database: Awaited<ReturnType<typeof freshDatabase>>;
-  let root = "";
-  const servers: ServeProcess[] = [];
-  const streams: EventStream[] = [];
-
-  beforeAll(async () => {
-    database = await freshDatabase();
-    root = await mkdtemp(join(tmpdir(), "llmgw-multi-"));
-    const config = join(root, "llmgw.yaml");
-    await writeFile(config, "heartbeatSeconds: 3600\n");
-    for (const name of ["a", "b"]) {
-      servers.push(await spawnServe({ dataDir: join(root, name), config, databaseUrl: database.url }));
-    }
-  }, 120_000);
-
-  afterAll(async () => {
-    for (const stream of streams) await stream.close();
-    for (const server of servers) await server.stop();
-    await database?.drop();
-    if (root) await rm(root, { recursive: true, force: true });
-  });
+  const { servers, streams, database } = useTwoServers();
 
   it("keeps relaying and ends with exactly one leader", async () => {
     const [a, b] = servers;
@@ -215,7 +170,7 @@ describe.skipIf(!TEST_DATABASE_URL)("two processes when PostgreSQL cuts their co
     streams.push(stream);
 
     // Every connection the two processes hold: pools, LISTEN, and the leader's lock.
-    const db = await openPostgres(database.url);
+    const db = await openPostgres(database.url());
     try {
       const cut = await db.query<{ n: number }>(
         `select count(pg_terminate_backend(pid)) as n from pg_stat_activity
@@ -244,8 +199,8 @@ describe.skipIf(!TEST_DATABASE_URL)("two processes when PostgreSQL cuts their co
   }, 60_000);
 
   it("LISTEN comes back by itself after its connection is cut", async () => {
-    const listener = await openPostgres(database.url);
-    const sender = await openPostgres(database.url);
+    const listener = await openPostgres(database.url());
+    const sender = await openPostgres(database.url());
     try {
       const heard: string[] = [];
       await listener.listen("llmgw_test_relisten", (payload) => heard.push(payload));
