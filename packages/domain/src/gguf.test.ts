@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ggufSummary, ggufVerdict, kvBytesPerToken, LLAMACPP_ARCHITECTURES } from "./gguf";
 import type { GgufSummary } from "./schemas";
+import { llama31Summary } from "./testing/factories";
 
 /** Header metadata as @huggingface/gguf returns it for a Llama 3.1 8B file. */
 function llama31Metadata(overrides: Record<string, unknown> = {}): Record<string, unknown> {
@@ -40,18 +41,7 @@ describe("ggufVerdict", () => {
     expect(ggufVerdict({ metadata: llama31Metadata(), parameterCount: 8_030_261_248 })).toEqual({
       servable: true,
       reason: null,
-      summary: {
-        architecture: "llama",
-        blockCount: 32,
-        headCount: 32,
-        headCountKV: 8,
-        embeddingLength: 4096,
-        keyLength: null,
-        valueLength: null,
-        contextLength: 131072,
-        fileType: 15,
-        parameterCount: 8_030_261_248,
-      },
+      summary: llama31Summary(),
     });
   });
 

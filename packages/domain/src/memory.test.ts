@@ -1,21 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { FLAT_MEMORY_BASIS, memoryEstimate } from "./memory";
-import type { GgufSummary } from "./schemas";
+import { llama31Summary } from "./testing/factories";
 
 const GiB = 1024 ** 3;
 
-const llama31: GgufSummary = {
-  architecture: "llama",
-  blockCount: 32,
-  headCount: 32,
-  headCountKV: 8,
-  embeddingLength: 4096,
-  keyLength: null,
-  valueLength: null,
-  contextLength: 131072,
-  fileType: 15,
-  parameterCount: 8_030_261_248,
-};
+const llama31 = llama31Summary();
 
 describe("memoryEstimate", () => {
   it("from the header: Llama 3.1 8B Q4_K_M (4.92 GB) with a 16k pool needs 8 GB", () => {

@@ -1,23 +1,12 @@
 import { describe, expect, it } from "vitest";
-import type { GgufSummary, GgufVerdict } from "./schemas";
+import type { GgufVerdict } from "./schemas";
 import { engineFor, extensionOf, mirrorUrl, servePlan } from "./servePlan";
-import { makeMirrorFile, makeMirrorVersion, makeNode } from "./testing/factories";
+import { llama31Summary, makeMirrorFile, makeMirrorVersion, makeNode } from "./testing/factories";
 
 const GiB = 1024 ** 3;
 const BASE = "http://mirror.example:8080/";
 
-const llama31: GgufSummary = {
-  architecture: "llama",
-  blockCount: 32,
-  headCount: 32,
-  headCountKV: 8,
-  embeddingLength: 4096,
-  keyLength: null,
-  valueLength: null,
-  contextLength: 131072,
-  fileType: 15,
-  parameterCount: null,
-};
+const llama31 = llama31Summary({ parameterCount: null });
 const servable: GgufVerdict = { servable: true, reason: null, summary: llama31 };
 
 function plan(overrides: Partial<Parameters<typeof servePlan>[0]> = {}) {

@@ -1,5 +1,15 @@
 import { DEFAULT_CLASSES } from "../classes";
-import type { Class, MirrorFile, MirrorVersion, Model, Node, Profile, Quota, Replica } from "../schemas";
+import type {
+  Class,
+  GgufSummary,
+  MirrorFile,
+  MirrorVersion,
+  Model,
+  Node,
+  Profile,
+  Quota,
+  Replica,
+} from "../schemas";
 
 // Factories for tests across packages: every call makes a fresh name or id, so no test leans
 // on another's fixtures. Override what the test is about; the rest is a plausible default.
@@ -130,4 +140,21 @@ export function makeQuota(overrides: Partial<Quota> & Pick<Quota, "owner">): Quo
 
 export function makeClasses(): Class[] {
   return DEFAULT_CLASSES.map((c) => ({ ...c }));
+}
+
+/** The GGUF summary of Llama 3.1 8B Instruct Q4_K_M, as its header gives it. */
+export function llama31Summary(overrides: Partial<GgufSummary> = {}): GgufSummary {
+  return {
+    architecture: "llama",
+    blockCount: 32,
+    headCount: 32,
+    headCountKV: 8,
+    embeddingLength: 4096,
+    keyLength: null,
+    valueLength: null,
+    contextLength: 131072,
+    fileType: 15,
+    parameterCount: 8_030_261_248,
+    ...overrides,
+  };
 }
