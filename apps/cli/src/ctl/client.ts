@@ -10,6 +10,7 @@ import type {
   QuotaUsage,
   TargetResult,
 } from "@llmgw/domain";
+import { refusalOf } from "@llmgw/domain";
 import { type ClientRequestOptions, type ClientResponse, hc } from "hono/client";
 
 /**
@@ -80,7 +81,7 @@ export function connect({ server, token, fetch }: Connection) {
         message: `cannot reach the llmgw server at ${server} (${causeOf(err)}); is it running? Point --server or LLMGW_SERVER at it`,
       });
     }
-    if (!response.ok) throw refusal(response.status, await bodyOf(response));
+    if (!response.ok) throw await refusal(response);
     return response;
   }
 
@@ -147,26 +148,12 @@ export function connect({ server, token, fetch }: Connection) {
 
 export type Api = ReturnType<typeof connect>;
 
-async function bodyOf(response: { text(): Promise<string> }): Promise<unknown> {
-  const text = await response.text().catch(() => "");
-  if (text === "") return null;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
 /** The API's one error shape (`{ error: { code, message, fields? } }`) as a refusal, exit 1. */
-function refusal(status: number, body: unknown): CtlError {
-  const error = isRecord(body) && isRecord(body.error) ? body.error : null;
-  const message = typeof error?.message === "string" ? error.message : `the server answered ${status}`;
-  const fields: Record<string, string> = {};
-  if (error && isRecord(error.fields)) {
-    for (const [key, value] of Object.entries(error.fields))
-      if (typeof value === "string") fields[key] = value;
-  }
-  const code = typeof error?.code === "string" ? error.code : null;
+async function refusal(response: { status: number; text(): Promise<string> }): Promise<CtlError> {
+  const { status, code, message, fields, body } = refusalOf(
+    response.status,
+    await response.text().catch(() => ""),
+  );
   return new CtlError({ exitCode: 1, status, code, message, fields, body });
 }
 

@@ -15,6 +15,7 @@ import type {
   Replica,
   ServePlan,
 } from "@llmgw/domain";
+import { refusalOf } from "@llmgw/domain";
 import { type ClientResponse, hc } from "hono/client";
 import { sessionState } from "./session";
 
@@ -75,34 +76,16 @@ async function sent<R extends Response | ClientResponse<unknown, number, "json" 
     throw new ApiFailure(0, "network", "the control plane did not answer; is it running?");
   }
   if (response.status === 401 && !signingIn) sessionState.refused();
-  if (!response.ok) throw failureOf(response.status, await bodyOf(response));
+  if (!response.ok) throw await failureOf(response);
   return response;
 }
 
-async function bodyOf(response: { text(): Promise<string> }): Promise<unknown> {
-  const text = await response.text().catch(() => "");
-  if (text === "") return null;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
-function failureOf(status: number, body: unknown): ApiFailure {
-  const error = isRecord(body) && isRecord(body.error) ? body.error : null;
-  const code = typeof error?.code === "string" ? (error.code as ErrorCode) : "internal";
-  const message = typeof error?.message === "string" ? error.message : `the server answered ${status}`;
-  const fields: Record<string, string> = {};
-  if (error && isRecord(error.fields)) {
-    for (const [key, value] of Object.entries(error.fields))
-      if (typeof value === "string") fields[key] = value;
-  }
-  return new ApiFailure(status, code, message, fields, body);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+async function failureOf(response: { status: number; text(): Promise<string> }): Promise<ApiFailure> {
+  const { status, code, message, fields, body } = refusalOf(
+    response.status,
+    await response.text().catch(() => ""),
+  );
+  return new ApiFailure(status, (code ?? "internal") as ErrorCode, message, fields, body);
 }
 
 // Hono's client puts path parameters in as they are given.

@@ -1,0 +1,45 @@
+// What a client (the dashboard, `llmgw ctl`) makes of a refused request. The API answers errors
+// as `{ error: { code, message, fields? } }` (SPEC §3); a proxy in between may answer anything, so
+// this reads the shape leniently and always gives a message to show.
+
+export type Refusal = {
+  status: number;
+  /** The API's error code, or null when the body does not carry one. */
+  code: string | null;
+  message: string;
+  /** Field path → message, for forms. */
+  fields: Record<string, string>;
+  /** The body as sent: parsed JSON, else its text, else null when empty. */
+  body: unknown;
+};
+
+/** A refused response's status and body text, as a Refusal. */
+export function refusalOf(status: number, text: string): Refusal {
+  const body = parsed(text);
+  const error = isRecord(body) && isRecord(body.error) ? body.error : null;
+  const fields: Record<string, string> = {};
+  if (error && isRecord(error.fields)) {
+    for (const [key, value] of Object.entries(error.fields))
+      if (typeof value === "string") fields[key] = value;
+  }
+  return {
+    status,
+    code: typeof error?.code === "string" ? error.code : null,
+    message: typeof error?.message === "string" ? error.message : `the server answered ${status}`,
+    fields,
+    body,
+  };
+}
+
+function parsed(text: string): unknown {
+  if (text === "") return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
