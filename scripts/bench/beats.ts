@@ -2,6 +2,7 @@
 // one round as fast as the server takes it (the nodes register), then SECONDS paced, unchanged beats.
 import { Agent, request } from "node:http";
 import { percentile } from "./report";
+import { beatOf } from "./seed";
 
 const [url = "", nodesText = "5000", intervalText = "5", secondsText = "20"] = process.argv.slice(2);
 const nodes = Number(nodesText);
@@ -9,16 +10,6 @@ const intervalMs = Number(intervalText) * 1000;
 const target = new URL(url);
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
 
-// The same beats the server seeded its store with (serve.ts `beatOf`), so every one is unchanged.
-function beatOf(n: number) {
-  return {
-    node: { name: `beat-${n}`, memoryGB: 256, cpuCount: 64, engines: ["llamacpp"], freeMemoryGB: 100 },
-    replicas: [
-      { id: `beat-${n}-a`, model: `model-${n % 500}`, state: "ready" },
-      { id: `beat-${n}-b`, model: `model-${(n + 250) % 500}`, state: "ready" },
-    ],
-  };
-}
 const bodies = Array.from({ length: nodes }, (_, n) => JSON.stringify(beatOf(n)));
 
 function post(body: string): Promise<number> {

@@ -13,3 +13,17 @@ export function seedModel(i: number) {
     profiles: [{ name: "cpu", engine: "llamacpp", minMemoryGB: 2 + (i % 30), cpuCores: 1 + (i % 4) }],
   };
 }
+
+/**
+ * Node n's heartbeat in the heartbeat bench: serve.ts seeds its store with these and beats.ts
+ * sends them again, so every measured beat is unchanged.
+ */
+export function beatOf(n: number) {
+  return {
+    node: { name: `beat-${n}`, memoryGB: 256, cpuCount: 64, engines: ["llamacpp"], freeMemoryGB: 100 },
+    replicas: [
+      { id: `beat-${n}-a`, model: `model-${n % 500}`, state: "ready" },
+      { id: `beat-${n}-b`, model: `model-${(n + 250) % 500}`, state: "ready" },
+    ],
+  };
+}

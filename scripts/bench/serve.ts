@@ -12,7 +12,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { seedModel } from "./seed";
+import { beatOf, seedModel } from "./seed";
 
 const apiRequire = createRequire(new URL("../../apps/api/package.json", import.meta.url));
 const { Hono } = (await import(
@@ -133,17 +133,6 @@ if (mode === "app") {
   };
 } else {
   throw new Error(`serve.ts: unknown mode ${mode}`);
-}
-
-/** Node n's heartbeat in the heartbeat bench (beats.ts sends the same). */
-function beatOf(n: number) {
-  return {
-    node: { name: `beat-${n}`, memoryGB: 256, cpuCount: 64, engines: ["llamacpp"], freeMemoryGB: 100 },
-    replicas: [
-      { id: `beat-${n}-a`, model: `model-${n % 500}`, state: "ready" },
-      { id: `beat-${n}-b`, model: `model-${(n + 250) % 500}`, state: "ready" },
-    ],
-  };
 }
 
 function usage() {
