@@ -2,11 +2,12 @@
 // port (printed on the "ready" line), its own temporary store, mirror and copy of the dashboard.
 // LLMGW_E2E_TOKENS holds the tokens' names, roles and SHA-256s (the spec keeps the secrets);
 // LLMGW_SESSION_TTL_SECONDS (read by loadConfig) makes sessions expire within the test.
-import { cp, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadConfig, startServer, writeGgufFile } from "@llmgw/api";
+import { stopOnSignal } from "./seed";
 
 type TokenLine = { name: string; role: string; sha256: string };
 const tokens = JSON.parse(process.env.LLMGW_E2E_TOKENS ?? "[]") as TokenLine[];
@@ -29,13 +30,4 @@ await writeGgufFile(join(config.mirror.dir, "tiny-llama/Q4_K_M/tiny-llama-Q4_K_M
 const webDist = join(dataDir, "web");
 await cp(fileURLToPath(new URL("../apps/web/dist", import.meta.url)), webDist, { recursive: true });
 const server = await startServer(config, { webDist });
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(
-    signal,
-    () =>
-      void server
-        .close()
-        .then(() => rm(dataDir, { recursive: true, force: true }))
-        .finally(() => process.exit(0)),
-  );
-}
+stopOnSignal(server, dataDir);

@@ -1,3 +1,4 @@
+import { rm } from "node:fs/promises";
 import type { Heartbeat, ModelInput } from "@llmgw/domain";
 
 /** Posts a heartbeat through the real endpoint, as an agent would. */
@@ -64,4 +65,22 @@ export async function seedFleet(base: string): Promise<void> {
     node: { name: "node-b", memoryGB: 32, cpuCount: 8, engines: ["llamacpp"] },
     replicas: [{ id: "chat-critical-1", model: "chat-critical", state: "ready" }],
   });
+}
+
+/**
+ * Playwright stops a test server with SIGTERM (gracefulShutdown in playwright.config.ts): close it
+ * and remove its data directory, or the store and the sparse multi-GB mirror files pile up in the
+ * temp directory run after run.
+ */
+export function stopOnSignal(server: { close(): Promise<void> }, dataDir: string): void {
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.once(
+      signal,
+      () =>
+        void server
+          .close()
+          .then(() => rm(dataDir, { recursive: true, force: true }))
+          .finally(() => process.exit(0)),
+    );
+  }
 }

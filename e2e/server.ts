@@ -1,12 +1,12 @@
 // The real server for the browser tests: a fresh embedded store, a generated mirror, a declared
 // model, quotas, and a small fleet reported over the real heartbeat endpoint.
 import { existsSync } from "node:fs";
-import { cp, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadConfig, startServer, writeGgufFile, writeNotGguf, writeSafetensorsFile } from "@llmgw/api";
-import { seedFleet, seedModels } from "./seed";
+import { seedFleet, seedModels, stopOnSignal } from "./seed";
 
 const GB = 1024 ** 3;
 const port = Number(process.env.LLMGW_E2E_PORT ?? 4599);
@@ -61,15 +61,4 @@ await cp(builtWeb, webDist, { recursive: true });
 const server = await startServer(config, { webDist });
 await seedModels(server.url);
 await seedFleet(server.url);
-// Playwright stops this with SIGTERM (gracefulShutdown in playwright.config.ts); the store and the
-// sparse multi-GB mirror files would otherwise pile up in the temp directory run after run.
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(
-    signal,
-    () =>
-      void server
-        .close()
-        .then(() => rm(dataDir, { recursive: true, force: true }))
-        .finally(() => process.exit(0)),
-  );
-}
+stopOnSignal(server, dataDir);
