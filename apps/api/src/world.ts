@@ -134,13 +134,19 @@ export class Snapshot {
     return this.#withModels(this.models.filter((m) => m.name !== name));
   }
 
+  /** The same fleet under another catalogue: the replicas' groupings stand, the index is rebuilt. */
   #withModels(models: Model[]): Snapshot {
-    return Snapshot.of({
+    const { nodes, replicas, classes } = this;
+    return new Snapshot({
       models,
-      nodes: this.nodes,
-      replicas: this.replicas,
-      classes: this.classes,
+      nodes,
+      classes,
       quotas: this.quotas,
+      index: indexFleet({ nodes, replicas, models, classes }),
+      replicasByNode: this.replicasByNode,
+      unplaced: this.unplaced,
+      replicasByModel: this.replicasByModel,
+      replicas,
     });
   }
 
