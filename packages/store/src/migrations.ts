@@ -147,6 +147,23 @@ export const MIGRATIONS: readonly Migration[] = [
     // changes it already holds, from another's, which it must read the store for.
     sql: "alter table events add column origin text;",
   },
+  {
+    id: 6,
+    name: "an agent token is bound to one node",
+    sql: `
+      -- The node an agent token was created for (null: bound on its first accepted heartbeat).
+      alter table tokens add column node text;
+      -- Which agent token speaks for which node: one node per token, one token per node. Tokens
+      -- of the configuration file have no row in tokens, so the binding names the token by name
+      -- and hash; a binding whose token is gone (revoked, replaced) no longer holds its node.
+      create table agent_nodes (
+        node         text primary key,
+        token        text not null,
+        token_sha256 text not null unique,
+        bound_at     timestamptz not null
+      );
+    `,
+  },
 ];
 
 /** Every table the migrations create, for `reset()`. */
@@ -163,6 +180,7 @@ export const TABLES = [
   "mirror_versions",
   "tokens",
   "sessions",
+  "agent_nodes",
 ] as const;
 
 /**

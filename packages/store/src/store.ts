@@ -3,6 +3,7 @@ import type { Db, DbKind, Queryable } from "./db";
 import { migrate, TABLES } from "./migrations";
 import { openPglite } from "./pglite";
 import { openPostgres } from "./postgres";
+import { type AgentNodes, agentNodes } from "./repos/agentNodes";
 import { type Audit, audit } from "./repos/audit";
 import { type Classes, classes } from "./repos/classes";
 import { type Events, events } from "./repos/events";
@@ -36,6 +37,7 @@ export interface Repositories {
   readonly tokens: Tokens;
   readonly sessions: Sessions;
   readonly wakes: Wakes;
+  readonly agentNodes: AgentNodes;
 }
 
 export interface StoreTx extends Repositories {
@@ -75,6 +77,7 @@ function bind(sql: Queryable, caches: Caches, inTransaction: boolean): StoreTx {
     tokens: tokens(sql, { reads: inTransaction ? null : caches.tokens, writes: caches.tokens }),
     sessions: sessions(sql),
     wakes: wakes(sql),
+    agentNodes: agentNodes(sql),
     transaction: (fn) => sql.transaction((tx) => fn(bind(tx, caches, true))),
   };
 }
