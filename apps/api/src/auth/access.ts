@@ -52,6 +52,7 @@ export const ACCESS: Readonly<Record<string, Need>> = {
   "POST /api/v1/models/:name/wake": "operator",
   "POST /api/v1/fleet/nodes/:name/drain": "operator",
   "POST /api/v1/fleet/nodes/:name/resume": "operator",
+  "DELETE /api/v1/fleet/nodes/:name": "operator",
 
   // Quotas, classes and tokens.
   "PUT /api/v1/quotas/:owner": "admin",
