@@ -29,6 +29,12 @@ function inOneProcess(api: Api) {
   };
   const patch = (name: string, version: number, json: ModelPatch) =>
     api.client.models[":name"].$patch({ param: { name }, json, header: { "If-Match": `"${version}"` } });
+  // Connections opened ahead: on PostgreSQL the first request would otherwise run its whole
+  // transaction on the one idle connection while the others still connect, and never overlap them.
+  const overlapping = async <T>(requests: readonly (() => Promise<T>)[]): Promise<T[]> => {
+    await Promise.all(requests.map(() => api.deps.store.transaction((tx) => tx.sql.query("select 1"))));
+    return Promise.all(requests.map((request) => request()));
+  };
   const owned = async (owner: string) =>
     (await api.deps.store.models.list()).filter((m) => m.owner === owner).map((m) => m.name);
 
@@ -36,8 +42,8 @@ function inOneProcess(api: Api) {
     const owner = anOwner();
     await setQuota(owner, { replicas: 1 });
 
-    const answers = await Promise.all(
-      Array.from({ length: 10 }, () => api.client.models.$post({ json: modelInput({ owner }) })),
+    const answers = await overlapping(
+      Array.from({ length: 10 }, () => () => api.client.models.$post({ json: modelInput({ owner }) })),
     );
 
     const { statuses, refusals } = await outcomes(answers);
@@ -53,8 +59,8 @@ function inOneProcess(api: Api) {
     const [a, b] = [await createOk(api, modelInput({ owner })), await createOk(api, modelInput({ owner }))];
     await setQuota(owner, { replicas: 3 });
 
-    const answers = await Promise.all(
-      [a, b].map((m) => patch(m.name, m.version, { mode: "always", replicas: 2 })),
+    const answers = await overlapping(
+      [a, b].map((m) => () => patch(m.name, m.version, { mode: "always", replicas: 2 })),
     );
 
     const { statuses, refusals } = await outcomes(answers);
@@ -72,7 +78,7 @@ function inOneProcess(api: Api) {
     const [a, b] = [await createOk(api, modelInput({ owner })), await createOk(api, modelInput({ owner }))];
     await setQuota(owner, { memoryGB: 24 });
 
-    const answers = await Promise.all([a, b].map((m) => patch(m.name, m.version, { memoryGB: 16 })));
+    const answers = await overlapping([a, b].map((m) => () => patch(m.name, m.version, { memoryGB: 16 })));
 
     const { statuses, refusals } = await outcomes(answers);
     expect(statuses).toEqual([200, 409]);
@@ -87,7 +93,7 @@ function inOneProcess(api: Api) {
     ];
     await setQuota(to, { replicas: 1 });
 
-    const answers = await Promise.all([a, b].map((m) => patch(m.name, m.version, { owner: to })));
+    const answers = await overlapping([a, b].map((m) => () => patch(m.name, m.version, { owner: to })));
 
     const { statuses, refusals } = await outcomes(answers);
     expect(statuses).toEqual([200, 409]);
@@ -101,9 +107,10 @@ function inOneProcess(api: Api) {
     const [a, b] = [await createOk(api, modelInput({ owner })), await createOk(api, modelInput({ owner }))];
     await setQuota(owner, { replicas: 3 });
 
-    const answers = await Promise.all(
-      [a, b].map((m) =>
-        api.client.models[":name"].target.$post({ param: { name: m.name }, json: { replicas: 2 } }),
+    const answers = await overlapping(
+      [a, b].map(
+        (m) => () =>
+          api.client.models[":name"].target.$post({ param: { name: m.name }, json: { replicas: 2 } }),
       ),
     );
 
