@@ -1,4 +1,4 @@
-import type { ModelPatch, QuotaLimits } from "@llmgw/domain";
+import type { ModelPatch, Quota } from "@llmgw/domain";
 import { describe, expect, it } from "vitest";
 import { type Api, beatOk, createOk, heartbeat, modelInput, useApi } from "./harness";
 import { TEST_DATABASE_URL, useTwoServers } from "./multi-kit";
@@ -11,6 +11,7 @@ import { TEST_DATABASE_URL, useTwoServers } from "./multi-kit";
 let owners = 0;
 const anOwner = () => `team-${process.pid}-${++owners}`;
 
+type QuotaLimits = Omit<Quota, "owner">;
 const LIMITS: QuotaLimits = { memoryGB: null, cpuCores: null, gpus: null, replicas: null };
 
 /** The statuses, in order, and the quota each refusal names. */
@@ -28,7 +29,7 @@ function inOneProcess(api: Api) {
     expect(res.status).toBe(200);
   };
   const patch = (name: string, version: number, json: ModelPatch) =>
-    api.client.models[":name"].$patch({ param: { name }, json, header: { "If-Match": `"${version}"` } });
+    api.client.models[":name"].$patch({ param: { name }, json }, { headers: { "If-Match": `"${version}"` } });
   // Connections opened ahead: on PostgreSQL the first request would otherwise run its whole
   // transaction on the one idle connection while the others still connect, and never overlap them.
   const overlapping = async <T>(requests: readonly (() => Promise<T>)[]): Promise<T[]> => {
