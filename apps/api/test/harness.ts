@@ -10,6 +10,7 @@ import { type Config, loadConfig } from "../src/config";
 import { type Deps, openDeps } from "../src/deps";
 
 import { type heartbeat, modelInput } from "./factories";
+import { freshDatabase, TEST_DATABASE_URL } from "./multi-kit";
 
 export { heartbeat, modelInput, replicaReport } from "./factories";
 
@@ -32,6 +33,12 @@ export interface Api {
  */
 export type ApiOptions = Partial<Pick<Config, "models" | "quotas" | "classes" | "heartbeatSeconds">> & {
   yaml?: string;
+  /**
+   * "postgres": a fresh database on TEST_DATABASE_URL's server (dropped after the file), for the
+   * tests whose point is what PostgreSQL does that PGlite's one connection cannot. Skip those
+   * describe blocks without TEST_DATABASE_URL. PGlite in memory by default.
+   */
+  database?: "pglite" | "postgres";
 };
 
 /**
@@ -42,17 +49,24 @@ export type ApiOptions = Partial<Pick<Config, "models" | "quotas" | "classes" | 
 export function useApi(options: ApiOptions = {}): Api {
   let current: Api | null = null;
   let root: string | null = null;
+  let drop = async () => {};
 
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), "llmgw-api-"));
-    const { yaml, ...overrides } = options;
+    const { yaml, database, ...overrides } = options;
     let file: string | undefined;
     if (yaml !== undefined) {
       file = join(root, "llmgw.yaml");
       await writeFile(file, yaml);
     }
     // An empty environment: the developer's LLMGW_* or DATABASE_URL must not leak into a test.
-    const config: Config = { ...loadConfig({ config: file, dataDir: root }, {}), ...overrides };
+    const env: NodeJS.ProcessEnv = {};
+    if (database === "postgres") {
+      const fresh = await freshDatabase(TEST_DATABASE_URL);
+      drop = fresh.drop;
+      env.DATABASE_URL = fresh.url;
+    }
+    const config: Config = { ...loadConfig({ config: file, dataDir: root }, env), ...overrides };
     const deps = await openDeps(config, { inMemory: true });
     // Suites beat far faster than an agent; the limit itself is tested with its default.
     const app = createApp(deps, { heartbeatsPer10s: 100_000 });
@@ -79,6 +93,7 @@ export function useApi(options: ApiOptions = {}): Api {
 
   afterAll(async () => {
     await current?.deps.store.close();
+    await drop();
     if (root) await rm(root, { recursive: true, force: true });
     current = null;
   });

@@ -11,6 +11,8 @@ export const LOCK = {
   migrations: 0x6c6c_6d01,
   events: 0x6c6c_6d02,
   declaredModels: 0x6c6c_6d03,
+  /** The first half of `tx.lock(key)`'s two-part lock: a space of its own for keyed locks. */
+  keys: 0x6c6c_6d04,
 } as const;
 
 // Append only: a migration that has run somewhere is never edited, a change is a new entry.

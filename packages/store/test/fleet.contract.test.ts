@@ -52,6 +52,18 @@ describe.each(backends())("fleet, quotas, audit and events on $name", (backend) 
       expect((await store.replicas.list()).map((r) => r.id).sort()).toEqual([onB.id, pending.id].sort());
     });
 
+    it("lists the replicas of some models, placed or not", async () => {
+      const [a, b] = [unique("model"), unique("model")];
+      const placed = await store.replicas.upsert(aReplica({ model: a, node: unique("node") }));
+      const pending = await store.replicas.upsert(aReplica({ model: b, node: null, state: "pending" }));
+      await store.replicas.upsert(aReplica());
+      expect((await store.replicas.listByModels([a, b])).map((r) => r.id).sort()).toEqual(
+        [placed.id, pending.id].sort(),
+      );
+      expect(await store.replicas.listByModels([a])).toEqual([placed]);
+      expect(await store.replicas.listByModels([])).toEqual([]);
+    });
+
     it("writeAll: many upserts and removals as if one by one (the last write of an id wins); listByNodes", async () => {
       const [a, b] = [unique("node"), unique("node")];
       const staying = await store.replicas.upsert(aReplica({ node: a }));

@@ -6,6 +6,8 @@ export interface Replicas {
   listByNode(node: string): Promise<Replica[]>;
   /** The replicas on any of `nodes`, in one query. */
   listByNodes(nodes: readonly string[]): Promise<Replica[]>;
+  /** The replicas of any of `models` (managed or not), in one query. */
+  listByModels(models: readonly string[]): Promise<Replica[]>;
   upsert(replica: Replica): Promise<Replica>;
   remove(id: string): Promise<boolean>;
   /** Deletes every replica on `node` and returns them. */
@@ -49,6 +51,15 @@ export function replicas(sql: Queryable): Replicas {
       const rows = await sql.query<DocRow>(
         'select doc from replicas where node = $1 order by id collate "C"',
         [node],
+      );
+      return rows.map(toReplica);
+    },
+
+    async listByModels(models) {
+      if (models.length === 0) return [];
+      const rows = await sql.query<DocRow>(
+        `select doc from replicas where model = any($1::text[]) order by id collate "C"`,
+        [[...models]],
       );
       return rows.map(toReplica);
     },
