@@ -115,6 +115,9 @@ describe("engine names", () => {
       "not on this node's allow-list for constructor",
     );
     expect(refused("__proto__", [])).toBeNull();
+    // A reason shows a name from the server quoted and cut short when it is not plain.
+    expect(refused("bad\u0000engine", ["--x"])).toContain('allow-list for "bad\\u0000engine"');
+    expect(refused("llamacpp", [`--${"x".repeat(5000)}`])?.length).toBeLessThan(400);
   });
 });
 

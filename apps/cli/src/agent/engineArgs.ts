@@ -97,10 +97,18 @@ const OUTSIDE = new Set(
   ]),
 );
 
-const FLAG = /^--?[A-Za-z][A-Za-z0-9-]*$/;
+const FLAG = /^--?[A-Za-z][A-Za-z0-9-]{0,63}$/;
 const NUMBER = /^-?(\d+(\.\d*)?|\.\d+)(e[-+]?\d+)?$/i;
 /** A value is a number or one plain word (a dtype, a cache type, "3,1"): never a path or a flag. */
 const WORD = /^[A-Za-z0-9][A-Za-z0-9._:+,-]{0,63}$/;
+
+/**
+ * A name from the server as a reason shows it: as it is when plain, else quoted and cut short, so
+ * a reason never carries control characters (the heartbeat refuses them) or a megabyte of arg.
+ */
+export function shown(text: string): string {
+  return /^[A-Za-z0-9._:-]{1,64}$/.test(text) ? text : JSON.stringify(text.slice(0, 100));
+}
 
 /** Why `flag` may never be allowed, or null. */
 export function refusedFlag(flag: string): string | null {
@@ -150,7 +158,7 @@ export function refusedArgs(
   setByAgent: ReadonlySet<string> = new Set(),
 ): string | null {
   const allowed = rules.get(engine) ?? new Map<string, ArgKind>();
-  const refuse = (arg: string, why: string) => `refused arg ${JSON.stringify(arg)}: ${why}`;
+  const refuse = (arg: string, why: string) => `refused arg ${JSON.stringify(arg.slice(0, 100))}: ${why}`;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] ?? "";
     const eq = arg.indexOf("=");
@@ -163,7 +171,7 @@ export function refusedArgs(
       return refuse(
         arg,
         why ??
-          `not on this node's allow-list for ${engine} (its operator may add it: --allow-arg ${engine}=${flag})`,
+          `not on this node's allow-list for ${shown(engine)} (its operator may add it: --allow-arg ${shown(engine)}=${flag})`,
       );
     }
     if (eq > 0) {

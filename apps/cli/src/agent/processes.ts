@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { engineArgv, flagsOf } from "./command";
-import { type ArgRules, DEFAULT_ALLOWED_ARGS, refusedArgs } from "./engineArgs";
+import { type ArgRules, DEFAULT_ALLOWED_ARGS, refusedArgs, shown } from "./engineArgs";
 import { engineEnvironment } from "./engineEnv";
 import {
   type DesiredReplica,
@@ -39,7 +39,7 @@ export function processEngines(options: ProcessEngineOptions): EngineRunner {
       const template = commands.get(replica.engine);
       if (template === undefined) {
         throw new ReplicaRefused(
-          `no command for engine ${replica.engine} on this node (see --engine-command)`,
+          `no command for engine ${shown(replica.engine)} on this node (see --engine-command)`,
         );
       }
       const refusal =
