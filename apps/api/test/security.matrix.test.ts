@@ -143,15 +143,17 @@ function credentials(world: World): { refusedAlways: Credential[]; byRole: Crede
 /**
  * The roles as the issue states them, in this test's own words, so loosening a line of the table is
  * a failure here and not a silently re-derived expectation: viewer reads (every GET), operator runs
- * the catalogue and serving, admin everything else (quotas, classes, tokens), agent only heartbeats.
+ * the catalogue and serving, admin everything else (quotas, classes, tokens), agent heartbeats and
+ * the mirror's files (outside /api; readers fetch them too), nothing else.
  */
 function statedNeed(key: string): Need {
   const [method = "", path = ""] = key.split(" ");
   if (["POST /api/v1/session", "DELETE /api/v1/session", "GET /healthz", "GET /*"].includes(key))
     return "public";
   if (key === "POST /api/v1/agents/heartbeat") return "agent";
+  if (path.startsWith("/mirror/")) return "weights";
   if (path.startsWith("/api/v1/tokens")) return "admin";
-  if (method === "GET" || key === "ALL /api/*" || key === "ALL /mirror/:model/*") return "viewer";
+  if (method === "GET" || key === "ALL /api/*") return "viewer";
   if (/^\/api\/v1\/(models|fleet\/nodes)(\/|$)/.test(path) && method !== "PUT") return "operator";
   return "admin";
 }

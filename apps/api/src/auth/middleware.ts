@@ -99,7 +99,8 @@ function principalOf(token: KnownToken, via: "bearer" | "session", session: stri
 }
 
 function refusal(principal: Principal, need: Need): string {
-  if (principal.role === "agent") return `${principal.name} is an agent token: it may only post heartbeats`;
+  if (principal.role === "agent")
+    return `${principal.name} is an agent token: it may only post heartbeats and read mirror files`;
   if (need === "agent") return "only an agent token may post heartbeats";
   return `this needs the ${need} role; ${principal.name} is ${principal.role === "admin" ? "an" : "a"} ${principal.role}`;
 }
