@@ -10,6 +10,7 @@ const suites: Array<() => Promise<Suite>> = [
   () => import("./bench/http"),
   () => import("./bench/sse"),
   () => import("./bench/heartbeats"),
+  () => import("./bench/firstBeats"),
   () => import("./bench/web"),
   () => import("./bench/browser"),
   () => import("./bench/store"),

@@ -18,12 +18,13 @@ export function seedModel(i: number) {
  * Node n's heartbeat in the heartbeat bench: serve.ts seeds its store with these and beats.ts
  * sends them again, so every measured beat is unchanged.
  */
-export function beatOf(n: number) {
+export function beatOf(n: number, replicas = 2) {
   return {
     node: { name: `beat-${n}`, memoryGB: 256, cpuCount: 64, engines: ["llamacpp"], freeMemoryGB: 100 },
-    replicas: [
-      { id: `beat-${n}-a`, model: `model-${n % 500}`, state: "ready" },
-      { id: `beat-${n}-b`, model: `model-${(n + 250) % 500}`, state: "ready" },
-    ],
+    replicas: Array.from({ length: replicas }, (_, j) => ({
+      id: `beat-${n}-${j}`,
+      model: `model-${(n + j * 250) % 500}`,
+      state: "ready" as const,
+    })),
   };
 }

@@ -1,6 +1,8 @@
 // A server for the HTTP benches, in its own process (forked with IPC by report.ts `child`):
-//   app [models] [nodes] [webDist] [heartbeatSeconds]  the real app: openDeps (in-memory store) + createApp + serve,
-//                                   scheduler off, seeded with models and a fleet via heartbeats
+//   app [models] [nodes] [webDist] [heartbeatSeconds] [seeded] [replicasPerSeeded]  the real app:
+//                                   openDeps (in-memory store) + createApp + serve, scheduler off,
+//                                   seeded with models, a fleet via heartbeats, and `seeded` nodes
+//                                   written straight to the store
 //   bare-json FILE                  a bare Hono route answering FILE's bytes
 //   bare-sse                        a bare node:http SSE server
 // It answers IPC commands: usage (CPU and memory), gc, publish (bare-sse), stop.
@@ -67,6 +69,7 @@ if (mode === "app") {
   // The heartbeat bench's nodes, written in one transaction as their first beats would write them:
   // through the API each first beat rebuilds the world snapshot, and 5,000 take minutes (see README).
   const seeded = Number(args[4] || 0);
+  const perSeeded = Number(args[5] || 2);
   if (seeded > 0) {
     const { heartbeatSchema } = await import("../../packages/domain/src/index");
     const { mergeReport } = await import("../../apps/api/src/scheduler/agentReport");
@@ -74,7 +77,7 @@ if (mode === "app") {
     const now = new Date().toISOString();
     await deps.store.transaction(async (tx) => {
       for (let n = 0; n < seeded; n++) {
-        const { node: facts, replicas } = heartbeatSchema.parse(beatOf(n));
+        const { node: facts, replicas } = heartbeatSchema.parse(beatOf(n, perSeeded));
         await tx.nodes.upsert({ ...facts, state: "ready", lastSeen: now });
         const merged = mergeReport({
           node: facts.name,

@@ -76,6 +76,7 @@ describe("llmgw ctl token list", () => {
     expect(cells(run.stdout.split("\n")[0] ?? "")).toEqual([
       "NAME",
       "ROLE",
+      "NODE",
       "ORIGIN",
       "CREATED (UTC)",
       "BY",
@@ -84,14 +85,37 @@ describe("llmgw ctl token list", () => {
     expect(rowOf(run.stdout, name)).toEqual([
       name,
       "operator",
+      "-",
       "runtime",
       expect.any(String),
       "root",
       "never",
     ]);
-    expect(rowOf(run.stdout, "root")[5]).not.toBe("never");
+    expect(rowOf(run.stdout, "root")[6]).not.toBe("never");
     expect(run.stdout).not.toContain(tokenOf(made.stdout));
     expect(run.stdout).not.toContain(root);
+  });
+
+  it("creates an agent token for a node, and lists the node it speaks for", async () => {
+    const name = fresh("rack");
+    const made = await api.ctl([
+      "token",
+      "create",
+      "--name",
+      name,
+      "--role",
+      "agent",
+      "--node",
+      "rack-9",
+      "--token",
+      root,
+    ]);
+    expect(made.code).toBe(0);
+    expect(made.stdout).toContain("rack-9");
+
+    const run = await api.ctl(["token", "list", "--token", root]);
+
+    expect(rowOf(run.stdout, name).slice(0, 3)).toEqual([name, "agent", "rack-9"]);
   });
 
   it("is refused without a token once tokens exist (exit 1, the server's message)", async () => {
