@@ -11,7 +11,7 @@ const hostPort = z
   .string()
   .regex(/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, "expected HOST:PORT, for example 127.0.0.1:8080");
 
-export const roleSchema = z.enum(["viewer", "operator", "admin", "agent"]);
+export const roleSchema = z.enum(["viewer", "operator", "admin", "agent", "client"]);
 export type Role = z.infer<typeof roleSchema>;
 
 /** Audit entries name these as `by` for the token-less server and the file: no token may take them. */
@@ -60,16 +60,15 @@ export const configFileSchema = z.strictObject({
   sessionTtlSeconds: sessionTtl.optional(),
   classes: z.array(classSchema.strict()).optional(),
   quotas: z.array(quotaSchema.strict()).optional(),
-  tokens: z
-    .array(tokenConfigSchema)
-    .refine(
-      (tokens) => new Set(tokens.flatMap((t) => t.node ?? [])).size === tokens.filter((t) => t.node).length,
-      {
-        message: "two agent tokens name the same node: each node has its own",
-      },
-    )
-    .optional(),
+  tokens: z.array(tokenConfigSchema).optional(),
   models: z.array(modelInputSchema).optional(),
+  gateway: z
+    .strictObject({
+      maxQueue: z.int().min(0).max(1_000_000).optional(),
+      maxWaitSeconds: z.int().min(1).max(86_400).optional(),
+      bodyLimitMB: z.int().min(1).max(1024).optional(),
+    })
+    .optional(),
 });
 export type ConfigFile = z.infer<typeof configFileSchema>;
 
@@ -86,6 +85,8 @@ export type Config = {
   quotas: NonNullable<ConfigFile["quotas"]>;
   tokens: NonNullable<ConfigFile["tokens"]>;
   models: NonNullable<ConfigFile["models"]>;
+  /** The request path's bounds (SPEC §7.4, §7.6, §7.8). */
+  gateway: { maxQueue: number; maxWaitSeconds: number; bodyLimitMB: number };
   /** LLMGW_SCHEDULER=off: replicas come only from agents' heartbeats. */
   scheduler: boolean;
   /** PostgreSQL instead of the embedded store, from DATABASE_URL. */
@@ -130,6 +131,11 @@ export function loadConfig(flags: ConfigOverrides = {}, env: NodeJS.ProcessEnv =
     quotas: parsed.quotas ?? [],
     tokens: parsed.tokens ?? [],
     models: parsed.models ?? [],
+    gateway: {
+      maxQueue: parsed.gateway?.maxQueue ?? 256,
+      maxWaitSeconds: parsed.gateway?.maxWaitSeconds ?? 300,
+      bodyLimitMB: parsed.gateway?.bodyLimitMB ?? 32,
+    },
     scheduler: env.LLMGW_SCHEDULER !== "off",
     databaseUrl: env.DATABASE_URL || null,
   };
@@ -183,6 +189,7 @@ function checkConsistency(file: string, cfg: ConfigFile): ConfigFile {
   }
   const tokenNames = new Map<string, number>();
   const tokenHashes = new Map<string, number>();
+  const tokenNodes = new Map<string, number>();
   for (const [i, token] of (cfg.tokens ?? []).entries()) {
     const sameName = tokenNames.get(token.name);
     if (sameName !== undefined)
@@ -190,8 +197,12 @@ function checkConsistency(file: string, cfg: ConfigFile): ConfigFile {
     const sameHash = tokenHashes.get(token.sha256);
     if (sameHash !== undefined)
       throw new ConfigError(`${file}: tokens[${i}].sha256: the same token as tokens[${sameHash}]`);
+    const sameNode = token.node === undefined ? undefined : tokenNodes.get(token.node);
+    if (sameNode !== undefined)
+      throw new ConfigError(`${file}: tokens[${i}].node: "${token.node}" is already tokens[${sameNode}]'s node`);
     tokenNames.set(token.name, i);
     tokenHashes.set(token.sha256, i);
+    if (token.node !== undefined) tokenNodes.set(token.node, i);
   }
   const classNames = new Set((cfg.classes ?? defaultClassNames).map((c) => c.name));
   for (const [i, model] of (cfg.models ?? []).entries()) {

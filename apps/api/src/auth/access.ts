@@ -6,8 +6,9 @@ import type { Role } from "../config";
 /**
  * The least a route asks of the caller. `agent` is not a rank: only agent tokens have it.
  * `weights` is the mirror's files: every reader, and agents too, which fetch them for their node.
+ * `inference` is the request path (`/v1/*`, SPEC §7): client tokens, and operators and admins.
  */
-export type Need = "public" | "viewer" | "operator" | "admin" | "agent" | "weights";
+export type Need = "public" | "viewer" | "operator" | "admin" | "agent" | "weights" | "inference";
 
 /**
  * Who may call what: every endpoint the app registers, by method and route pattern, with the least
@@ -75,12 +76,14 @@ const RANK = { viewer: 1, operator: 2, admin: 3 } as const;
 
 /**
  * admin ⊇ operator ⊇ viewer; agent is beside them, not below: it may post heartbeats and read the
- * mirror's weights, and nothing else.
+ * mirror's weights, and nothing else; client likewise may only call the request path.
  */
 export function allows(role: Role, need: Need): boolean {
   if (need === "public") return true;
   if (need === "weights") return role === "agent" || allows(role, "viewer");
+  if (need === "inference") return role === "client" || allows(role, "operator");
   if (need === "agent" || role === "agent") return role === need;
+  if (role === "client") return false;
   return RANK[role] >= RANK[need];
 }
 
