@@ -164,3 +164,45 @@ describe("what stays accepted", () => {
     expect(res.status).toBe(200);
   });
 });
+
+describe("keys named like Object's built-ins", () => {
+  it("are labels like any other: kept as sent, and matched only when the node has them", async () => {
+    const labels = { constructor: "x", toString: "y", hasOwnProperty: "z" };
+    const labelled = heartbeat({ node: { labels } });
+    const bare = heartbeat();
+    expect((await send("POST", "/api/v1/agents/heartbeat", labelled)).status).toBe(200);
+    expect((await send("POST", "/api/v1/agents/heartbeat", bare)).status).toBe(200);
+    const input = modelInput({ need: { nodeSelector: { constructor: "x" } } });
+    expect((await send("POST", "/api/v1/models", input)).status).toBe(201);
+
+    const nodes = (await (await send("GET", "/api/v1/fleet/nodes")).json()) as {
+      name: string;
+      labels: object;
+    }[];
+    const room = (await (await send("GET", `/api/v1/models/${input.name}/headroom`)).json()) as {
+      nodes: { node: string; reason: string | null }[];
+    };
+
+    expect(nodes.find((n) => n.name === labelled.node.name)?.labels).toEqual(labels);
+    expect(room.nodes.find((n) => n.node === labelled.node.name)?.reason).toBeNull();
+    expect(room.nodes.find((n) => n.node === bare.node.name)?.reason).toBe(
+      "does not match nodeSelector constructor=x",
+    );
+  });
+
+  it("refuse __proto__ as a label or selector key, naming it", async () => {
+    const proto = JSON.parse('{"__proto__": "x"}') as Record<string, string>;
+    await refusedNaming(
+      "node.labels.__proto__",
+      "POST",
+      "/api/v1/agents/heartbeat",
+      heartbeat({ node: { labels: proto } }),
+    );
+    await refusedNaming(
+      "profiles.0.nodeSelector.__proto__",
+      "POST",
+      "/api/v1/models",
+      modelInput({ need: { nodeSelector: proto } }),
+    );
+  });
+});
