@@ -80,9 +80,9 @@ if (mode === "app") {
           node: facts.name,
           reported: replicas,
           stored: [],
-          elsewhere: () => undefined,
           models: snap.modelsByName,
           now,
+          scheduled: false,
           graceMs: 0,
         });
         await tx.replicas.replaceForNode(facts.name, merged);

@@ -24,6 +24,8 @@ import { textPath } from "./validate";
 export type AppOptions = {
   /** The built dashboard (apps/web/dist); the SPA answers every unknown non-API path. */
   webDist?: string | null;
+  /** Heartbeats per agent token in 10 s (HEARTBEATS_PER_10S); test suites that beat fast raise it. */
+  heartbeatsPer10s?: number;
 };
 
 /** The API routes, chained so their types make the typed client (`hc<AppType>`). */
@@ -31,7 +33,7 @@ function apiRoutes(deps: Deps, auth: Auth) {
   return new Hono<AppEnv>()
     .route("/models", modelRoutes(deps))
     .route("/fleet", fleetRoutes(deps))
-    .route("/agents", agentRoutes(deps))
+    .route("/agents", agentRoutes(deps, auth))
     .route("/mirror", mirrorRoutes(deps))
     .route("/quotas", quotaRoutes(deps))
     .route("/audit", auditRoutes(deps))
@@ -48,7 +50,7 @@ function apiRoutes(deps: Deps, auth: Auth) {
  */
 export function createApp(deps: Deps, options: AppOptions = {}) {
   const timings = new HttpTimings();
-  const auth = createAuth(deps);
+  const auth = createAuth(deps, { heartbeatsPer10s: options.heartbeatsPer10s });
   const app = new Hono<AppEnv>();
   app.onError((err, c) => {
     if (err instanceof HTTPException && !(err instanceof AppError)) {

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
-import { classSchema, modelInputSchema, quotaSchema, text } from "@llmgw/domain";
+import { classSchema, modelInputSchema, nodeName, quotaSchema, text } from "@llmgw/domain";
 import { isNode, LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
 
@@ -24,15 +24,26 @@ export const tokenNameSchema = text()
     message: `"local" and "config" are reserved: audit entries use them for the token-less server and the file`,
   });
 
-export const tokenConfigSchema = z.strictObject({
-  name: tokenNameSchema,
-  role: roleSchema,
-  // Lower-cased once here, so every later comparison is of one spelling.
-  sha256: z
-    .string()
-    .regex(/^[0-9a-f]{64}$/i, "expected the 64 hex digits of the token's SHA-256")
-    .transform((hex) => hex.toLowerCase()),
-});
+/** The node an agent token speaks for (SPEC §4); only agent tokens have one. */
+export const tokenNodeSchema = nodeName;
+
+export const tokenConfigSchema = z
+  .strictObject({
+    name: tokenNameSchema,
+    role: roleSchema,
+    node: tokenNodeSchema.optional(),
+    // Lower-cased once here, so every later comparison is of one spelling.
+    sha256: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/i, "expected the 64 hex digits of the token's SHA-256")
+      .transform((hex) => hex.toLowerCase()),
+  })
+  .refine(onlyAgentsHaveNodes, { message: "only an agent token is bound to a node", path: ["node"] });
+
+/** A node belongs to one agent token: a viewer's or an operator's token has none. */
+export function onlyAgentsHaveNodes(token: { role: Role; node?: string | undefined }): boolean {
+  return token.node === undefined || token.role === "agent";
+}
 
 /** Idle time after which a browser session ends, unless the file or LLMGW_SESSION_TTL_SECONDS says. */
 export const DEFAULT_SESSION_TTL_SECONDS = 12 * 60 * 60;
@@ -51,7 +62,15 @@ export const configFileSchema = z.strictObject({
   sessionTtlSeconds: sessionTtl.optional(),
   classes: z.array(classSchema.strict()).optional(),
   quotas: z.array(quotaSchema.strict()).optional(),
-  tokens: z.array(tokenConfigSchema).optional(),
+  tokens: z
+    .array(tokenConfigSchema)
+    .refine(
+      (tokens) => new Set(tokens.flatMap((t) => t.node ?? [])).size === tokens.filter((t) => t.node).length,
+      {
+        message: "two agent tokens name the same node: each node has its own",
+      },
+    )
+    .optional(),
   models: z.array(modelInputSchema).optional(),
 });
 export type ConfigFile = z.infer<typeof configFileSchema>;

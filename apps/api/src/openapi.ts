@@ -113,8 +113,20 @@ export function openApiDocument() {
         parameters: name,
         post: { responses: { ...ok("NodeView"), ...errors(404) } },
       },
+      "/fleet/nodes/{name}": {
+        parameters: name,
+        delete: {
+          description: "forget a down node and its replicas (409 for a live one)",
+          responses: { "204": { description: "forgotten" }, ...errors(404, 409) },
+        },
+      },
       "/agents/heartbeat": {
-        post: { ...body("Heartbeat"), responses: { ...ok("HeartbeatReply"), ...errors(400) } },
+        post: {
+          description:
+            "agent: the token is bound to one node (403 for another), a replica id another node holds is 409",
+          ...body("Heartbeat"),
+          responses: { ...ok("HeartbeatReply"), ...errors(400, 403, 409, 429) },
+        },
       },
       "/mirror": { get: { responses: ok("MirrorEntry", true) } },
       "/mirror/{model}/{version}/plan": {
@@ -134,7 +146,15 @@ export function openApiDocument() {
       "/capacity": { get: { responses: ok("Capacity") } },
       "/audit": {
         get: {
-          parameters: [{ name: "model", in: "query", required: false, schema: { type: "string" } }],
+          parameters: [
+            { name: "model", in: "query", required: false, schema: { type: "string" } },
+            {
+              name: "limit",
+              in: "query",
+              required: false,
+              schema: { type: "integer", minimum: 1, maximum: 1000 },
+            },
+          ],
           responses: ok("AuditEntry", true),
         },
       },

@@ -306,7 +306,8 @@ export function modelView(snap: Snapshot, model: Model): ModelView {
   return {
     ...model,
     mode: modeOf(model.scaling),
-    replicas: snap.replicasByModel.get(model.name) ?? [],
+    // An agent's own replica of this model is not the model's (SPEC §4): the fleet lists it.
+    replicas: (snap.replicasByModel.get(model.name) ?? []).filter((r) => !r.unmanaged),
     headroom: room,
     quota: { owner: model.owner, remaining: room.quotaRemaining },
   };

@@ -119,6 +119,7 @@ describe("GET /tokens", () => {
         "createdBy",
         "lastUsedAt",
         "name",
+        "node",
         "origin",
         "role",
       ]);

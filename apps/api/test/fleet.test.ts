@@ -1,7 +1,7 @@
 import type { ModelInput } from "@llmgw/domain";
 import { describe, expect, it } from "vitest";
 import { markSilentNodesDown } from "../src/services/liveness";
-import { beatOk, createOk, errorOf, heartbeat, modelInput, replicaReport, useApi } from "./harness";
+import { beatPlaced, createOk, errorOf, heartbeat, modelInput, replicaReport, useApi } from "./harness";
 
 // POST /agents/heartbeat, GET /fleet/*, drain and resume, GET /capacity.
 
@@ -9,7 +9,7 @@ const api = useApi();
 
 const create = (input?: ModelInput) => createOk(api, input);
 
-const beat = (body: ReturnType<typeof heartbeat>) => beatOk(api, body);
+const beat = (body: ReturnType<typeof heartbeat>) => beatPlaced(api, body);
 
 async function nodeNamed(name: string) {
   const nodes = await (await api.client.fleet.nodes.$get()).json();

@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ApiError, apiErrorSchema, type ModelInput } from "@llmgw/domain";
+import { replicaOf } from "@llmgw/domain/testing";
 import { hc } from "hono/client";
 import { afterAll, beforeAll, beforeEach, expect } from "vitest";
 import { type AppType, createApp } from "../src/app";
@@ -9,6 +10,7 @@ import { type Config, loadConfig } from "../src/config";
 import { type Deps, openDeps } from "../src/deps";
 
 import { type heartbeat, modelInput } from "./factories";
+import { freshDatabase, TEST_DATABASE_URL } from "./multi-kit";
 
 export { heartbeat, modelInput, replicaReport } from "./factories";
 
@@ -31,6 +33,12 @@ export interface Api {
  */
 export type ApiOptions = Partial<Pick<Config, "models" | "quotas" | "classes" | "heartbeatSeconds">> & {
   yaml?: string;
+  /**
+   * "postgres": a fresh database on TEST_DATABASE_URL's server (dropped after the file), for the
+   * tests whose point is what PostgreSQL does that PGlite's one connection cannot. Skip those
+   * describe blocks without TEST_DATABASE_URL. PGlite in memory by default.
+   */
+  database?: "pglite" | "postgres";
 };
 
 /**
@@ -41,19 +49,27 @@ export type ApiOptions = Partial<Pick<Config, "models" | "quotas" | "classes" | 
 export function useApi(options: ApiOptions = {}): Api {
   let current: Api | null = null;
   let root: string | null = null;
+  let drop = async () => {};
 
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), "llmgw-api-"));
-    const { yaml, ...overrides } = options;
+    const { yaml, database, ...overrides } = options;
     let file: string | undefined;
     if (yaml !== undefined) {
       file = join(root, "llmgw.yaml");
       await writeFile(file, yaml);
     }
     // An empty environment: the developer's LLMGW_* or DATABASE_URL must not leak into a test.
-    const config: Config = { ...loadConfig({ config: file, dataDir: root }, {}), ...overrides };
+    const env: NodeJS.ProcessEnv = {};
+    if (database === "postgres") {
+      const fresh = await freshDatabase(TEST_DATABASE_URL);
+      drop = fresh.drop;
+      env.DATABASE_URL = fresh.url;
+    }
+    const config: Config = { ...loadConfig({ config: file, dataDir: root }, env), ...overrides };
     const deps = await openDeps(config, { inMemory: true });
-    const app = createApp(deps);
+    // Suites beat far faster than an agent; the limit itself is tested with its default.
+    const app = createApp(deps, { heartbeatsPer10s: 100_000 });
     const client = hc<AppType>("http://localhost/api/v1", { fetch: app.request });
     current = { deps, app, client, config, mirrorDir: config.mirror.dir };
   });
@@ -77,6 +93,7 @@ export function useApi(options: ApiOptions = {}): Api {
 
   afterAll(async () => {
     await current?.deps.store.close();
+    await drop();
     if (root) await rm(root, { recursive: true, force: true });
     current = null;
   });
@@ -127,4 +144,37 @@ export async function beatOk(api: Api, body: ReturnType<typeof heartbeat>) {
   const res = await api.client.agents.heartbeat.$post({ json: body });
   expect(res.status).toBe(200);
   return res.json();
+}
+
+/**
+ * The catalogue's replicas an agent is about to report, put on its node as the scheduler would
+ * have placed them (starting, holding the profile's need). An agent's own replicas of catalogue
+ * models are unmanaged (SPEC §4), so a test that builds a fleet of the catalogue's replicas
+ * through heartbeats places them first. Replicas of models not in the catalogue are left alone.
+ */
+export async function placeReported(api: Api, body: ReturnType<typeof heartbeat>): Promise<void> {
+  await api.deps.store.transaction(async (tx) => {
+    for (const reported of body.replicas) {
+      const model = await tx.models.get(reported.model);
+      if (!model) continue;
+      const known = (await tx.replicas.nodesOf([reported.id])).has(reported.id);
+      if (!known) {
+        await tx.replicas.upsert(
+          replicaOf(model, {
+            id: reported.id,
+            node: body.node.name,
+            state: "starting",
+            startedAt: new Date().toISOString(),
+          }),
+        );
+      }
+    }
+  });
+  api.deps.world.invalidate();
+}
+
+/** `beatOk` for replicas the scheduler placed (see `placeReported`). */
+export async function beatPlaced(api: Api, body: ReturnType<typeof heartbeat>) {
+  await placeReported(api, body);
+  return beatOk(api, body);
 }

@@ -1,6 +1,6 @@
 import type { ModelInput } from "@llmgw/domain";
 import { describe, expect, it } from "vitest";
-import { beatOk, createOk, errorOf, heartbeat, modelInput, replicaReport, useApi } from "./harness";
+import { beatPlaced, createOk, errorOf, heartbeat, modelInput, replicaReport, useApi } from "./harness";
 
 // SPEC §2.4 over a fleet built through heartbeats, and `POST /models/:name/target`.
 
@@ -9,7 +9,7 @@ const api = useApi();
 const create = (input?: ModelInput) => createOk(api, input);
 
 async function beat(body: ReturnType<typeof heartbeat>) {
-  await beatOk(api, body);
+  await beatPlaced(api, body);
   return body.node.name;
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { errorOf, heartbeat, modelInput, replicaReport, useApi } from "./harness";
+import { beatPlaced, errorOf, heartbeat, modelInput, replicaReport, useApi } from "./harness";
 
 // The smaller routes (classes, capacity, openapi.json, healthz, metrics) and what every route
 // shares: the error shape for unknown paths, bodies that are not JSON, and bodies too large.
@@ -29,12 +29,13 @@ describe("GET /capacity", () => {
 
   it("totals the ready nodes and what each class holds", async () => {
     const model = await (await api.client.models.$post({ json: modelInput({ class: "batch" }) })).json();
-    await api.client.agents.heartbeat.$post({
-      json: heartbeat({
+    await beatPlaced(
+      api,
+      heartbeat({
         node: { memoryGB: 64, cpuCount: 16 },
         replicas: [replicaReport({ model: model.name })],
       }),
-    });
+    );
     await api.client.agents.heartbeat.$post({ json: heartbeat({ node: { memoryGB: 32, cpuCount: 8 } }) });
 
     const capacity = await (await api.client.capacity.$get()).json();
@@ -115,9 +116,7 @@ describe("GET /healthz", () => {
 describe("GET /metrics", () => {
   it("answers Prometheus text with capacity, headroom per model, replicas by state and timings", async () => {
     const model = await (await api.client.models.$post({ json: modelInput() })).json();
-    await api.client.agents.heartbeat.$post({
-      json: heartbeat({ replicas: [replicaReport({ model: model.name })] }),
-    });
+    await beatPlaced(api, heartbeat({ replicas: [replicaReport({ model: model.name })] }));
     await api.client.models[":name"].$get({ param: { name: model.name } });
 
     const res = await api.app.request("/metrics");

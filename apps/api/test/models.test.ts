@@ -1,6 +1,6 @@
 import type { ModelInput } from "@llmgw/domain";
 import { describe, expect, it } from "vitest";
-import { createOk, errorOf, heartbeat, modelInput, replicaReport, useApi } from "./harness";
+import { beatPlaced, createOk, errorOf, heartbeat, modelInput, replicaReport, useApi } from "./harness";
 
 const api = useApi();
 
@@ -157,9 +157,7 @@ describe("POST /models", () => {
   it("is a 409 quota_exceeded naming the owner, dimension, used, asked and limit", async () => {
     await setQuota("research", { memoryGB: 20 });
     const running = await create(modelInput({ owner: "research", need: { minMemoryGB: 8 } }));
-    await api.client.agents.heartbeat.$post({
-      json: heartbeat({ replicas: [replicaReport({ model: running.name })] }),
-    });
+    await beatPlaced(api, heartbeat({ replicas: [replicaReport({ model: running.name })] }));
 
     const res = await api.client.models.$post({
       json: modelInput({ owner: "research", need: { minMemoryGB: 8 }, scaling: { min: 2, max: 2 } }),

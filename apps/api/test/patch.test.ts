@@ -1,6 +1,6 @@
 import { conflictBodySchema, type ModelInput, type ModelPatch } from "@llmgw/domain";
 import { describe, expect, it } from "vitest";
-import { createOk, errorOf, heartbeat, modelInput, replicaReport, useApi } from "./harness";
+import { beatPlaced, createOk, errorOf, heartbeat, modelInput, replicaReport, useApi } from "./harness";
 
 // PATCH /api/v1/models/:name (SPEC §2.7): only what changed, one audit entry and one event per
 // changed field, guarded by If-Match.
@@ -197,9 +197,7 @@ describe("PATCH /models/:name", () => {
     });
     expect(put.status).toBe(200);
     const model = await create(modelInput({ owner: "research", scaling: { min: 1, max: 1 } }));
-    await api.client.agents.heartbeat.$post({
-      json: heartbeat({ replicas: [replicaReport({ model: model.name })] }),
-    });
+    await beatPlaced(api, heartbeat({ replicas: [replicaReport({ model: model.name })] }));
 
     const over = await patch(model.name, { replicas: 5 }, '"1"');
     const fits = await patch(model.name, { replicas: 3 }, '"1"');

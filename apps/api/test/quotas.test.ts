@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { errorOf, heartbeat, modelInput, replicaReport, useApi } from "./harness";
+import { beatPlaced, errorOf, heartbeat, modelInput, replicaReport, useApi } from "./harness";
 
 // GET /quotas and PUT /quotas/:owner (SPEC §2.5).
 
@@ -73,8 +73,9 @@ describe("GET /quotas", () => {
     await put("research", { memoryGB: 100 });
     const mine = await (await api.client.models.$post({ json: modelInput({ owner: "research" }) })).json();
     const theirs = await (await api.client.models.$post({ json: modelInput({ owner: "infra" }) })).json();
-    await api.client.agents.heartbeat.$post({
-      json: heartbeat({
+    await beatPlaced(
+      api,
+      heartbeat({
         replicas: [
           replicaReport({ model: mine.name, state: "ready" }),
           replicaReport({ model: mine.name, state: "pending" }),
@@ -82,7 +83,7 @@ describe("GET /quotas", () => {
           replicaReport({ model: theirs.name, state: "ready" }),
         ],
       }),
-    });
+    );
 
     const [research] = await (await api.client.quotas.$get()).json();
 

@@ -1,7 +1,7 @@
 import type { ModelInput, Replica } from "@llmgw/domain";
 import { describe, expect, it } from "vitest";
 import { runOnce, startScheduler } from "../src/scheduler";
-import { beatOk, createOk, heartbeat, modelInput, replicaReport, useApi } from "./harness";
+import { beatPlaced, createOk, heartbeat, modelInput, replicaReport, useApi } from "./harness";
 
 // The scheduler over time: drains, on-demand wakes going idle (time from deps.now), and the loop
 // itself, driven by the event stream.
@@ -10,7 +10,7 @@ const api = useApi();
 
 const create = (input?: ModelInput) => createOk(api, input);
 
-const beat = (body: ReturnType<typeof heartbeat>) => beatOk(api, body);
+const beat = (body: ReturnType<typeof heartbeat>) => beatPlaced(api, body);
 
 async function replicas(model: string): Promise<Replica[]> {
   return (await (await api.client.fleet.replicas.$get()).json()).filter((r) => r.model === model);

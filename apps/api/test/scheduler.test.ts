@@ -1,7 +1,7 @@
 import type { ModelInput, Replica } from "@llmgw/domain";
 import { describe, expect, it } from "vitest";
 import { runOnce, startScheduler } from "../src/scheduler";
-import { beatOk, createOk, heartbeat, modelInput, replicaReport, useApi } from "./harness";
+import { beatPlaced, createOk, heartbeat, modelInput, replicaReport, useApi } from "./harness";
 
 // SPEC §2.6 through the API: models and agents' heartbeats in, one reconcile run at a time
 // (`runOnce`, no timers), replicas and heartbeat replies out.
@@ -10,7 +10,7 @@ const api = useApi();
 
 const create = (input?: ModelInput) => createOk(api, input);
 
-const beat = (body: ReturnType<typeof heartbeat>) => beatOk(api, body);
+const beat = (body: ReturnType<typeof heartbeat>) => beatPlaced(api, body);
 
 async function replicas(model?: string): Promise<Replica[]> {
   const all = await (await api.client.fleet.replicas.$get()).json();

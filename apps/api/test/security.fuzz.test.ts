@@ -12,7 +12,7 @@ const api = useApi({ yaml: tokensYaml() });
 let app: App;
 
 beforeAll(() => {
-  app = createApp(api.deps, { webDist: dashboardDir() });
+  app = createApp(api.deps, { webDist: dashboardDir(), heartbeatsPer10s: 100_000 });
 });
 afterAll(removeDashboard);
 

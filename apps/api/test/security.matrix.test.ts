@@ -28,9 +28,12 @@ const ROUTES = routeListing();
 let app: App;
 let sequence = 0;
 const fresh = (prefix: string) => `acl-${prefix}-${++sequence}`;
+/** The config agent token is bound to the node of its first beat (SPEC §4): it reports this one. */
+const AGENT_NODE = "acl-agent-node";
+const agentBeat = () => heartbeat({ node: { name: AGENT_NODE } });
 
 beforeAll(() => {
-  app = createApp(api.deps, { webDist: dashboardDir() });
+  app = createApp(api.deps, { webDist: dashboardDir(), heartbeatsPer10s: 100_000 });
 });
 afterAll(removeDashboard);
 
@@ -54,7 +57,7 @@ async function as(role: Role, method: string, path: string, body?: unknown): Pro
 async function makeWorld(): Promise<World> {
   const model = fresh("model");
   await as("operator", "POST", "/api/v1/models", modelInput({ name: model, scaling: { min: 0, max: 1 } }));
-  const beat = heartbeat();
+  const beat = agentBeat();
   await as("agent", "POST", "/api/v1/agents/heartbeat", beat);
   const create = async (role: Role) => {
     const res = await as("admin", "POST", "/api/v1/tokens", { name: fresh(`rt-${role}`), role });
@@ -97,7 +100,7 @@ function sampleOf(route: { key: string; method: string; path: string }, world: W
     "POST /api/v1/models": modelInput(),
     "PATCH /api/v1/models/:name": { description: "changed" },
     "POST /api/v1/models/:name/target": { replicas: 1, dryRun: true },
-    "POST /api/v1/agents/heartbeat": heartbeat(),
+    "POST /api/v1/agents/heartbeat": agentBeat(),
     "PUT /api/v1/quotas/:owner": { memoryGB: null, cpuCores: null, gpus: null, replicas: 5 },
     "POST /api/v1/tokens": { name: fresh("made"), role: "viewer" },
     "POST /api/v1/session": { token: SECRETS.viewer },
@@ -140,15 +143,17 @@ function credentials(world: World): { refusedAlways: Credential[]; byRole: Crede
 /**
  * The roles as the issue states them, in this test's own words, so loosening a line of the table is
  * a failure here and not a silently re-derived expectation: viewer reads (every GET), operator runs
- * the catalogue and serving, admin everything else (quotas, classes, tokens), agent only heartbeats.
+ * the catalogue and serving, admin everything else (quotas, classes, tokens), agent heartbeats and
+ * the mirror's files (outside /api; readers fetch them too), nothing else.
  */
 function statedNeed(key: string): Need {
   const [method = "", path = ""] = key.split(" ");
   if (["POST /api/v1/session", "DELETE /api/v1/session", "GET /healthz", "GET /*"].includes(key))
     return "public";
   if (key === "POST /api/v1/agents/heartbeat") return "agent";
+  if (path.startsWith("/mirror/")) return "weights";
   if (path.startsWith("/api/v1/tokens")) return "admin";
-  if (method === "GET" || key === "ALL /api/*" || key === "ALL /mirror/:model/*") return "viewer";
+  if (method === "GET" || key === "ALL /api/*") return "viewer";
   if (/^\/api\/v1\/(models|fleet\/nodes)(\/|$)/.test(path) && method !== "PUT") return "operator";
   return "admin";
 }

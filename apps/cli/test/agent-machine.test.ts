@@ -88,8 +88,8 @@ describe("engine commands", () => {
 
   it("takes --engine-command over the defaults and refuses what it cannot read", () => {
     const commands = engineCommands(["vllm=/opt/vllm/bin/vllm serve {source} --port {port}"]);
-    expect(commands.vllm).toBe("/opt/vllm/bin/vllm serve {source} --port {port}");
-    expect(commands.llamacpp).toContain("llama-server");
+    expect(commands.get("vllm")).toBe("/opt/vllm/bin/vllm serve {source} --port {port}");
+    expect(commands.get("llamacpp")).toContain("llama-server");
     expect(() => engineCommands(["llama-server --port {port}"])).toThrow(/engine='command'/);
     expect(() => engineCommands(["vllm='unclosed"])).toThrow(/unclosed/);
   });

@@ -1,20 +1,23 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { heartbeatReplicaSchema } from "@llmgw/domain";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type RunningAgent, runAgent } from "../src/agent/loop";
 import { probeMachine } from "../src/agent/machine";
 import { processEngines } from "../src/agent/processes";
-import { Supervisor } from "../src/agent/supervisor";
+import { type DesiredReplica, Supervisor } from "../src/agent/supervisor";
 import { alive, desiredReplica, fakeControlPlane, recordingLog, replicaIn, until } from "./agent-harness";
 
 // A stand-in engine: listens on the port it is given, answers /health with 503 while it "loads"
-// for 300 ms and 200 after, and writes its pid and argv where the test can find them.
+// for 300 ms and 200 after, and writes its pid, argv and what it sees of the agent's environment
+// where the test can find them.
 const ENGINE = `
 import { createServer } from "node:http";
 import { writeFileSync } from "node:fs";
 const arg = (name) => process.argv[process.argv.indexOf(name) + 1];
-writeFileSync(arg("--pid-file"), JSON.stringify({ pid: process.pid, argv: process.argv.slice(2) }));
+const env = Object.keys(process.env).filter((name) => name === "PATH" || name.startsWith("LLMGW_"));
+writeFileSync(arg("--pid-file"), JSON.stringify({ pid: process.pid, argv: process.argv.slice(2), env }));
 const started = Date.now();
 createServer((req, res) => {
   res.writeHead(req.url === "/health" && Date.now() - started >= 300 ? 200 : 503).end();
@@ -25,6 +28,7 @@ process.on("SIGTERM", () => process.exit(0));
 let dir: string;
 let control: Awaited<ReturnType<typeof fakeControlPlane>>;
 let agent: RunningAgent | undefined;
+let supervisor: Supervisor;
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), "llmgw-agent-"));
@@ -43,8 +47,8 @@ function startAgent(log = recordingLog(), engineCommand?: string) {
   const template =
     engineCommand ??
     `"${process.execPath}" "${join(dir, "engine.mjs")}" --port {port} --pid-file "${dir}/{id}.json" {args}`;
-  const supervisor = new Supervisor({
-    runner: processEngines({ llamacpp: template }),
+  supervisor = new Supervisor({
+    runner: processEngines({ commands: new Map([["llamacpp", template]]) }),
     log,
     healthEveryMs: 50,
     backoffMs: 100,
@@ -62,13 +66,13 @@ function startAgent(log = recordingLog(), engineCommand?: string) {
   return log;
 }
 
-async function engineOf(id: string): Promise<{ pid: number; argv: string[] }> {
+async function engineOf(id: string): Promise<{ pid: number; argv: string[]; env: string[] }> {
   let text = "";
   await until(async () => {
     text = await readFile(join(dir, `${id}.json`), "utf8").catch(() => "");
     return text !== "";
   }, `the engine of ${id} to start`);
-  return JSON.parse(text) as { pid: number; argv: string[] };
+  return JSON.parse(text) as { pid: number; argv: string[]; env: string[] };
 }
 
 describe("llmgw agent with a real engine process", () => {
@@ -164,5 +168,61 @@ describe("llmgw agent with a real engine process", () => {
     await control.beat((b) => replicaIn(b, replica.id)?.state === "failed");
     await until(() => log.lines.some((l) => l.includes("left failed after 2 restarts")), "giving up");
     expect(log.lines.filter((l) => l.includes("ENOENT")).length).toBe(3);
+  });
+});
+
+describe("llmgw agent trusts the server with nothing of its node (SPEC §4)", () => {
+  /** A replica this node refuses: failed with the reason, said once, its engine never started. */
+  async function expectRefused(replica: DesiredReplica, reason: string) {
+    control.state.desired = [replica];
+    const log = startAgent();
+    const failed = await control.beat((b) => replicaIn(b, replica.id)?.state === "failed");
+    const reported = (await supervisor.report()).find((r) => r.id === replica.id);
+    expect(reported).toMatchObject({ state: "failed", reason });
+    // The heartbeat carries the reason once its contract does; until then the log says it.
+    const onWire = control.beats[failed] && replicaIn(control.beats[failed], replica.id);
+    expect(onWire?.reason).toBe("reason" in heartbeatReplicaSchema.shape ? reason : undefined);
+    expect(log.lines.filter((l) => l.includes(reason))).toEqual([
+      `warn replica ${replica.id} (${replica.model}): not started: ${reason}`,
+    ]);
+    // Still failed, never retried, a few beats on.
+    await control.beat((b) => replicaIn(b, replica.id)?.state === "failed", failed + 3, "three more beats");
+    expect(log.lines.filter((l) => l.includes(replica.id))).toHaveLength(1);
+    expect(await readFile(join(dir, `${replica.id}.json`), "utf8").catch(() => null)).toBeNull();
+  }
+
+  it("refuses args that write files, naming the arg", async () => {
+    const replica = desiredReplica({ args: ["--ctx-size", "4096", "--log-file", "/home/ops/.bashrc"] });
+    await expectRefused(replica, 'refused arg "--log-file": it names a file, a directory or a URL');
+  });
+
+  it("refuses args that override what its command sets", async () => {
+    const replica = desiredReplica({ args: ["--port", "22"] });
+    await expectRefused(replica, 'refused arg "--port": the agent sets it');
+  });
+
+  it("refuses a source that is not an http(s) URL", async () => {
+    const replica = desiredReplica({ source: "/etc/shadow" });
+    await expectRefused(replica, 'refused source "/etc/shadow": weights come from an http(s) URL');
+  });
+
+  it.each(["constructor", "__proto__", "toString"])("knows no engine called %s", async (engine) => {
+    const replica = desiredReplica({ engine });
+    await expectRefused(replica, `no command for engine ${engine} on this node (see --engine-command)`);
+  });
+
+  it("starts engines without its environment: they never see LLMGW_TOKEN", async () => {
+    const saved = process.env.LLMGW_TOKEN;
+    process.env.LLMGW_TOKEN = "llmgw_from-the-environment";
+    try {
+      const replica = desiredReplica();
+      control.state.desired = [replica];
+      startAgent();
+      await control.beat((b) => replicaIn(b, replica.id)?.state === "ready");
+      expect((await engineOf(replica.id)).env).toEqual(["PATH"]);
+    } finally {
+      if (saved === undefined) delete process.env.LLMGW_TOKEN;
+      else process.env.LLMGW_TOKEN = saved;
+    }
   });
 });

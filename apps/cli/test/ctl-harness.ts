@@ -56,7 +56,7 @@ export function useCtl(options: { declared?: string[] } = {}) {
       models: (options.declared ?? []).map(declaredModel),
     };
     const deps = await openDeps(config, { inMemory: true });
-    state = { deps, app: createApp(deps), root };
+    state = { deps, app: createApp(deps, { heartbeatsPer10s: 100_000 }), root };
   });
 
   afterAll(async () => {

@@ -1,4 +1,4 @@
-import { DIMENSIONS, type FleetIndex, holdsResources } from "./fleetIndex";
+import { DIMENSIONS, type FleetIndex, holdsResources, modelOf } from "./fleetIndex";
 import type { Capacity, ClassUsage, NodeView, Replica, Resources } from "./schemas";
 
 /** The row for replicas of models the catalogue does not know. */
@@ -62,7 +62,7 @@ function classRows(index: FleetIndex): Map<string, ClassUsage> {
 
 function addTo(rows: Map<string, ClassUsage>, index: FleetIndex, replica: Replica): void {
   if (!holdsResources(replica)) return;
-  const name = index.models.get(replica.model)?.model.class ?? UNMANAGED;
+  const name = modelOf(index.models, replica)?.model.class ?? UNMANAGED;
   const target = rows.get(name) ?? row(name);
   rows.set(name, target);
   target.replicas += 1;

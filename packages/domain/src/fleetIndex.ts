@@ -113,7 +113,7 @@ export function indexFleet(input: {
   const onNode: Replica[][] = input.nodes.map(() => []);
   for (const replica of input.replicas) {
     const slot = replica.node === null ? undefined : index.nodeSlots.get(replica.node);
-    const known = models.get(replica.model);
+    const known = modelOf(models, replica);
     count(index, replica, known, 1, true);
     const list = slot === undefined ? undefined : onNode[slot];
     if (slot === undefined || !list) {
@@ -150,14 +150,14 @@ export function reindexNode(index: FleetIndex, node: Node, replicas: readonly Re
     current: index.current.slice(),
     usageByOwner: new Map(index.usageByOwner),
   };
-  for (const old of index.nodes[slot]?.replicas ?? []) count(next, old, index.models.get(old.model), -1);
+  for (const old of index.nodes[slot]?.replicas ?? []) count(next, old, modelOf(index.models, old), -1);
   // Pending replicas placed here leave the off-fleet list; it is copied only then, as it can be long.
   const placedNow = replicas.filter((r) => index.offFleet.has(r.id));
   if (placedNow.length > 0) {
     const offFleet = new Map(index.offFleet);
     for (const replica of placedNow) {
       const pending = offFleet.get(replica.id);
-      if (pending) count(next, pending, index.models.get(pending.model), -1);
+      if (pending) count(next, pending, modelOf(index.models, pending), -1);
       offFleet.delete(replica.id);
     }
     next.offFleet = offFleet;
@@ -168,7 +168,7 @@ export function reindexNode(index: FleetIndex, node: Node, replicas: readonly Re
   next.below.fill(0, slot * ranksCells, (slot + 1) * ranksCells);
   next.belowCount.fill(0, slot * ranks, (slot + 1) * ranks);
   for (const replica of here) {
-    const known = index.models.get(replica.model);
+    const known = modelOf(index.models, replica);
     count(next, replica, known, 1);
     hold(next, slot, replica, known);
   }
@@ -188,6 +188,17 @@ export function currentReplicas(index: FleetIndex, model: string): number {
   return slot === undefined ? 0 : (index.current[slot] ?? 0);
 }
 
+/**
+ * The catalogue model a replica counts for: none for an unmanaged one (a model the catalogue does
+ * not know, or an agent's own replica the scheduler did not place, SPEC §4).
+ */
+export function modelOf<T>(
+  models: ReadonlyMap<string, T>,
+  replica: Pick<Replica, "model" | "unmanaged">,
+): T | undefined {
+  return replica.unmanaged ? undefined : models.get(replica.model);
+}
+
 /** A replica holds resources in every state but `failed`. */
 export function holdsResources(replica: Pick<Replica, "state">): boolean {
   return replica.state !== "failed";
@@ -200,7 +211,7 @@ export function candidatesOf(index: FleetIndex, record: NodeRecord): readonly He
     // the ones reindexed from it share.
     const held: HeldReplica[] = [];
     for (const replica of record.replicas) {
-      const known = index.models.get(replica.model);
+      const known = modelOf(index.models, replica);
       if (!known || !holdsResources(replica)) continue;
       held.push({ replica, className: known.model.class, rank: known.rank, rankSlot: known.rankSlot });
     }

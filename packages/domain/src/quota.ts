@@ -95,7 +95,7 @@ export function quotaCommitment(
 ): QuotaAmounts {
   const live = new Map<string, QuotaAmounts>();
   for (const replica of replicas) {
-    if (replica.state === "failed") continue;
+    if (replica.state === "failed" || replica.unmanaged) continue;
     const held = live.get(replica.model) ?? emptyUsage();
     held.memoryGB += replica.memoryGB;
     held.cpuCores += replica.cpuCores;

@@ -1,4 +1,4 @@
-import { type FleetIndex, type IndexedModel, indexFleet } from "./fleetIndex";
+import { type FleetIndex, type IndexedModel, indexFleet, modelOf } from "./fleetIndex";
 import { replicaNeed } from "./need";
 import { type Placement, placementKey, placementOf } from "./placement";
 import type { Eviction, HeldBack, Schedule, ScheduleInput } from "./schedule";
@@ -54,7 +54,7 @@ export class Planner {
   run(): Schedule {
     const byModel = new Map<string, Replica[]>();
     for (const r of this.input.replicas) {
-      if (!this.index.models.has(r.model)) {
+      if (!modelOf(this.index.models, r)) {
         // No agent reports a replica without a node: this one the scheduler made, for a model since removed.
         if (r.node === null) this.#changes.set(r, null);
         continue;

@@ -1,4 +1,4 @@
-import { candidatesOf, DIMENSIONS, type FleetIndex, type HeldReplica } from "./fleetIndex";
+import { candidatesOf, DIMENSIONS, type FleetIndex, type HeldReplica, modelOf } from "./fleetIndex";
 import type { Replica, Resources } from "./schemas";
 
 /** Where preemption makes room for one replica, and whom it evicts there (none: stopping replicas leave room). */
@@ -53,7 +53,7 @@ export class Room {
       for (const r of record.replicas) {
         if (r.state === "failed") continue;
         add(this.#held, at, r, 1);
-        const known = index.models.get(r.model);
+        const known = modelOf(index.models, r);
         if (r.state === "stopping") add(this.#stopping, at, r, 1);
         // Only the catalogue's pending replicas are nominations; an unmanaged one is the agent's, as it reports it.
         else if (r.state === "pending" && known) add(this.#reserved, at, r, 1);

@@ -153,6 +153,12 @@ export const replicaSchema = z.object({
   startedAt: z.string(),
   /** Why a pending replica has no node, in numbers. */
   reason: z.string().nullable().default(null),
+  /**
+   * An agent's own replica of a catalogue model, one the scheduler did not place on its node
+   * (SPEC §4): it holds what it reports and is never the model's, never desired, never routed to.
+   * Replicas of models the catalogue does not know are unmanaged without it.
+   */
+  unmanaged: z.boolean().optional(),
 });
 export type Replica = z.infer<typeof replicaSchema>;
 
@@ -165,6 +171,8 @@ export const heartbeatReplicaSchema = z.strictObject({
   cpuCores: count.max(100_000).optional(),
   gpus: count.max(1024).optional(),
   measuredMemoryGB: z.number().min(0).max(1_000_000).optional(),
+  /** Why the agent could not start it (a refused arg, a source it will not fetch), or what it waits on. */
+  reason: z.string().max(500).optional(),
 });
 /** SPEC §4: what one agent may report at once. */
 export const MAX_HEARTBEAT_REPLICAS = 256;
@@ -330,6 +338,7 @@ export const errorCodeSchema = z.enum([
   "not_found",
   "conflict",
   "name_taken",
+  "replica_conflict",
   "quota_exceeded",
   "declared_in_config",
   "precondition_required",
@@ -354,6 +363,7 @@ export const eventTypeSchema = z.enum([
   "model.changed",
   "model.removed",
   "node.changed",
+  "node.removed",
   "replica.changed",
   "mirror.changed",
   "quota.changed",

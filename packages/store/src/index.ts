@@ -5,6 +5,7 @@ export { LEADER_LOCK, type LeaderLock, leaderLock } from "./leader";
 export { MIGRATIONS, type Migration, migrate } from "./migrations";
 export { openPglite } from "./pglite";
 export { openPostgres } from "./postgres";
+export type { AgentNode, AgentNodes } from "./repos/agentNodes";
 export type { Audit, NewAuditEntry } from "./repos/audit";
 export type { Classes } from "./repos/classes";
 export { EVENTS_CHANNEL, type Events, type StoredEvent } from "./repos/events";

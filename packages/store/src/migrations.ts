@@ -11,6 +11,8 @@ export const LOCK = {
   migrations: 0x6c6c_6d01,
   events: 0x6c6c_6d02,
   declaredModels: 0x6c6c_6d03,
+  /** The first half of `tx.lock(key)`'s two-part lock: a space of its own for keyed locks. */
+  keys: 0x6c6c_6d04,
 } as const;
 
 // Append only: a migration that has run somewhere is never edited, a change is a new entry.
@@ -147,6 +149,23 @@ export const MIGRATIONS: readonly Migration[] = [
     // changes it already holds, from another's, which it must read the store for.
     sql: "alter table events add column origin text;",
   },
+  {
+    id: 6,
+    name: "an agent token is bound to one node",
+    sql: `
+      -- The node an agent token was created for (null: bound on its first accepted heartbeat).
+      alter table tokens add column node text;
+      -- Which agent token speaks for which node: one node per token, one token per node. Tokens
+      -- of the configuration file have no row in tokens, so the binding names the token by name
+      -- and hash; a binding whose token is gone (revoked, replaced) no longer holds its node.
+      create table agent_nodes (
+        node         text primary key,
+        token        text not null,
+        token_sha256 text not null unique,
+        bound_at     timestamptz not null
+      );
+    `,
+  },
 ];
 
 /** Every table the migrations create, for `reset()`. */
@@ -163,6 +182,7 @@ export const TABLES = [
   "mirror_versions",
   "tokens",
   "sessions",
+  "agent_nodes",
 ] as const;
 
 /**

@@ -1,8 +1,10 @@
 import { join } from "node:path";
 import type { Db, DbKind, Queryable } from "./db";
+import { lockKey } from "./locks";
 import { migrate, TABLES } from "./migrations";
 import { openPglite } from "./pglite";
 import { openPostgres } from "./postgres";
+import { type AgentNodes, agentNodes } from "./repos/agentNodes";
 import { type Audit, audit } from "./repos/audit";
 import { type Classes, classes } from "./repos/classes";
 import { type Events, events } from "./repos/events";
@@ -36,6 +38,7 @@ export interface Repositories {
   readonly tokens: Tokens;
   readonly sessions: Sessions;
   readonly wakes: Wakes;
+  readonly agentNodes: AgentNodes;
 }
 
 export interface StoreTx extends Repositories {
@@ -46,9 +49,17 @@ export interface StoreTx extends Repositories {
    * already inside a transaction). Use only `tx` inside `fn`; see Queryable.transaction.
    */
   transaction<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T>;
+  /**
+   * Waits for the lock on `key` and holds it until this transaction ends, in every process sharing
+   * the database: transactions that lock the same key before reading what they check run one after
+   * another (a quota's admission, say). Take it before writing anything: a transaction holding a
+   * row while it waits for the lock can deadlock with one holding the lock that wants that row.
+   */
+  lock(key: string): Promise<void>;
 }
 
-export interface Store extends StoreTx {
+/** The store outside any transaction: a lock there would end with its own statement, so there is none. */
+export interface Store extends Omit<StoreTx, "lock"> {
   readonly kind: DbKind;
   readonly db: Db;
   /** Reads in one read-only transaction that sees one moment (see Db.readTransaction). */
@@ -75,7 +86,9 @@ function bind(sql: Queryable, caches: Caches, inTransaction: boolean): StoreTx {
     tokens: tokens(sql, { reads: inTransaction ? null : caches.tokens, writes: caches.tokens }),
     sessions: sessions(sql),
     wakes: wakes(sql),
+    agentNodes: agentNodes(sql),
     transaction: (fn) => sql.transaction((tx) => fn(bind(tx, caches, true))),
+    lock: (key) => lockKey(sql, key),
   };
 }
 
@@ -98,8 +111,9 @@ export async function storeOn(db: Db): Promise<Store> {
     throw err;
   }
   const caches: Caches = { tokens: new TokenCache(db) };
+  const { lock: _outsideTransaction, ...repositories } = bind(db, caches, false);
   return {
-    ...bind(db, caches, false),
+    ...repositories,
     kind: db.kind,
     db,
     read: (fn) => db.readTransaction((tx) => fn(bind(tx, caches, true))),

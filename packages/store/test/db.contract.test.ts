@@ -1,8 +1,9 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { TransactionAborted } from "../src/db";
-import { MIGRATIONS, migrate } from "../src/migrations";
+import { keyHash } from "../src/locks";
+import { LOCK, MIGRATIONS, migrate } from "../src/migrations";
 import { backends, openFor, postgresBackend, useStore } from "./backends";
-import { aNode, aReplica } from "./factories";
+import { aNode, aQuota, aReplica, unique } from "./factories";
 
 // What the Db seam promises, on every driver: the same types back, the same transaction semantics.
 describe.each(backends())("Db on $name", (backend) => {
@@ -99,12 +100,83 @@ describe.each(backends())("Db on $name", (backend) => {
     await unlisten();
   });
 
+  it("runs transactions that lock one key one after another: no read-then-write is lost", async () => {
+    const key = unique("counter");
+    const quota = await store.quotas.put(aQuota({ replicas: 0 }));
+    const add = () =>
+      store.transaction(async (tx) => {
+        await tx.lock(key);
+        const seen = (await tx.quotas.get(quota.owner))?.replicas ?? 0;
+        await tx.quotas.put({ ...quota, replicas: seen + 1 });
+      });
+    await Promise.all(Array.from({ length: 8 }, add));
+    expect(await store.quotas.get(quota.owner)).toMatchObject({ replicas: 8 });
+  });
+
+  it("gives a lock up when its transaction ends, committed or rolled back", async () => {
+    const key = unique("lock");
+    await store.transaction((tx) => tx.lock(key));
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.lock(key);
+        throw new Error("changed my mind");
+      }),
+    ).rejects.toThrow("changed my mind");
+    await store.transaction(async (tx) => {
+      await tx.transaction((inner) => inner.lock(key));
+      await tx.lock(key);
+    });
+  });
+
   it("refuses a channel name that would need quoting", async () => {
     await expect(store.db.listen("Bad Channel", () => {})).rejects.toThrow(/invalid channel/);
   });
 });
 
 const postgres = postgresBackend();
+// A backend of its own: each describe block disposes (drops the schema of) the one it was given.
+const lockBackend = postgresBackend();
+describe.skipIf(lockBackend === undefined)("lock() on PostgreSQL", () => {
+  const store = useStore(lockBackend as NonNullable<typeof lockBackend>, { reset: false });
+
+  it("makes a second holder of the key wait until the first ends, and no holder of another key", async () => {
+    const key = unique("lock");
+    let release = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let holding = () => {};
+    const held = new Promise<void>((resolve) => {
+      holding = resolve;
+    });
+    const order: string[] = [];
+    const first = store.transaction(async (tx) => {
+      await tx.lock(key);
+      holding();
+      await released;
+      order.push("first ends");
+    });
+    await held;
+    await store.transaction((tx) => tx.lock(unique("lock")));
+    const second = store.transaction(async (tx) => {
+      await tx.lock(key);
+      order.push("second holds");
+    });
+    // Waiting, as the server sees it: an advisory lock on this key asked for and not granted.
+    await vi.waitFor(async () => {
+      const [row] = await store.db.query<{ n: number }>(
+        `select count(*) as n from pg_locks where locktype = 'advisory' and not granted
+         and classid = $1::int4::oid and objid = $2::int4::oid and objsubid = 2`,
+        [LOCK.keys, keyHash(key)],
+      );
+      expect(row?.n).toBe(1);
+    });
+    release();
+    await Promise.all([first, second]);
+    expect(order).toEqual(["first ends", "second holds"]);
+  });
+});
+
 describe.skipIf(postgres === undefined)("read() on PostgreSQL", () => {
   const backend = postgres as NonNullable<typeof postgres>;
   const store = useStore(backend, { reset: false });

@@ -15,6 +15,9 @@ describe.each(backends())("fleet, quotas, audit and events on $name", (backend) 
       expect(await store.nodes.get(node.name)).toMatchObject({ state: "draining", freeMemoryGB: 12 });
       expect(await store.nodes.setState("nowhere", "down")).toBeNull();
       expect(await store.nodes.list()).toHaveLength(1);
+      expect(await store.nodes.remove(node.name)).toBe(true);
+      expect(await store.nodes.remove(node.name)).toBe(false);
+      expect(await store.nodes.list()).toEqual([]);
     });
   });
 
@@ -29,6 +32,36 @@ describe.each(backends())("fleet, quotas, audit and events on $name", (backend) 
       expect((await store.replicas.list()).map((r) => r.id).sort()).toEqual([placed.id, pending.id].sort());
       expect(await store.replicas.remove(pending.id)).toBe(true);
       expect(await store.replicas.remove(pending.id)).toBe(false);
+    });
+
+    it("says where replicas are by id, and removes a node's replicas", async () => {
+      const [a, b] = [unique("node"), unique("node")];
+      const onA = await store.replicas.upsert(aReplica({ node: a }));
+      const onB = await store.replicas.upsert(aReplica({ node: b }));
+      const pending = await store.replicas.upsert(
+        aReplica({ node: null, state: "pending", reason: "no room" }),
+      );
+      expect(await store.replicas.nodesOf([onA.id, onB.id, pending.id, "nowhere"])).toEqual(
+        new Map([
+          [onA.id, a],
+          [onB.id, b],
+          [pending.id, null],
+        ]),
+      );
+      expect(await store.replicas.removeByNode(a)).toEqual([onA]);
+      expect((await store.replicas.list()).map((r) => r.id).sort()).toEqual([onB.id, pending.id].sort());
+    });
+
+    it("lists the replicas of some models, placed or not", async () => {
+      const [a, b] = [unique("model"), unique("model")];
+      const placed = await store.replicas.upsert(aReplica({ model: a, node: unique("node") }));
+      const pending = await store.replicas.upsert(aReplica({ model: b, node: null, state: "pending" }));
+      await store.replicas.upsert(aReplica());
+      expect((await store.replicas.listByModels([a, b])).map((r) => r.id).sort()).toEqual(
+        [placed.id, pending.id].sort(),
+      );
+      expect(await store.replicas.listByModels([a])).toEqual([placed]);
+      expect(await store.replicas.listByModels([])).toEqual([]);
     });
 
     it("writeAll: many upserts and removals as if one by one (the last write of an id wins); listByNodes", async () => {

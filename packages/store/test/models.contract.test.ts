@@ -47,6 +47,16 @@ describe.each(backends())("models on $name", (backend) => {
     expect(await store.models.list()).toHaveLength(1);
   });
 
+  it("lists one owner's models, the unowned ones under the empty owner", async () => {
+    const b = await store.models.insert(aModel({ name: "b-model", owner: "research" }));
+    const a = await store.models.insert(aModel({ name: "a-model", owner: "research" }));
+    const unowned = await store.models.insert(aModel({ owner: "" }));
+    await store.models.insert(aModel({ owner: "search" }));
+    expect(await store.models.listByOwner("research")).toEqual([a, b]);
+    expect(await store.models.listByOwner("")).toEqual([unowned]);
+    expect(await store.models.listByOwner("nobody")).toEqual([]);
+  });
+
   describe("one namespace for names and aliases", () => {
     it.each([
       ["a name taken by a name", { name: "x" }, { name: "x" }],

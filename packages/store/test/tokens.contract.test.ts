@@ -7,7 +7,9 @@ import { backends, openFor, postgresBackend, useStore } from "./backends";
 let sequence = 0;
 const hash = () => createHash("sha256").update(randomBytes(32)).digest("hex");
 
-function aToken(overrides: Partial<Omit<StoredToken, "lastUsedAt">> = {}): Omit<StoredToken, "lastUsedAt"> {
+function aToken(
+  overrides: Partial<Omit<StoredToken, "lastUsedAt" | "node">> = {},
+): Omit<StoredToken, "lastUsedAt" | "node"> {
   return {
     name: `token-${++sequence}`,
     role: "viewer",
@@ -36,7 +38,7 @@ describe.each(backends())("tokens and sessions on $name", (backend) => {
     const token = aToken({ role: "operator" });
     expect(await store.tokens.any()).toBe(false);
 
-    expect(await store.tokens.insert(token)).toEqual({ ...token, lastUsedAt: null });
+    expect(await store.tokens.insert(token)).toEqual({ ...token, lastUsedAt: null, node: null });
 
     expect(await store.tokens.any()).toBe(true);
     expect(await store.tokens.get(token.name)).toMatchObject({ role: "operator" });
@@ -49,7 +51,7 @@ describe.each(backends())("tokens and sessions on $name", (backend) => {
     await store.tokens.insert(first);
 
     expect(await store.tokens.insert(aToken({ name: first.name, role: "admin" }))).toBeNull();
-    expect(await store.tokens.list()).toEqual([{ ...first, lastUsedAt: null }]);
+    expect(await store.tokens.list()).toEqual([{ ...first, lastUsedAt: null, node: null }]);
   });
 
   it("refuses a role the API does not know and a hash that is not 64 hex digits", async () => {
@@ -103,6 +105,30 @@ describe.each(backends())("tokens and sessions on $name", (backend) => {
 
     expect(await store.sessions.remove(fresh.idSha256)).toBe(true);
     expect(await store.sessions.remove(fresh.idSha256)).toBe(false);
+  });
+
+  it("keeps the node an agent token was made for", async () => {
+    const token = aToken({ role: "agent" });
+    expect(await store.tokens.insert({ ...token, node: "gpu-1" })).toEqual({
+      ...token,
+      lastUsedAt: null,
+      node: "gpu-1",
+    });
+  });
+
+  it("binds a node to one token and a token to one node", async () => {
+    const at = "2025-01-01T10:00:00.000Z";
+    const first = { node: "box-1", token: "agent-a", tokenSha256: hash(), boundAt: at };
+    expect(await store.agentNodes.bind(first)).toEqual(first);
+    // The node is taken: the answer is the binding that holds it.
+    expect(await store.agentNodes.bind({ ...first, token: "agent-b", tokenSha256: hash() })).toEqual(first);
+    // The token is bound elsewhere: nothing to hold the new node.
+    expect(await store.agentNodes.bind({ ...first, node: "box-2" })).toBeNull();
+    expect(await store.agentNodes.ofNode("box-2")).toBeNull();
+    expect(await store.agentNodes.ofToken(first.tokenSha256)).toEqual(first);
+
+    await store.agentNodes.release(first.tokenSha256);
+    expect(await store.agentNodes.list()).toEqual([]);
   });
 
   it("answers from memory, and forgets at once when this store writes", async () => {

@@ -3,8 +3,11 @@ import type { Role } from "../config";
 // Browser-safe (no Node, no Hono): the dashboard imports this module (`@llmgw/api/access`) to hide
 // what the signed-in role may not do, from the very table the server enforces.
 
-/** The least a route asks of the caller. `agent` is not a rank: only agent tokens have it. */
-export type Need = "public" | "viewer" | "operator" | "admin" | "agent";
+/**
+ * The least a route asks of the caller. `agent` is not a rank: only agent tokens have it.
+ * `weights` is the mirror's files: every reader, and agents too, which fetch them for their node.
+ */
+export type Need = "public" | "viewer" | "operator" | "admin" | "agent" | "weights";
 
 /**
  * Who may call what: every endpoint the app registers, by method and route pattern, with the least
@@ -36,11 +39,12 @@ export const ACCESS: Readonly<Record<string, Need>> = {
   "GET /api/v1/events": "viewer",
   "GET /api/v1/openapi.json": "viewer",
   "GET /metrics": "viewer",
-  // The mirror's weights too. Engines fetching them by URL carry no token (see auth/README.md).
-  "GET /mirror/:model/:version/": "viewer",
-  "GET /mirror/:model/:version": "viewer",
-  "GET /mirror/:model/:version/:file": "viewer",
-  "ALL /mirror/:model/*": "viewer",
+  // The mirror's weights: readers, and agents, which download them with their token so that the
+  // engines they start never need one (SPEC §8). Its 404 for other paths is the same to both.
+  "GET /mirror/:model/:version/": "weights",
+  "GET /mirror/:model/:version": "weights",
+  "GET /mirror/:model/:version/:file": "weights",
+  "ALL /mirror/:model/*": "weights",
   // An /api path no route answers: the 404 is for those who may read.
   "ALL /api/*": "viewer",
 
@@ -52,6 +56,7 @@ export const ACCESS: Readonly<Record<string, Need>> = {
   "POST /api/v1/models/:name/wake": "operator",
   "POST /api/v1/fleet/nodes/:name/drain": "operator",
   "POST /api/v1/fleet/nodes/:name/resume": "operator",
+  "DELETE /api/v1/fleet/nodes/:name": "operator",
 
   // Quotas, classes and tokens.
   "PUT /api/v1/quotas/:owner": "admin",
@@ -59,7 +64,7 @@ export const ACCESS: Readonly<Record<string, Need>> = {
   "POST /api/v1/tokens": "admin",
   "DELETE /api/v1/tokens/:name": "admin",
 
-  // Agents report their node; that is all an agent token opens.
+  // Agents report their node; that and the mirror's weights are all an agent token opens.
   "POST /api/v1/agents/heartbeat": "agent",
 };
 
@@ -68,9 +73,13 @@ export const UNLISTED: Need = "admin";
 
 const RANK = { viewer: 1, operator: 2, admin: 3 } as const;
 
-/** admin ⊇ operator ⊇ viewer; agent is beside them, not below: it may post heartbeats and nothing else. */
+/**
+ * admin ⊇ operator ⊇ viewer; agent is beside them, not below: it may post heartbeats and read the
+ * mirror's weights, and nothing else.
+ */
 export function allows(role: Role, need: Need): boolean {
   if (need === "public") return true;
+  if (need === "weights") return role === "agent" || allows(role, "viewer");
   if (need === "agent" || role === "agent") return role === need;
   return RANK[role] >= RANK[need];
 }

@@ -28,6 +28,7 @@ export function authorize(auth: Auth): MiddlewareHandler<AppEnv> {
     if (need === "public") {
       c.set("actor", ANONYMOUS.name);
       c.set("principal", ANONYMOUS);
+      c.set("token", null);
       return next();
     }
     if (!(await auth.tokens.required())) {
@@ -38,6 +39,7 @@ export function authorize(auth: Auth): MiddlewareHandler<AppEnv> {
       }
       c.set("actor", LOCAL.name);
       c.set("principal", LOCAL);
+      c.set("token", null);
       return next();
     }
     const found = await authenticate(c, auth);
@@ -49,6 +51,7 @@ export function authorize(auth: Auth): MiddlewareHandler<AppEnv> {
     }
     c.set("actor", principal.name);
     c.set("principal", principal);
+    c.set("token", found.token);
     await next();
     // Only a request that succeeded counts as a use: a refusal writes nothing to the store.
     if (c.res.status >= 400) return;
@@ -96,7 +99,8 @@ function principalOf(token: KnownToken, via: "bearer" | "session", session: stri
 }
 
 function refusal(principal: Principal, need: Need): string {
-  if (principal.role === "agent") return `${principal.name} is an agent token: it may only post heartbeats`;
+  if (principal.role === "agent")
+    return `${principal.name} is an agent token: it may only post heartbeats and read mirror files`;
   if (need === "agent") return "only an agent token may post heartbeats";
   return `this needs the ${need} role; ${principal.name} is ${principal.role === "admin" ? "an" : "a"} ${principal.role}`;
 }

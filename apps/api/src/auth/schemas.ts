@@ -1,11 +1,13 @@
 import { text } from "@llmgw/domain";
 import { z } from "zod";
-import { type Role, roleSchema, tokenNameSchema } from "../config";
+import { onlyAgentsHaveNodes, type Role, roleSchema, tokenNameSchema, tokenNodeSchema } from "../config";
 import type { Principal } from "./principal";
 import { MAX_SECRET_LENGTH } from "./secrets";
 
 /** `POST /tokens`: the secret is made by the server, never chosen by the client. */
-export const tokenCreateSchema = z.strictObject({ name: tokenNameSchema, role: roleSchema });
+export const tokenCreateSchema = z
+  .strictObject({ name: tokenNameSchema, role: roleSchema, node: tokenNodeSchema.optional() })
+  .refine(onlyAgentsHaveNodes, { message: "only an agent token is bound to a node", path: ["node"] });
 export type TokenCreate = z.infer<typeof tokenCreateSchema>;
 
 /** `POST /session`: the token pasted into the sign-in page. */
@@ -22,6 +24,8 @@ export type TokenView = {
   createdAt: string | null;
   createdBy: string | null;
   lastUsedAt: string | null;
+  /** An agent token's node: the one it was made for, else the one its first heartbeat bound; null for other roles. */
+  node: string | null;
 };
 
 /** `POST /tokens`'s answer: the only time the secret is shown. */

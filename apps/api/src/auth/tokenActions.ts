@@ -8,10 +8,18 @@ import type { KnownToken } from "./tokenBook";
 // What an admin does with tokens. Each change is audited (`by` the admin's token name) and none
 // puts a secret or a hash into the audit, the events or a response other than the creation's.
 
-export const viewOf = ({ sha256, ...view }: KnownToken): TokenView => view;
+/** A token as listed: an agent token's node is the one it was made for, else the one it bound. */
+const viewOf = ({ sha256, ...view }: KnownToken, bound: string | null): TokenView => ({
+  ...view,
+  node: view.node ?? bound,
+});
 
 export async function listTokens(auth: Auth): Promise<TokenView[]> {
-  return (await auth.tokens.list()).map(viewOf);
+  const [tokens, bindings] = await Promise.all([auth.tokens.list(), auth.agents.byToken()]);
+  return tokens.map((t) => {
+    const binding = bindings.get(t.name);
+    return viewOf(t, binding?.tokenSha256 === t.sha256 ? binding.node : null);
+  });
 }
 
 /**
@@ -37,20 +45,41 @@ export async function createToken(
       { role: "the first token must be admin" },
     );
   }
+  const node = input.node ?? null;
+  const holder = node === null ? null : await auth.agents.holderOf(node);
+  if (node !== null && holder !== null) {
+    throw new AppError(
+      409,
+      "conflict",
+      `node ${node} is bound to the agent token ${holder}; revoke it first`,
+      {
+        node: "bound to another agent token",
+      },
+    );
+  }
   const secret = newToken();
+  const sha256 = sha256Hex(secret);
   const at = deps.now().toISOString();
   const stored = await deps.store.transaction(async (tx) => {
     const row = await tx.tokens.insert({
       name: input.name,
       role: input.role,
-      sha256: sha256Hex(secret),
+      sha256,
       createdAt: at,
       createdBy: by,
+      node,
     });
     if (!row) {
       throw new AppError(409, "name_taken", `a token called ${input.name} already exists; revoke it first`, {
         name: "taken",
       });
+    }
+    // The node is held from now on, before the agent's first beat; a stale binding (its token
+    // gone) gives way, one made meanwhile by a live token wins.
+    if (node !== null) {
+      const stale = await tx.agentNodes.ofNode(node);
+      if (stale) await tx.agentNodes.release(stale.tokenSha256);
+      await tx.agentNodes.bind({ node, token: input.name, tokenSha256: sha256, boundAt: at });
     }
     await tx.audit.append([
       { at, by, action: "token.create", target: input.name, field: "role", before: null, after: input.role },
@@ -64,6 +93,7 @@ export async function createToken(
     createdAt: stored.createdAt,
     createdBy: stored.createdBy,
     lastUsedAt: null,
+    node,
     token: secret,
   };
 }
@@ -100,6 +130,8 @@ export async function revokeToken(
   const at = deps.now().toISOString();
   const removed = await deps.store.transaction(async (tx) => {
     if (!(await tx.tokens.remove(name))) return false;
+    // Its node is free for the agent token that replaces it.
+    await tx.agentNodes.release(token.sha256);
     await tx.audit.append([
       { at, by, action: "token.revoke", target: name, field: "role", before: token.role, after: null },
     ]);

@@ -13,6 +13,8 @@ export type KnownToken = {
   createdAt: string | null;
   createdBy: string | null;
   lastUsedAt: string | null;
+  /** The node an agent token was made for (the file's `node`, or given at creation); null: bound on first use. */
+  node: string | null;
 };
 
 /** Last-used times are written at most this often per token: a busy agent must not write per beat. */
@@ -92,6 +94,7 @@ export class TokenBook {
       createdAt: null,
       createdBy: "config",
       lastUsedAt: this.#configUse.get(token.name) ?? null,
+      node: token.node ?? null,
     };
   }
 }
@@ -110,5 +113,6 @@ function fromStore(row: StoredToken): KnownToken | null {
     createdAt: row.createdAt,
     createdBy: row.createdBy,
     lastUsedAt: row.lastUsedAt,
+    node: row.node,
   };
 }

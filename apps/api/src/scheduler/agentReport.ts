@@ -3,6 +3,7 @@ import {
   type HeartbeatReply,
   type heartbeatSchema,
   type Model,
+  modelOf,
   type Replica,
 } from "@llmgw/domain";
 
@@ -15,12 +16,15 @@ export type ReportedReplica = ReturnType<typeof heartbeatSchema.parse>["replicas
 export const SIGNIFICANT_GB = 0.5;
 
 /**
- * A node's replicas after its agent's report (SPEC §3), merged with what the scheduler decided
+ * A node's replicas after its agent's report (SPEC §3, §4), merged with what the scheduler decided
  * rather than replaced by the report:
  *
- * - a reported replica takes the agent's state and measured memory (one the store does not know is
- *   added: unmanaged, or started by the agent itself); but one the scheduler marked `stopping`
- *   stays stopping while the agent still runs it, since the agent stops it on this reply;
+ * - a reported replica takes the agent's state and measured memory; but one the scheduler marked
+ *   `stopping` stays stopping while the agent still runs it, since the agent stops it on this reply;
+ * - a reported replica the store does not have on this node is the agent's own: while the
+ *   scheduler runs it is unmanaged (it holds what it reports and never counts as its model's, even
+ *   once a model of that name exists), so an agent cannot pass off a replica as the catalogue's;
+ *   an id the store holds elsewhere never gets here (the heartbeat refuses it);
  * - a replica not reported is kept when it is the scheduler's and the agent has not had its turn:
  *   a catalogue replica `pending` on this node (nominated by preemption, not started yet), or one
  *   `starting` placed less than `graceMs` ago; every other one is gone (stopped as asked, or lost:
@@ -31,23 +35,34 @@ export function mergeReport(input: {
   reported: readonly ReportedReplica[];
   /** The store's replicas on this node. */
   stored: readonly Replica[];
-  /** A reported id the store has on another node, or on none. */
-  elsewhere: (id: string) => Replica | undefined;
   models: ReadonlyMap<string, Model>;
   now: string;
+  /**
+   * The scheduler runs: replicas it did not place here are the agent's own (unmanaged). Without
+   * it every reported replica of a catalogue model is that model's, where it is reported.
+   */
+  scheduled: boolean;
   /** How long a starting replica the agent has not reported is kept; 0 without a scheduler. */
   graceMs: number;
 }): Replica[] {
   const { node, stored, models, now } = input;
   const byId = new Map(stored.map((r) => [r.id, r]));
   const merged = input.reported.map((reported) => {
-    const known = byId.get(reported.id) ?? input.elsewhere(reported.id);
-    return fromReport(reported, known, models.get(reported.model), node, now);
+    const known = byId.get(reported.id);
+    const unmanaged = known ? known.unmanaged === true : input.scheduled;
+    return fromReport(
+      reported,
+      known,
+      unmanaged ? undefined : models.get(reported.model),
+      unmanaged,
+      node,
+      now,
+    );
   });
   const reported = new Set(input.reported.map((r) => r.id));
   const at = Date.parse(now);
   for (const r of stored) {
-    if (reported.has(r.id) || !models.has(r.model)) continue;
+    if (reported.has(r.id) || !modelOf(models, r)) continue;
     const placedRecently = r.state === "starting" && at - Date.parse(r.startedAt) < input.graceMs;
     if (r.state === "pending" || placedRecently) merged.push(r);
   }
@@ -57,7 +72,9 @@ export function mergeReport(input: {
 function fromReport(
   reported: ReportedReplica,
   known: Replica | undefined,
+  /** The catalogue model it counts for; none for an unmanaged one. */
   model: Model | undefined,
+  unmanaged: boolean,
   node: string,
   now: string,
 ): Replica {
@@ -80,7 +97,8 @@ function fromReport(
     gpus: reported.gpus ?? profile?.gpus ?? 0,
     measuredMemoryGB: known && close(known.measuredMemoryGB, measured) ? known.measuredMemoryGB : measured,
     startedAt: known?.startedAt ?? now,
-    reason: stopping ? (known?.reason ?? null) : null,
+    reason: stopping ? (known?.reason ?? null) : (reported.reason ?? null),
+    ...(unmanaged ? { unmanaged: true } : {}),
   };
 }
 
@@ -99,7 +117,7 @@ export function desiredReplicas(
 ): HeartbeatReply["replicas"] {
   const wanted: HeartbeatReply["replicas"] = [];
   for (const replica of replicas) {
-    const model = models.get(replica.model);
+    const model = modelOf(models, replica);
     if (!model || (replica.state !== "starting" && replica.state !== "ready")) continue;
     const profile = model.profiles.find((p) => p.name === replica.profile) ?? defaultProfile(model);
     if (!profile) continue;

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { modeOf, type Replica, type Schedule, schedule, scheduleWrites } from "@llmgw/domain";
+import { modelOf, modeOf, type Replica, type Schedule, schedule, scheduleWrites } from "@llmgw/domain";
 import type { Deps } from "../deps";
 import { type Announce, commit } from "../services/commit";
 import type { Snapshot } from "../world";
@@ -125,7 +125,7 @@ export async function adoptRunningOnDemand(deps: Deps): Promise<void> {
   const snap = await deps.world.snapshot();
   const now = deps.now().getTime();
   for (const r of snap.replicas) {
-    const model = snap.modelsByName.get(r.model);
+    const model = modelOf(snap.modelsByName, r);
     if (!model || modeOf(model.scaling) !== "ondemand" || deps.wakes.has(model.name)) continue;
     if (r.state === "starting" || r.state === "ready") deps.wakes.set(model.name, now);
   }

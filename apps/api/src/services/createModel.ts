@@ -22,7 +22,6 @@ export async function createModel({
   checkClass(snap, input.class);
   const at = deps.now().toISOString();
   const model: Model = { ...input, origin: "runtime", version: 1, updatedAt: at, updatedBy: by };
-  admit(snap, null, model);
   // The picture the change was judged against: if nothing else changed it, the model is put in.
   const generation = deps.world.generation;
   let stored: Model | null = null;
@@ -30,6 +29,7 @@ export async function createModel({
     return await commit(
       deps,
       async (tx) => {
+        await admit(tx, null, model);
         stored = await tx.models.insert(model);
         await tx.audit.append([
           {

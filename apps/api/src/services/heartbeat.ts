@@ -6,26 +6,35 @@ import {
   nodeUsage,
   type Replica,
 } from "@llmgw/domain";
+import type { StoreTx } from "@llmgw/store";
 import type { z } from "zod";
+import type { AgentBindings, NewBinding } from "../auth/agentNodes";
+import type { KnownToken } from "../auth/tokenBook";
 import type { Deps } from "../deps";
-import { badRequest } from "../errors";
+import { AppError, badRequest } from "../errors";
 import { close, desiredReplicas, mergeReport } from "../scheduler/agentReport";
 import type { Snapshot } from "../world";
 import { type Announce, commit } from "./commit";
 
 /**
- * An agent's report (SPEC §3): updates the node and merges the report into its replicas (see
+ * An agent's report (SPEC §3, §4): updates the node and merges the report into its replicas (see
  * `mergeReport`: what the scheduler placed and the agent has not started yet is kept), and
  * answers with the replicas this node should run. A beat that changes nothing writes nothing: it
  * only moves lastSeen, which is kept in memory (and written when the node next changes).
+ *
+ * The agent speaks for its own node only: a token bound to another node is refused (403), and so
+ * is a replica id the store holds on another node (409). A refused beat writes and binds nothing.
  */
 export async function heartbeat({
   deps,
   report,
+  by,
 }: {
   deps: Deps;
   /** Already checked by the route's `heartbeatSchema`: a beat is parsed once, not per layer. */
   report: z.output<typeof heartbeatSchema>;
+  /** The agent's token and the bindings it is checked against; null on a server without tokens. */
+  by: { token: KnownToken; bindings: AgentBindings } | null;
 }): Promise<HeartbeatReply> {
   const { node: facts, replicas: reported } = report;
   // The store keeps one row per id, so a repeated id would differ from the report on every beat.
@@ -33,8 +42,8 @@ export async function heartbeat({
   const twice = reported.findIndex((r) => seen.has(r.id) || !seen.add(r.id));
   if (twice >= 0)
     throw badRequest("a replica id is reported twice", { [`replicas.${twice}.id`]: "reported twice" });
+  const binding: NewBinding | null = by ? await by.bindings.check(by.token, facts.name) : null;
   const now = deps.now().toISOString();
-  deps.world.lastSeen.set(facts.name, now);
   const snap = await deps.world.snapshot();
   const before = snap.nodesByName.get(facts.name);
   const state = before?.state === "draining" ? "draining" : "ready";
@@ -44,10 +53,9 @@ export async function heartbeat({
       node: node.name,
       reported,
       stored,
-      // Rare (a replica new to the store, or moved): a scan only for ids not stored on this node.
-      elsewhere: (id) => snap.replicas.find((r) => r.id === id),
       models: snap.modelsByName,
       now,
+      scheduled: deps.config.scheduler,
       // Three beats: an agent that has not started a placed replica by then never got it.
       graceMs: deps.config.scheduler ? 3 * deps.config.heartbeatSeconds * 1000 : 0,
     });
@@ -55,37 +63,66 @@ export async function heartbeat({
   const replicas = merge(previous);
 
   const nodeChanged = !before || nodeMoved(before, node);
+  // An id not on this node in the picture is new, or held elsewhere: either way the store decides.
   const replicasChanged = !sameReplicas(previous, replicas);
-  if (nodeChanged || replicasChanged) {
+  if (nodeChanged || replicasChanged || binding) {
     // Against this picture of the fleet the beat is a change to one node: patched in, not reloaded.
     const generation = deps.world.generation;
     await commit(
       deps,
       async (tx) => {
         const events: Announce[] = [];
-        if (nodeChanged) await tx.nodes.upsert(node);
         let stored = previous;
         if (replicasChanged) {
           // Merged again with the rows as they are now: the scheduler may have placed one since the snapshot.
           const rows = await tx.replicas.listByNode(node.name);
+          await refuseOthers(tx, node.name, reported, rows);
           stored = merge(rows);
           const { upserted, removed } = await tx.replicas.replaceForNode(node.name, stored);
           for (const replica of upserted) events.push({ type: "replica.changed", data: replica });
+          const rowsById = new Map(rows.map((r) => [r.id, r]));
           for (const id of removed) {
-            const gone = rows.find((r) => r.id === id);
-            events.push({ type: "replica.changed", data: { ...gone, id, removed: true } });
+            events.push({ type: "replica.changed", data: { ...rowsById.get(id), id, removed: true } });
           }
         }
+        if (binding) await by?.bindings.bind(tx, binding);
+        if (nodeChanged) await tx.nodes.upsert(node);
         events.unshift({ type: "node.changed", data: nodeView(snap, node, replicas) });
         return { result: stored, events };
       },
       (stored) => deps.world.patchNode(generation, node, stored),
     );
+    if (binding) by?.bindings.confirm(binding);
   }
+  deps.world.lastSeen.set(facts.name, now);
   return {
     intervalSeconds: deps.config.heartbeatSeconds,
     replicas: desiredReplicas(snap.modelsByName, replicas),
   };
+}
+
+/**
+ * 409 for a reported id the store holds on another node, or placed nowhere yet: taking it would
+ * move another node's replica (and its traffic) here. One indexed query for the ids new to this node.
+ */
+async function refuseOthers(
+  tx: StoreTx,
+  node: string,
+  reported: readonly { id: string }[],
+  here: readonly Replica[],
+): Promise<void> {
+  const mine = new Set(here.map((r) => r.id));
+  const fresh = reported.flatMap((r, i) => (mine.has(r.id) ? [] : [{ id: r.id, i }]));
+  if (fresh.length === 0) return;
+  const held = await tx.replicas.nodesOf(fresh.map((r) => r.id));
+  const taken = fresh.find((r) => held.has(r.id));
+  if (!taken) return;
+  throw new AppError(
+    409,
+    "replica_conflict",
+    `replica ${taken.id} belongs to another node, not ${node}; an agent reports only its own node's replicas`,
+    { [`replicas.${taken.i}.id`]: "held by another node" },
+  );
 }
 
 /** Whether the node's facts moved enough to write; lastSeen alone never does. */

@@ -3,7 +3,7 @@ import { NameTaken, VersionConflict } from "@llmgw/store";
 import type { Deps } from "../deps";
 import { AppError, notFound } from "../errors";
 import { modelView } from "../world";
-import { admit, checkClass } from "./admission";
+import { admit, checkClass, lockOwner } from "./admission";
 import { commit } from "./commit";
 import { nameTaken } from "./createModel";
 
@@ -50,7 +50,6 @@ export async function patchModel({
   const { next, changes } = applyChecked(model, patch);
   if (changes.length === 0) return modelView(snap, model);
   if (patch.class !== undefined) checkClass(snap, next.class);
-  admit(snap, model, next);
 
   const at = deps.now().toISOString();
   // The picture the change was judged against: if nothing else changed it, the model is put in.
@@ -60,6 +59,9 @@ export async function patchModel({
     return await commit(
       deps,
       async (tx) => {
+        // The owner's lock before the row; the quota after the compare-and-set, so that a stale
+        // version is a 412 before it could be a 409.
+        await lockOwner(tx, model, next);
         stored = await tx.models.update(name, ifMatch, {
           ...next,
           version: ifMatch + 1,
@@ -67,6 +69,7 @@ export async function patchModel({
           updatedBy: by,
         });
         if (!stored) throw notFound(`a model called ${name}`);
+        await admit(tx, model, next);
         await tx.audit.append(
           changes.map((c) => ({
             at,

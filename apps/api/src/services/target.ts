@@ -104,7 +104,7 @@ function plan(deps: Deps, snap: Snapshot, model: Model, replicas: number): Sched
   // the scheduler off, or mid-way, their missing replicas would otherwise take this room).
   const holding = new Map<string, number>();
   for (const r of snap.replicas) {
-    if (r.node !== null && r.state !== "failed" && r.state !== "stopping") {
+    if (r.node !== null && !r.unmanaged && r.state !== "failed" && r.state !== "stopping") {
       holding.set(r.model, (holding.get(r.model) ?? 0) + 1);
     }
   }

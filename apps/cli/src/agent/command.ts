@@ -1,10 +1,14 @@
 import type { DesiredReplica } from "./supervisor";
 
-/** How each engine is started when nothing else is configured (`--engine-command`). */
-export const DEFAULT_ENGINE_COMMANDS: Record<string, string> = {
-  llamacpp: "llama-server --model {source} --port {port} {args}",
-  vllm: "vllm serve {source} --port {port} {args}",
-};
+/**
+ * How each engine is started when nothing else is configured (`--engine-command`). A Map, as every
+ * table keyed by a name from the server: an engine called `constructor` or `__proto__` is unknown,
+ * not one of Object's built-ins.
+ */
+export const DEFAULT_ENGINE_COMMANDS: ReadonlyMap<string, string> = new Map([
+  ["llamacpp", "llama-server --model {source} --port {port} {args}"],
+  ["vllm", "vllm serve {source} --port {port} {args}"],
+]);
 
 /**
  * Splits a command template into words, as a shell would for quotes, and nothing more: the engine
@@ -59,16 +63,25 @@ export function engineArgv(template: string, replica: DesiredReplica, port: numb
   return argv;
 }
 
+/** The flags a command template sets itself (`--port {port}`, `--model={source}`): args may not. */
+export function flagsOf(template: string): Set<string> {
+  return new Set(
+    splitWords(template)
+      .filter((word) => /^--?[A-Za-z]/.test(word))
+      .map((word) => word.split("=")[0] ?? word),
+  );
+}
+
 /** Parses `--engine-command engine='template'` values over the defaults. */
-export function engineCommands(flags: readonly string[]): Record<string, string> {
-  const commands = { ...DEFAULT_ENGINE_COMMANDS };
+export function engineCommands(flags: readonly string[]): Map<string, string> {
+  const commands = new Map(DEFAULT_ENGINE_COMMANDS);
   for (const flag of flags) {
     const eq = flag.indexOf("=");
     const engine = flag.slice(0, eq).trim();
     const template = flag.slice(eq + 1).trim();
     if (eq <= 0 || !template) throw new Error(`--engine-command wants engine='command', got "${flag}"`);
     splitWords(template);
-    commands[engine] = template;
+    commands.set(engine, template);
   }
   return commands;
 }

@@ -1,12 +1,14 @@
 import { parseArgs } from "node:util";
 import { engineCommands } from "./command";
+import { argRules } from "./engineArgs";
+import { engineEnvironment, engineEnvNames } from "./engineEnv";
 import { runAgent } from "./loop";
 import { probeMachine } from "./machine";
 import { processEngines } from "./processes";
 import { type AgentLog, Supervisor } from "./supervisor";
 
 const USAGE = `llmgw agent --server URL [--token T] [--label k=v]… [--name N] [--interval S]
-            [--engine-command ENGINE='COMMAND']…
+            [--engine-command ENGINE='COMMAND']… [--allow-arg ENGINE=FLAG]… [--engine-env NAME]…
 
   --server URL          the control plane, e.g. http://10.0.0.1:8080
   --token T             an agent token (or LLMGW_TOKEN); sent as Authorization: Bearer
@@ -16,6 +18,11 @@ const USAGE = `llmgw agent --server URL [--token T] [--label k=v]… [--name N] 
   --engine-command E=C  how to start engine E; placeholders {source} {port} {args} {model} {id}
                         default llamacpp='llama-server --model {source} --port {port} {args}'
                                 vllm='vllm serve {source} --port {port} {args}'
+  --allow-arg E=FLAG    let profiles give engine E this flag (with or without one value), on
+                        this node only; repeatable. Built in: the engines' tuning flags, never
+                        one naming a file, host, port or log, nor one the command sets
+  --engine-env NAME     pass this variable to the engines too; repeatable. They start with PATH,
+                        HOME, locale, temp dirs, CUDA_*/NVIDIA_* and the like, never LLMGW_*
 `;
 
 /** `llmgw agent`: reports this machine and runs the replicas the server places on it. */
@@ -29,6 +36,8 @@ export async function agent(args: string[]): Promise<void> {
       name: { type: "string" },
       interval: { type: "string" },
       "engine-command": { type: "string", multiple: true, default: [] },
+      "allow-arg": { type: "string", multiple: true, default: [] },
+      "engine-env": { type: "string", multiple: true, default: [] },
       help: { type: "boolean", short: "h" },
     },
     strict: true,
@@ -48,7 +57,11 @@ export async function agent(args: string[]): Promise<void> {
   };
   const machine = probeMachine({ labels: labels(values.label), name: values.name });
   const supervisor = new Supervisor({
-    runner: processEngines(engineCommands(values["engine-command"])),
+    runner: processEngines({
+      commands: engineCommands(values["engine-command"]),
+      allowedArgs: argRules(values["allow-arg"]),
+      env: engineEnvironment(process.env, engineEnvNames(values["engine-env"])),
+    }),
     log,
   });
   const facts = await machine.facts();

@@ -1,4 +1,4 @@
-import { heartbeatReplySchema } from "@llmgw/domain";
+import { heartbeatReplicaSchema, heartbeatReplySchema } from "@llmgw/domain";
 import type { Machine } from "./machine";
 import type { AgentLog, DesiredReplica, ReportedReplica, Supervisor } from "./supervisor";
 
@@ -45,7 +45,7 @@ export function runAgent(options: AgentOptions): RunningAgent {
   const beat = async (timeoutMs: number): Promise<unknown> => {
     const body = JSON.stringify({
       node: await machine.facts(),
-      replicas: [...(await supervisor.report()), ...selfReported],
+      replicas: [...(await supervisor.report()), ...selfReported].map(onTheWire),
     });
     const res = await fetch(url, {
       method: "POST",
@@ -111,6 +111,20 @@ export function runAgent(options: AgentOptions): RunningAgent {
       await beat(2000).catch(() => undefined);
     },
   };
+}
+
+/** The fields of a reported replica the heartbeat contract knows. */
+const CONTRACT_FIELDS: ReadonlySet<string> = new Set(Object.keys(heartbeatReplicaSchema.shape));
+
+/**
+ * A reported replica as the server reads it. The contract refuses unknown fields, and the agent
+ * knows more than some servers read (a failed replica's `reason`): what the contract does not
+ * carry stays in the agent's log, and reaches the server as soon as the contract carries it.
+ */
+export function onTheWire(replica: ReportedReplica): ReportedReplica {
+  return Object.fromEntries(
+    Object.entries(replica).filter(([field]) => CONTRACT_FIELDS.has(field)),
+  ) as ReportedReplica;
 }
 
 class Refused extends Error {}

@@ -1,38 +1,96 @@
 import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { createServer } from "node:net";
-import { engineArgv } from "./command";
-import type { EngineProcess, EngineRunner, Exit } from "./supervisor";
+import { engineArgv, flagsOf } from "./command";
+import { type ArgRules, DEFAULT_ALLOWED_ARGS, refusedArgs, shown } from "./engineArgs";
+import { engineEnvironment } from "./engineEnv";
+import {
+  type DesiredReplica,
+  type EngineProcess,
+  type EngineRunner,
+  type Exit,
+  ReplicaRefused,
+} from "./supervisor";
 
 /** Enough of an engine's output to say why it died, without keeping a chatty engine's whole log. */
 const OUTPUT_LINES = 20;
 
+export type ProcessEngineOptions = {
+  /** Engine name → command template (`engineCommands`). */
+  commands: ReadonlyMap<string, string>;
+  /** The args this node allows per engine (`argRules`); default: the built-in lists. */
+  allowedArgs?: ArgRules;
+  /** What engines start with; default: `engineEnvironment(process.env)` at each start. */
+  env?: Record<string, string>;
+};
+
 /**
  * Engines as real processes: one per replica, started from the engine's command template on a
- * free port, health-checked with GET /health, measured from /proc.
+ * free port, health-checked with GET /health, measured from /proc. A replica this node will not
+ * run as asked (its source, an arg, an engine it has no command for) is refused before anything
+ * starts, and not retried: the same replica would be refused again.
  */
-export function processEngines(commands: Record<string, string>): EngineRunner {
+export function processEngines(options: ProcessEngineOptions): EngineRunner {
+  const { commands, allowedArgs = DEFAULT_ALLOWED_ARGS } = options;
   // Ports handed out and not yet released, so two replicas starting together never share one.
   const taken = new Set<number>();
   return {
     async start(replica) {
-      const template = commands[replica.engine];
-      if (!template) throw new Error(`no command to start ${replica.engine} (see --engine-command)`);
+      const template = commands.get(replica.engine);
+      if (template === undefined) {
+        throw new ReplicaRefused(
+          `no command for engine ${shown(replica.engine)} on this node (see --engine-command)`,
+        );
+      }
+      const refusal =
+        refusedSource(replica.source) ??
+        refusedNames(replica) ??
+        refusedArgs(replica.engine, replica.args, allowedArgs, flagsOf(template));
+      if (refusal) throw new ReplicaRefused(refusal);
       const port = await freePort(taken);
       const [command, ...args] = engineArgv(template, replica, port);
       if (command === undefined) throw new Error(`empty engine command for ${replica.engine}`);
       taken.add(port);
-      const engine = startProcess(command, args, port);
+      const engine = startProcess(command, args, port, options.env ?? engineEnvironment(process.env));
       void engine.exited.then(() => taken.delete(port));
       return engine;
     },
   };
 }
 
-function startProcess(command: string, args: string[], port: number): EngineProcess {
+/** `{model}` and `{id}` fill words of the command: one that starts with "-" would be read as a flag. */
+function refusedNames(replica: Pick<DesiredReplica, "model" | "id">): string | null {
+  for (const [what, name] of [
+    ["model", replica.model],
+    ["replica id", replica.id],
+  ] as const) {
+    if (!/^[A-Za-z0-9._:][A-Za-z0-9._:-]{0,127}$/.test(name)) {
+      return `refused ${what} ${JSON.stringify(name.slice(0, 200))}: not a name`;
+    }
+  }
+  return null;
+}
+
+/**
+ * Weights come from the mirror or another web server (SPEC §4): a local path would let the server
+ * point an engine at any file on the node, and a source starting with "-" would be read as a flag.
+ */
+export function refusedSource(source: string): string | null {
+  const url = URL.canParse(source) ? new URL(source) : null;
+  if (url && (url.protocol === "http:" || url.protocol === "https:") && !/\s/.test(source)) return null;
+  return `refused source ${JSON.stringify(source.slice(0, 200))}: weights come from an http(s) URL`;
+}
+
+function startProcess(
+  command: string,
+  args: string[],
+  port: number,
+  env: Record<string, string>,
+): EngineProcess {
   // Its own process group, so a stop reaches the workers an engine forks (vLLM does), and a
   // Ctrl-C meant for the agent reaches the engines only through the agent's orderly stop.
-  const child = spawn(command, args, { detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  // A clean environment (engineEnv.ts): the agent's token never reaches an engine.
+  const child = spawn(command, args, { detached: true, env, stdio: ["ignore", "pipe", "pipe"] });
   const output: string[] = [];
   const keep = (chunk: Buffer) => {
     for (const line of chunk.toString("utf8").split("\n")) {

@@ -1,7 +1,11 @@
 import type { Heartbeat, HeartbeatReply } from "@llmgw/domain";
 
 export type DesiredReplica = HeartbeatReply["replicas"][number];
-export type ReportedReplica = NonNullable<Heartbeat["replicas"]>[number];
+/**
+ * A replica as this agent reports it. `reason` says why a replica is `failed` (SPEC §4 heartbeat
+ * replicas); the loop sends it once the heartbeat contract carries it (see `onTheWire`).
+ */
+export type ReportedReplica = NonNullable<Heartbeat["replicas"]>[number] & { reason?: string };
 
 export type AgentLog = { info(line: string): void; warn(line: string): void };
 
@@ -21,8 +25,17 @@ export interface EngineProcess {
   lastOutput(): string[];
 }
 
+/**
+ * Thrown by a runner that will not run a replica as asked (its source, an arg, an engine this node
+ * has no command for): the replica is `failed` with this message as its reason, never restarted.
+ */
+export class ReplicaRefused extends Error {}
+
 export interface EngineRunner {
-  /** Starts the engine for a replica; throws when it cannot even be attempted (no command for it). */
+  /**
+   * Starts the engine for a replica; throws when it cannot even be attempted, `ReplicaRefused`
+   * when this node will not run it as asked.
+   */
   start(replica: DesiredReplica): Promise<EngineProcess>;
 }
 
@@ -49,6 +62,8 @@ type Supervised = {
   state: State;
   process: EngineProcess | null;
   restarts: number;
+  /** Why it is failed, once it is. */
+  reason: string | null;
   readySince: number | null;
   restartTimer: NodeJS.Timeout | null;
   /** The engine being started, so a stop that comes meanwhile can wait for it and stop it. */
@@ -93,6 +108,7 @@ export class Supervisor {
         state: "starting",
         process: null,
         restarts: 0,
+        reason: null,
         readySince: null,
         restartTimer: null,
         launching: null,
@@ -115,6 +131,7 @@ export class Supervisor {
           state: entry.state,
           profile: entry.desired.profile,
           ...(measured === null ? {} : { measuredMemoryGB: measured }),
+          ...(entry.state === "failed" && entry.reason !== null ? { reason: entry.reason } : {}),
         };
       }),
     );
@@ -130,7 +147,9 @@ export class Supervisor {
   private async launch(entry: Supervised): Promise<void> {
     const { id, model } = entry.desired;
     const launching = this.opts.runner.start(entry.desired).catch((err: unknown) => {
-      if (entry.state !== "stopping")
+      if (entry.state === "stopping") return null;
+      if (err instanceof ReplicaRefused) this.refused(entry, err.message);
+      else
         this.died(entry, {
           code: null,
           signal: null,
@@ -161,6 +180,12 @@ export class Supervisor {
     }
   }
 
+  private refused(entry: Supervised, reason: string): void {
+    entry.state = "failed";
+    entry.reason = reason;
+    this.opts.log.warn(`replica ${entry.desired.id} (${entry.desired.model}): not started: ${reason}`);
+  }
+
   private died(entry: Supervised, exit: Exit, process?: EngineProcess): void {
     const { id, model } = entry.desired;
     if (entry.readySince !== null && Date.now() - entry.readySince >= this.opts.stableMs) entry.restarts = 0;
@@ -171,6 +196,7 @@ export class Supervisor {
     const output = process?.lastOutput() ?? [];
     const tail = output.length > 0 ? `; its last output:\n  ${output.join("\n  ")}` : "";
     if (this.closed || entry.restarts >= this.opts.maxRestarts) {
+      entry.reason = `${how}; left failed after ${entry.restarts} restarts`;
       this.opts.log.warn(
         `replica ${id} (${model}): ${how}; left failed after ${entry.restarts} restarts${tail}`,
       );

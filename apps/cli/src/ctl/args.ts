@@ -23,6 +23,7 @@ export const OPTIONS = {
   limit: { type: "string" },
   role: { type: "string" },
   name: { type: "string" },
+  node: { type: "string" },
 } as const;
 
 export type OptionName = keyof typeof OPTIONS;

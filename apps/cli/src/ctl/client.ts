@@ -123,14 +123,21 @@ export function connect({ server, token, fetch }: Connection) {
     getHeadroom: (name: string): Promise<Headroom> =>
       answer(client.models[":name"].headroom.$get({ param: { name: segment(name) } })),
     listNodes: (): Promise<NodeView[]> => answer(client.fleet.nodes.$get()),
+    drainNode: (name: string): Promise<NodeView> =>
+      answer(client.fleet.nodes[":name"].drain.$post({ param: { name: segment(name) } })),
+    resumeNode: (name: string): Promise<NodeView> =>
+      answer(client.fleet.nodes[":name"].resume.$post({ param: { name: segment(name) } })),
+    async deleteNode(name: string): Promise<void> {
+      await sent(client.fleet.nodes[":name"].$delete({ param: { name: segment(name) } }));
+    },
     listMirror: (): Promise<MirrorEntry[]> => answer(client.mirror.$get()),
     listQuotas: (): Promise<QuotaUsage[]> => answer(client.quotas.$get()),
     putQuota: (owner: string, limits: QuotaLimits): Promise<QuotaUsage> =>
       answer(client.quotas[":owner"].$put({ param: { owner: segment(owner) }, json: limits })),
     listTokens: (): Promise<TokenView[]> => answer(client.tokens.$get()),
     /** The answer holds the secret: the only time the server shows it. */
-    createToken: (name: string, role: Role): Promise<CreatedToken> =>
-      answer(client.tokens.$post({ json: { name, role } })),
+    createToken: (name: string, role: Role, node?: string): Promise<CreatedToken> =>
+      answer(client.tokens.$post({ json: { name, role, ...(node === undefined ? {} : { node }) } })),
     async revokeToken(name: string): Promise<void> {
       await sent(client.tokens[":name"].$delete({ param: { name: segment(name) } }));
     },

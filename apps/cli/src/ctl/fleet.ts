@@ -1,5 +1,5 @@
 import type { NodeView } from "@llmgw/domain";
-import { type Command, type Ctx, show } from "./command";
+import { type Command, type Ctx, operand, show } from "./command";
 import { orDash, table, timeText } from "./table";
 
 /** `free/total`, or `?` for a total the agent does not report (0 means "not reported"). */
@@ -52,6 +52,40 @@ export const fleetCommands: Command[] = [
     summary: "the nodes: state, free/total memory, cores and GPUs, replicas by class, engines",
     async run(ctx) {
       show(ctx, await ctx.api.listNodes(), (nodes) => nodesTable(nodes, ctx));
+      return 0;
+    },
+  },
+  {
+    words: ["node", "drain"],
+    operands: ["NAME"],
+    options: [],
+    summary: "no new replicas on the node; the scheduler moves its replicas elsewhere (operator)",
+    async run(ctx, operands) {
+      const node = await ctx.api.drainNode(operand(operands, 0));
+      show(ctx, node, (n) => `${n.name} is ${n.state}\n`);
+      return 0;
+    },
+  },
+  {
+    words: ["node", "resume"],
+    operands: ["NAME"],
+    options: [],
+    summary: "a drained node takes replicas again (operator)",
+    async run(ctx, operands) {
+      const node = await ctx.api.resumeNode(operand(operands, 0));
+      show(ctx, node, (n) => `${n.name} is ${n.state}\n`);
+      return 0;
+    },
+  },
+  {
+    words: ["node", "delete"],
+    operands: ["NAME"],
+    options: [],
+    summary: "forget a down node and its replicas; refused for a live one (operator)",
+    async run(ctx, operands) {
+      const name = operand(operands, 0);
+      await ctx.api.deleteNode(name);
+      show(ctx, { deleted: name }, () => `forgot ${name} and its replicas\n`);
       return 0;
     },
   },

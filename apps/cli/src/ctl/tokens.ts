@@ -10,6 +10,7 @@ function tokensTable(tokens: TokenView[], ctx: Ctx): string {
     [
       { header: "NAME" },
       { header: "ROLE" },
+      { header: "NODE" },
       { header: "ORIGIN" },
       { header: "CREATED (UTC)" },
       { header: "BY" },
@@ -18,6 +19,7 @@ function tokensTable(tokens: TokenView[], ctx: Ctx): string {
     tokens.map((t) => [
       t.name,
       t.role,
+      t.role === "agent" ? (t.node ?? "(first beat)") : "-",
       t.origin === "config" ? "llmgw.yaml" : "runtime",
       t.createdAt ? timeText(t.createdAt) : "-",
       orDash(t.createdBy),
@@ -47,17 +49,19 @@ export const tokenCommands: Command[] = [
   {
     words: ["token", "create"],
     operands: [],
-    options: ["name", "role"],
-    flags: "--name N --role viewer|operator|admin|agent",
-    summary: "make a token and print it, once: the server keeps only its hash (admin)",
+    options: ["name", "role", "node"],
+    flags: "--name N --role viewer|operator|admin|agent [--node NODE]",
+    summary:
+      "make a token and print it, once: the server keeps only its hash; an agent token speaks for --node, else for the node of its first heartbeat (admin)",
     async run(ctx, _operands, values) {
       if (values.name === undefined) throw usage("token create: --name is required");
-      const created = await ctx.api.createToken(values.name, roleOf(values.role));
+      const created = await ctx.api.createToken(values.name, roleOf(values.role), values.node);
       show(ctx, created, (t) =>
         keyValues(
           [
             ["name", t.name],
             ["role", t.role],
+            ...(t.node === null ? [] : [["node", t.node] as [string, string]]),
             ["token", t.token],
           ],
           ctx.style,

@@ -16,6 +16,7 @@ export type LiveEvents = {
   "model.changed": ModelView;
   "model.removed": { name: string };
   "node.changed": NodeView;
+  "node.removed": { name: string };
   "replica.changed": Replica & { removed?: boolean };
   "mirror.changed": MirrorEntry | { model: string; version: string; removed: true };
   "quota.changed": QuotaUsage;
@@ -25,6 +26,7 @@ const EVENT_TYPES: LiveEventType[] = [
   "model.changed",
   "model.removed",
   "node.changed",
+  "node.removed",
   "replica.changed",
   "mirror.changed",
   "quota.changed",

@@ -9,6 +9,8 @@ export type DeclaredModel = Omit<Model, "origin" | "version" | "updatedAt" | "up
 export interface Models {
   list(): Promise<Model[]>;
   get(name: string): Promise<Model | null>;
+  /** The models counted against `owner`'s quota ("" = the unowned ones), by name. */
+  listByOwner(owner: string): Promise<Model[]>;
   /** The model holding `name` as its name or as one of its aliases. */
   resolve(nameOrAlias: string): Promise<Model | null>;
   /** Stores `model` as given (version included). Throws NameTaken when its name or an alias is held. */
@@ -52,6 +54,15 @@ export function models(sql: Queryable): Models {
     async get(name) {
       const [row] = await sql.query<DocRow>("select doc from models where name = $1", [name]);
       return row === undefined ? null : toModel(row);
+    },
+
+    async listByOwner(owner) {
+      // A doc without an owner reads as unowned (the schema's default), so it counts as "".
+      const rows = await sql.query<DocRow>(
+        `select doc from models where coalesce(doc->>'owner', '') = $1 order by name collate "C"`,
+        [owner],
+      );
+      return rows.map(toModel);
     },
 
     async resolve(nameOrAlias) {

@@ -7,6 +7,8 @@ export interface Nodes {
   upsert(node: Node): Promise<Node>;
   /** Null when no such node. */
   setState(name: string, state: Node["state"]): Promise<Node | null>;
+  /** Forgets a node (its replicas are the replicas repository's); false when there was none. */
+  remove(name: string): Promise<boolean>;
 }
 
 type DocRow = { doc: unknown };
@@ -50,6 +52,10 @@ export function nodes(sql: Queryable): Nodes {
         [name, state],
       );
       return row === undefined ? null : toNode(row);
+    },
+
+    async remove(name) {
+      return (await sql.query("delete from nodes where name = $1 returning name", [name])).length > 0;
     },
   };
 }

@@ -6,8 +6,14 @@ export interface Replicas {
   listByNode(node: string): Promise<Replica[]>;
   /** The replicas on any of `nodes`, in one query. */
   listByNodes(nodes: readonly string[]): Promise<Replica[]>;
+  /** The replicas of any of `models` (managed or not), in one query. */
+  listByModels(models: readonly string[]): Promise<Replica[]>;
   upsert(replica: Replica): Promise<Replica>;
   remove(id: string): Promise<boolean>;
+  /** Deletes every replica on `node` and returns them. */
+  removeByNode(node: string): Promise<Replica[]>;
+  /** Where each of `ids` the store holds is: its node, or null for a replica placed nowhere yet. */
+  nodesOf(ids: readonly string[]): Promise<Map<string, string | null>>;
   /**
    * Many upserts and removals in two statements (a scheduler run's decisions), with the outcome of
    * doing them one by one in the given order: for an id written twice, the last write wins.
@@ -49,6 +55,15 @@ export function replicas(sql: Queryable): Replicas {
       return rows.map(toReplica);
     },
 
+    async listByModels(models) {
+      if (models.length === 0) return [];
+      const rows = await sql.query<DocRow>(
+        `select doc from replicas where model = any($1::text[]) order by id collate "C"`,
+        [[...models]],
+      );
+      return rows.map(toReplica);
+    },
+
     async upsert(input) {
       const replica = replicaSchema.parse(input);
       const rows = await sql.query<DocRow>(
@@ -84,6 +99,20 @@ export function replicas(sql: Queryable): Replicas {
 
     async remove(id) {
       return (await sql.query("delete from replicas where id = $1 returning id", [id])).length > 0;
+    },
+
+    async removeByNode(node) {
+      const rows = await sql.query<DocRow>("delete from replicas where node = $1 returning doc", [node]);
+      return rows.map(toReplica).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    },
+
+    async nodesOf(ids) {
+      if (ids.length === 0) return new Map();
+      const rows = await sql.query<{ id: string; node: string | null }>(
+        "select id, node from replicas where id = any($1::text[])",
+        [[...ids]],
+      );
+      return new Map(rows.map((r) => [r.id, r.node]));
     },
 
     replaceForNode: (node, list) =>

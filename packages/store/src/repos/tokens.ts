@@ -13,6 +13,8 @@ export interface StoredToken {
   createdAt: string;
   createdBy: string;
   lastUsedAt: string | null;
+  /** An agent token's node, when it was created for one (else bound on its first heartbeat). */
+  node: string | null;
 }
 
 export interface Tokens {
@@ -24,7 +26,9 @@ export interface Tokens {
   /** Whether any token exists: from the first one on, the API asks every request for one. */
   any(): Promise<boolean>;
   /** Null when the name (or, against all odds, the hash) is already taken. */
-  insert(token: Omit<StoredToken, "lastUsedAt">): Promise<StoredToken | null>;
+  insert(
+    token: Omit<StoredToken, "lastUsedAt" | "node"> & { node?: string | null },
+  ): Promise<StoredToken | null>;
   /** Deletes the token and every session signed in with it, in one statement's transaction. */
   remove(name: string): Promise<boolean>;
   /** Records a use, at most moving the time forward. */
@@ -38,8 +42,9 @@ type TokenRow = {
   created_at: Date | string;
   created_by: string;
   last_used_at: Date | string | null;
+  node: string | null;
 };
-const COLUMNS = "name, role, sha256, created_at, created_by, last_used_at";
+const COLUMNS = "name, role, sha256, created_at, created_by, last_used_at, node";
 
 export const isoOf = (at: Date | string): string => (at instanceof Date ? at : new Date(at)).toISOString();
 
@@ -50,6 +55,7 @@ const toToken = (row: TokenRow): StoredToken => ({
   createdAt: isoOf(row.created_at),
   createdBy: row.created_by,
   lastUsedAt: row.last_used_at === null ? null : isoOf(row.last_used_at),
+  node: row.node,
 });
 
 /**
@@ -87,10 +93,10 @@ export function tokens(sql: Queryable, cache: { reads: TokenCache | null; writes
 
     async insert(token) {
       const [row] = await sql.query<TokenRow>(
-        `insert into tokens (name, role, sha256, created_at, created_by) values ($1, $2, $3, $4, $5)
+        `insert into tokens (name, role, sha256, created_at, created_by, node) values ($1, $2, $3, $4, $5, $6)
          on conflict do nothing
          returning ${COLUMNS}`,
-        [token.name, token.role, token.sha256, token.createdAt, token.createdBy],
+        [token.name, token.role, token.sha256, token.createdAt, token.createdBy, token.node ?? null],
       );
       if (row !== undefined) await changed(sql);
       return row === undefined ? null : toToken(row);

@@ -19,6 +19,7 @@ export function subscribeCapacity(client: QueryClient, live: LiveStream): () => 
   });
   const offs = [
     live.on("node.changed", refresh),
+    live.on("node.removed", refresh),
     live.on("replica.changed", refresh),
     live.on("model.changed", (model) => {
       storeHeadroom(client, model.headroom);

@@ -17,6 +17,9 @@ export function subscribeFleet(client: QueryClient, live: LiveStream): () => voi
         upsert(list, node, (n) => n.name === node.name),
       );
     }),
+    live.on("node.removed", ({ name }) => {
+      client.setQueryData(nodesQueryOptions().queryKey, (list) => list?.filter((n) => n.name !== name));
+    }),
     live.on("replica.changed", (event) => {
       const { removed, ...replica } = event;
       client.setQueryData(replicasQueryOptions().queryKey, (list) =>
