@@ -84,6 +84,7 @@ describe("a path segment or query holding NUL", () => {
     ["GET", "/api/v1/models/a%00b", undefined],
     ["DELETE", "/api/v1/models/a%00b", undefined],
     ["POST", "/api/v1/fleet/nodes/a%00b/drain", undefined],
+    ["DELETE", "/api/v1/fleet/nodes/a%00b", undefined],
     ["DELETE", "/api/v1/tokens/a%00b", undefined],
     ["GET", "/api/v1/mirror/a%00b/v/plan", undefined],
   ])("%s %s is a 400 naming the path", async (method, path, body) => {
