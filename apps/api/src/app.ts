@@ -19,6 +19,7 @@ import { modelRoutes } from "./routes/models";
 import { quotaRoutes } from "./routes/quotas";
 import { sessionRoutes } from "./routes/session";
 import { tokenRoutes } from "./routes/tokens";
+import { textPath } from "./validate";
 
 export type AppOptions = {
   /** The built dashboard (apps/web/dist); the SPA answers every unknown non-API path. */
@@ -81,6 +82,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   app.use("/api/*", (c, next) =>
     c.req.method === "GET" || c.req.method === "HEAD" ? next() : limit(c, next),
   );
+  app.use("/api/*", textPath());
   const api = apiRoutes(deps, auth);
   app.route("/api/v1", api);
   app.all("/api/*", (c) =>

@@ -1,15 +1,16 @@
 import { readFileSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
-import { classSchema, modelInputSchema, modelName, quotaSchema } from "@llmgw/domain";
+import { classSchema, modelInputSchema, nodeName, quotaSchema, text } from "@llmgw/domain";
 import { isNode, LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
 
 // SPEC §4: every key optional; a wrong file stops start-up naming the file, the path inside it
 // and the problem. The same schema checks the file and the flags/environment that override it.
 
-const hostPort = z
-  .string()
-  .regex(/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, "expected HOST:PORT, for example 127.0.0.1:8080");
+const hostPort = text().regex(
+  /^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/,
+  "expected HOST:PORT, for example 127.0.0.1:8080",
+);
 
 export const roleSchema = z.enum(["viewer", "operator", "admin", "agent", "client"]);
 export type Role = z.infer<typeof roleSchema>;
@@ -17,15 +18,14 @@ export type Role = z.infer<typeof roleSchema>;
 /** Audit entries name these as `by` for the token-less server and the file: no token may take them. */
 export const RESERVED_ACTORS = ["local", "config"] as const;
 
-export const tokenNameSchema = z
-  .string()
+export const tokenNameSchema = text()
   .regex(/^[A-Za-z0-9._:-]{1,64}$/, "1–64 characters of letters, digits and . _ : -")
   .refine((name) => !(RESERVED_ACTORS as readonly string[]).includes(name), {
     message: `"local" and "config" are reserved: audit entries use them for the token-less server and the file`,
   });
 
 /** The node an agent token speaks for (SPEC §4); only agent tokens have one. */
-export const tokenNodeSchema = modelName;
+export const tokenNodeSchema = nodeName;
 
 export const tokenConfigSchema = z
   .strictObject({
@@ -54,8 +54,10 @@ const sessionTtl = z
 
 export const configFileSchema = z.strictObject({
   listen: hostPort.optional(),
-  dataDir: z.string().min(1).optional(),
-  mirror: z.strictObject({ dir: z.string().min(1).optional(), baseUrl: z.url().optional() }).optional(),
+  dataDir: text().min(1).optional(),
+  mirror: z
+    .strictObject({ dir: text().min(1).optional(), baseUrl: text().pipe(z.url()).optional() })
+    .optional(),
   heartbeatSeconds: z.int().positive().max(3600).optional(),
   sessionTtlSeconds: sessionTtl.optional(),
   classes: z.array(classSchema.strict()).optional(),

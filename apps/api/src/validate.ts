@@ -1,3 +1,4 @@
+import { CONTROL_MESSAGE, hasControl, hasLoneSurrogate, SURROGATE_MESSAGE } from "@llmgw/domain";
 import type { MiddlewareHandler } from "hono";
 import { validator } from "hono/validator";
 import type { z } from "zod";
@@ -78,4 +79,30 @@ export function strayKeys(input: unknown, output: unknown): Record<string, strin
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Path segments under the API, checked by the rule every body's text is: a name holding a control
+ * character (NUL included) or a lone surrogate is a 400 before any route looks it up, so no
+ * lookup that reaches the store can be refused there (PostgreSQL refuses NUL in text: a 500).
+ */
+export function textPath(): MiddlewareHandler {
+  return async (c, next) => {
+    const segments = new URL(c.req.url).pathname.split("/").map(decodedSegment);
+    const bad = segments.find((s) => hasControl(s) || hasLoneSurrogate(s));
+    if (bad !== undefined) {
+      const problem = hasControl(bad) ? CONTROL_MESSAGE : SURROGATE_MESSAGE;
+      throw badRequest(`the path is not valid: a name in it ${problem}`, { path: problem });
+    }
+    await next();
+  };
+}
+
+/** As the router decodes a segment: one that is not valid percent-encoding is taken as it is. */
+function decodedSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }

@@ -107,7 +107,7 @@ describe("loadConfig", () => {
 
   it("refuses two declared models sharing a name or alias, and a class the file does not define", async () => {
     const model = (name: string, extra = "") =>
-      `  - { name: ${name}, source: s, contextLength: 1, scaling: { min: 0, max: 0 }, profiles: [{ name: cpu, engine: llamacpp }]${extra} }`;
+      `  - { name: ${name}, source: "http://mirror.example/${name}.gguf", contextLength: 1, scaling: { min: 0, max: 0 }, profiles: [{ name: cpu, engine: llamacpp }]${extra} }`;
     const twice = await configFile(["models:", model("a", ", aliases: [b]"), model("b")].join("\n"));
     const classless = await configFile(["models:", model("a", ", class: platinum")].join("\n"));
 

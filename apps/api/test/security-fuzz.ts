@@ -2,11 +2,12 @@ import fc from "fast-check";
 import { newToken } from "../src/auth/secrets";
 import type { Role } from "../src/config";
 import { heartbeat, modelInput } from "./factories";
-import { longText, WRONG } from "./security-fuzz-values";
+import { HOSTILE_TEXT, longText, WRONG } from "./security-fuzz-values";
 import { bearer, type Endpoint, SECRETS } from "./security-kit";
 
 // Bad requests, generated: broken bodies (every field's wrong values, stray keys at any depth,
-// malformed or oversized JSON, the wrong media type), hostile path segments and query strings,
+// control characters and lone surrogates in any string, malformed or oversized JSON, the wrong
+// media type), hostile path segments and query strings,
 // hostile headers, absurd heartbeats and random methods on random paths. Every change-making
 // request carries at least one thing the server must refuse, so after any number of them the
 // store must be exactly as it was. Shared by security.fuzz.test.ts and scripts/fuzz.ts.
@@ -58,6 +59,11 @@ export const segment = fc
       "__proto__",
       "constructor",
       "%F0%9F%92%A9",
+      "a%00b",
+      "%1B%5B2J",
+      "%C2%9B31m",
+      "%ED%A0%80",
+      "%7F",
       "NaN",
       "-1",
       "1e999",
@@ -99,6 +105,17 @@ function objectPaths(value: unknown, path: string[] = []): string[][] {
   return [...here, ...Object.entries(value).flatMap(([k, v]) => objectPaths(v, [...path, k]))];
 }
 
+/** The strings inside a body, as key paths: where a control character or lone surrogate can go. */
+function stringPaths(value: unknown, path: string[] = []): string[][] {
+  if (typeof value === "string") return [path];
+  if (typeof value !== "object" || value === null) return [];
+  return Object.entries(value).flatMap(([k, v]) => stringPaths(v, [...path, k]));
+}
+
+function valueAt(body: unknown, path: readonly string[]): unknown {
+  return path.reduce<unknown>((at, key) => (at as Record<string, unknown>)[key], body);
+}
+
 /** One or more breakers applied to a valid body: the result is refused, whatever else it holds. */
 function brokenBody(key: string): fc.Arbitrary<{ body: string; contentType: string; why: string }> {
   const base = validBody(key) ?? {};
@@ -113,7 +130,20 @@ function brokenBody(key: string): fc.Arbitrary<{ body: string; contentType: stri
     body: setAt(base, [...at, k], v),
     why: `stray ${[...at, k].join(".")}`,
   }));
-  const asJson = fc.oneof(fieldBreak, strayBreak).map(({ body, why }) => ({
+  // SPEC §4: no string field takes a control character or a lone surrogate, wherever it sits.
+  const texts = stringPaths(base);
+  const textBreak = fc
+    .tuple(fc.constantFrom(...(texts.length > 0 ? texts : [[]])), fc.constantFrom(...HOSTILE_TEXT), fc.nat())
+    .map(([at, bad, n]) => {
+      const text = String(valueAt(base, at));
+      const i = n % (text.length + 1);
+      return {
+        body: setAt(base, at, `${text.slice(0, i)}${bad}${text.slice(i)}`),
+        why: `text ${at.join(".")}`,
+      };
+    });
+  const breaks = texts.length > 0 ? [fieldBreak, strayBreak, textBreak] : [fieldBreak, strayBreak];
+  const asJson = fc.oneof(...breaks).map(({ body, why }) => ({
     body: JSON.stringify(body),
     contentType: "application/json",
     why,

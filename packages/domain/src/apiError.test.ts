@@ -13,6 +13,14 @@ describe("refusalOf", () => {
     });
   });
 
+  it("keeps fields named like Object's built-ins as fields", () => {
+    const text =
+      '{"error":{"code":"bad_request","message":"no","fields":{"__proto__":"not a field of this request","constructor":"x"}}}';
+    const { fields } = refusalOf(400, text);
+    expect(Object.keys(fields)).toEqual(["__proto__", "constructor"]);
+    expect(Object.getPrototypeOf(fields)).toBe(Object.prototype);
+  });
+
   it("gives a message for anything else a proxy may answer", () => {
     expect(refusalOf(502, "<html>bad gateway</html>")).toEqual({
       status: 502,

@@ -17,11 +17,13 @@ export type Refusal = {
 export function refusalOf(status: number, text: string): Refusal {
   const body = parsed(text);
   const error = isRecord(body) && isRecord(body.error) ? body.error : null;
-  const fields: Record<string, string> = {};
-  if (error && isRecord(error.fields)) {
-    for (const [key, value] of Object.entries(error.fields))
-      if (typeof value === "string") fields[key] = value;
-  }
+  // fromEntries defines own keys: a field the server names `__proto__` (a stray key it refused) is
+  // kept, where assigning it would have set the object's prototype instead.
+  const fields: Record<string, string> = Object.fromEntries(
+    Object.entries(isRecord(error?.fields) ? error.fields : {}).filter(
+      (entry): entry is [string, string] => typeof entry[1] === "string",
+    ),
+  );
   return {
     status,
     code: typeof error?.code === "string" ? error.code : null,

@@ -29,6 +29,18 @@ describe("victimsByClass", () => {
     });
   });
 
+  it.each(["constructor", "toString", "__proto__"])("counts a class called %s like any other", (name) => {
+    const classes = [...makeClasses(), { name, rank: 50, description: "" }];
+    const low = makeModel({ class: name });
+    const node = makeNode({ memoryGB: 16, cpuCount: 64 });
+    const held = makeReplica({ model: low.name, node: node.name, memoryGB: 16, cpuCores: 1 });
+    const fleet = indexFleet({ nodes: [node], replicas: [held], models: [critical, low], classes });
+
+    const room = headroom(critical, fleet, []);
+
+    expect(Object.entries(room.victimsByClass)).toEqual([[name, 1]]);
+  });
+
   it("among equals, evicts the newest", () => {
     const node = makeNode({ memoryGB: 32, cpuCount: 64 });
     const first = makeReplica({ model: batch.name, node: node.name, memoryGB: 16, cpuCores: 1 });

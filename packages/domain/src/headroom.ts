@@ -183,12 +183,16 @@ function headroomOf(index: FleetIndex, model: Model, shape: Shape, quota: Quota 
   return result;
 }
 
+/**
+ * Counted in a Map: class names are the configuration's words, and one called `constructor` or
+ * `toString` must not start from Object's built-in of that name (nor `__proto__` vanish).
+ */
 function victimsByClass(index: FleetIndex, shape: Shape, places: number): Record<string, number> {
-  const counts: Record<string, number> = {};
+  const counts = new Map<string, number>();
   preemptionVictims(index, shape.need, shape.rankSlot, places, fitsOf(index, shape), (v) => {
-    counts[v.className] = (counts[v.className] ?? 0) + 1;
+    counts.set(v.className, (counts.get(v.className) ?? 0) + 1);
   });
-  return counts;
+  return Object.fromEntries(counts);
 }
 
 /** Each node's counts for one shape (0 where the placement rules it out), for lines and victims. */

@@ -16,3 +16,4 @@ export * from "./scheduleApply";
 export * from "./schemas";
 export * from "./serveForm";
 export * from "./servePlan";
+export * from "./text";

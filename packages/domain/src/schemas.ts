@@ -1,20 +1,57 @@
 import { z } from "zod";
+import { text, textMap } from "./text";
 
-// The contract of SPEC §1–§3. JSON field names here are what clients rely on.
+// The contract of SPEC §1–§3. JSON field names here are what clients rely on. Every string a
+// client sends is `text()`: no control characters, no lone surrogates (SPEC §4).
 
 const count = z.int().min(0);
 const limit = z.int().min(0).nullable();
 
 export const NAME_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
-export const modelName = z.string().regex(NAME_PATTERN, "1–64 characters of letters, digits and . _ : -");
+export const modelName = text().regex(NAME_PATTERN, "1–64 characters of letters, digits and . _ : -");
+/** SPEC §4: a node's name follows the model-name rule (it is a path segment and a table cell). */
+export const nodeName = modelName;
 
-export const engineName = z.string().min(1).max(64);
+/** What the agent finds on PATH and a profile names: a word, never a flag or a path. */
+export const ENGINE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+export const engineName = text().regex(
+  ENGINE_PATTERN,
+  "1–64 characters of letters, digits and . _ -, starting with a letter or digit",
+);
+export const MAX_ENGINES = 32;
+
+/** SPEC §4: labels (and the selectors that match them) are at most 64, keys 63 and values 255 characters. */
+export const MAX_LABELS = 64;
+export const labelKey = text().min(1, "must not be empty").max(63, "must be at most 63 characters");
+export const labelValue = text().max(255, "must be at most 255 characters");
+export const labelsSchema = textMap({ max: MAX_LABELS, what: "labels" }, labelKey, labelValue);
+
+/** SPEC §4: where weights come from is a mirror URL or an http(s) URL, never a path or a flag. */
+export const sourceSchema = text()
+  .min(1, "a model needs a source")
+  .max(2048)
+  .refine(isHttpUrl, "must be an http(s) URL, such as the mirror's");
+
+function isHttpUrl(source: string): boolean {
+  if (!/^https?:\/\//i.test(source)) return false;
+  try {
+    return new URL(source).hostname !== "";
+  } catch {
+    return false;
+  }
+}
+
+/** An owner: a team or person, `""` for none. */
+const ownerName = text().max(64);
+const className = text().min(1).max(64);
+/** Prose an operator writes: it may keep its line breaks. */
+const description = text({ multiline: true });
 export type Engine = "llamacpp" | "vllm";
 
 export const classSchema = z.object({
-  name: z.string().min(1).max(64),
+  name: className,
   rank: z.int(),
-  description: z.string().default(""),
+  description: description.max(2000).default(""),
 });
 export type Class = z.infer<typeof classSchema>;
 
@@ -24,7 +61,7 @@ export const quotaLimitsSchema = z.strictObject({
   gpus: limit,
   replicas: limit,
 });
-export const quotaSchema = quotaLimitsSchema.extend({ owner: z.string().max(64) });
+export const quotaSchema = quotaLimitsSchema.extend({ owner: ownerName });
 export type Quota = z.infer<typeof quotaSchema>;
 
 export const resourcesSchema = z.object({ memoryGB: count, cpuCores: count, gpus: count });
@@ -34,15 +71,15 @@ export const quotaUsageSchema = quotaSchema.extend({ used: resourcesSchema.exten
 export type QuotaUsage = z.infer<typeof quotaUsageSchema>;
 
 export const profileSchema = z.object({
-  name: z.string().min(1).max(64),
+  name: text().min(1).max(64),
   engine: engineName,
   weight: z.number().min(0).default(1),
   priority: z.int().default(100),
-  args: z.array(z.string()).default([]),
+  args: z.array(text().max(4096)).max(256, "at most 256 args").default([]),
   minMemoryGB: count.default(0),
   cpuCores: count.default(0),
   gpus: count.default(0),
-  nodeSelector: z.record(z.string(), z.string()).default({}),
+  nodeSelector: textMap({ max: MAX_LABELS, what: "labels to select" }, labelKey, labelValue).default({}),
 });
 export type Profile = z.infer<typeof profileSchema>;
 
@@ -60,14 +97,14 @@ export const routingProfileSchema = z.enum(["chat", "completion", "embedding"]);
 /** What a client sends to add a model (`POST /models`, the wizard's submit, a declared model). */
 export const modelInputSchema = z.strictObject({
   name: modelName,
-  description: z.string().max(2000).default(""),
-  source: z.string().min(1, "a model needs a source").max(2048),
+  description: description.max(2000).default(""),
+  source: sourceSchema,
   aliases: z.array(modelName).max(32).default([]),
   contextLength: z.int().positive(),
   maxOutput: z.int().min(0).nullable().default(null),
   routingProfile: routingProfileSchema.default("chat"),
-  class: z.string().min(1).max(64).default("standard"),
-  owner: z.string().max(64).default(""),
+  class: className.default("standard"),
+  owner: ownerName.default(""),
   scaling: scalingSchema,
   profiles: z.array(profileSchema).min(1, "a model needs at least one profile"),
 });
@@ -84,15 +121,15 @@ export type Model = z.infer<typeof modelSchema>;
 
 export const nodeStateSchema = z.enum(["ready", "draining", "down"]);
 export const nodeFactsSchema = z.strictObject({
-  name: z.string().min(1).max(128),
+  name: nodeName,
   memoryGB: z.number().min(0).max(1_000_000),
   cpuCount: count.max(100_000),
   gpuTotal: count.max(1024).default(0),
   gpuMemoryGB: z.number().min(0).max(1_000_000).default(0),
-  engines: z.array(engineName).max(32).default([]),
-  labels: z.record(z.string().max(128), z.string().max(256)).default({}),
+  engines: z.array(engineName).max(MAX_ENGINES, `at most ${MAX_ENGINES} engines`).default([]),
+  labels: labelsSchema.default({}),
   freeMemoryGB: z.number().min(0).max(1_000_000).nullable().default(null),
-  agentVersion: z.string().max(64).default(""),
+  agentVersion: text().max(64).default(""),
 });
 export const nodeSchema = nodeFactsSchema.extend({
   state: nodeStateSchema,
@@ -126,10 +163,10 @@ export const replicaSchema = z.object({
 export type Replica = z.infer<typeof replicaSchema>;
 
 export const heartbeatReplicaSchema = z.strictObject({
-  id: z.string().min(1).max(128),
-  model: z.string().min(1).max(128),
+  id: text().min(1).max(128),
+  model: text().min(1).max(128),
   state: replicaStateSchema,
-  profile: z.string().max(64).optional(),
+  profile: text().max(64).optional(),
   memoryGB: count.max(1_000_000).optional(),
   cpuCores: count.max(100_000).optional(),
   gpus: count.max(1024).optional(),
@@ -137,9 +174,14 @@ export const heartbeatReplicaSchema = z.strictObject({
   /** Why the agent could not start it (a refused arg, a source it will not fetch), or what it waits on. */
   reason: z.string().max(500).optional(),
 });
+/** SPEC §4: what one agent may report at once. */
+export const MAX_HEARTBEAT_REPLICAS = 256;
 export const heartbeatSchema = z.strictObject({
   node: nodeFactsSchema,
-  replicas: z.array(heartbeatReplicaSchema).max(10_000).default([]),
+  replicas: z
+    .array(heartbeatReplicaSchema)
+    .max(MAX_HEARTBEAT_REPLICAS, `at most ${MAX_HEARTBEAT_REPLICAS} replicas per heartbeat`)
+    .default([]),
 });
 export type Heartbeat = z.input<typeof heartbeatSchema>;
 
@@ -240,16 +282,16 @@ export type Headroom = z.infer<typeof headroomSchema>;
 
 /** SPEC §2.7: the card's fields, as a JSON merge patch. Unknown fields are refused. */
 export const modelPatchSchema = z.strictObject({
-  class: z.string().min(1).max(64).optional(),
-  owner: z.string().max(64).optional(),
-  profile: z.string().min(1).max(64).optional(),
+  class: className.optional(),
+  owner: ownerName.optional(),
+  profile: text().min(1).max(64).optional(),
   memoryGB: count.max(1_000_000).optional(),
   cpuCores: count.max(100_000).optional(),
   gpus: count.max(1024).optional(),
   mode: modeSchema.optional(),
   replicas: count.max(10_000).optional(),
   idleTimeoutSeconds: count.optional(),
-  description: z.string().max(2000).optional(),
+  description: description.max(2000).optional(),
   aliases: z.array(modelName).max(32).optional(),
   contextLength: z.int().positive().optional(),
   maxOutput: z.int().min(0).nullable().optional(),

@@ -1,6 +1,14 @@
 import { z } from "zod";
 import { scalingFor } from "./runModes";
-import { DEFAULT_CTX_POOL, type ModelInput, modelInputSchema, modeSchema, type ServePlan } from "./schemas";
+import {
+  DEFAULT_CTX_POOL,
+  labelKey,
+  labelValue,
+  type ModelInput,
+  modelInputSchema,
+  modeSchema,
+  type ServePlan,
+} from "./schemas";
 
 /**
  * The serve wizard's form (SPEC §6): what nobody can infer from the mirror, plus the plan's
@@ -18,7 +26,10 @@ export const serveFormSchema = modelInputSchema
     cpuCores: z.int().min(0).max(100_000),
     /** What keeps a large model off the small nodes: one label the nodes must carry. */
     nodeSelector: z
-      .strictObject({ key: z.string().trim().min(1).max(128), value: z.string().trim().min(1).max(256) })
+      .strictObject({
+        key: z.string().trim().pipe(labelKey),
+        value: z.string().trim().pipe(labelValue.min(1, "a label needs a value")),
+      })
       .optional(),
   });
 export type ServeFormInput = z.input<typeof serveFormSchema>;

@@ -1,3 +1,4 @@
+import { text } from "@llmgw/domain";
 import { z } from "zod";
 import { onlyAgentsHaveNodes, type Role, roleSchema, tokenNameSchema, tokenNodeSchema } from "../config";
 import type { Principal } from "./principal";
@@ -11,7 +12,7 @@ export type TokenCreate = z.infer<typeof tokenCreateSchema>;
 
 /** `POST /session`: the token pasted into the sign-in page. */
 export const signInSchema = z.strictObject({
-  token: z.string().min(1, "paste a token").max(MAX_SECRET_LENGTH, "longer than any llmgw token"),
+  token: text().min(1, "paste a token").max(MAX_SECRET_LENGTH, "longer than any llmgw token"),
 });
 
 /** A token as `GET /tokens` shows it: never its secret, never its hash. */

@@ -1,3 +1,4 @@
+import { text } from "@llmgw/domain";
 import { Hono } from "hono";
 import { z } from "zod";
 import type { Deps } from "../deps";
@@ -5,7 +6,7 @@ import type { AppEnv } from "../env";
 import { queryOf } from "../validate";
 
 const auditQuery = z.strictObject({
-  model: z.string().min(1).max(128).optional(),
+  model: text().min(1).max(128).optional(),
   limit: z.coerce.number().int().min(1).max(1000).optional(),
 });
 

@@ -7,6 +7,7 @@ import { headroomCommands } from "./headroom";
 import { mirrorCommands } from "./mirror";
 import { modelCommands } from "./models";
 import { quotaCommands } from "./quotas";
+import { printable } from "./table";
 import { tokenCommands } from "./tokens";
 
 export { CtlError } from "./client";
@@ -59,9 +60,10 @@ export async function runCtl(args: readonly string[], io: CtlIo): Promise<number
     return await dispatch([...args], io);
   } catch (err) {
     if (!(err instanceof CtlError)) throw err;
-    const details = err.details.map((line) => `  ${line}\n`).join("");
+    // A refusal quotes the server, which quotes what it was sent: shown, never obeyed.
+    const details = err.details.map((line) => `  ${printable(line)}\n`).join("");
     const hint = err.exitCode === 2 ? "(llmgw ctl --help lists the commands)\n" : "";
-    io.stderr.write(`llmgw ctl: ${err.message}\n${details}${hint}`);
+    io.stderr.write(`llmgw ctl: ${printable(err.message)}\n${details}${hint}`);
     return err.exitCode;
   }
 }

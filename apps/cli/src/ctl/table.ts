@@ -1,7 +1,10 @@
+import { isControl } from "@llmgw/domain";
+
 /**
  * Plain-text tables for a terminal: columns as wide as their widest cell, two spaces apart,
  * numbers right-aligned so their digits line up, no trailing spaces. Headers are bold only when
- * the output is a terminal (and NO_COLOR is unset), so a pipe or a file gets plain text.
+ * the output is a terminal (and NO_COLOR is unset), so a pipe or a file gets plain text. Every
+ * cell is `printable`: what the server says is shown, never obeyed.
  */
 
 export type Column = { header: string; align?: "left" | "right" };
@@ -17,7 +20,8 @@ export function table(
   rows: readonly (readonly string[])[],
   style = PLAIN,
 ): string {
-  const widths = columns.map((c, i) => Math.max(width(c.header), ...rows.map((r) => width(r[i] ?? ""))));
+  const shown = rows.map((r) => r.map(printable));
+  const widths = columns.map((c, i) => Math.max(width(c.header), ...shown.map((r) => width(r[i] ?? ""))));
   const line = (cells: readonly string[]) =>
     columns
       .map((c, i) => {
@@ -28,13 +32,14 @@ export function table(
       .join(GAP)
       .trimEnd();
   const header = line(columns.map((c) => c.header));
-  return `${[style.bold ? bold(header) : header, ...rows.map(line)].join("\n")}\n`;
+  return `${[style.bold ? bold(header) : header, ...shown.map(line)].join("\n")}\n`;
 }
 
 /** A record as aligned `key  value` lines (the `model show` and `headroom NAME` layout). */
 export function keyValues(pairs: readonly (readonly [string, string])[], style = PLAIN): string {
-  const keyWidth = Math.max(0, ...pairs.map(([k]) => width(k)));
-  return pairs
+  const shown = pairs.map(([k, v]) => [printable(k), printable(v)] as const);
+  const keyWidth = Math.max(0, ...shown.map(([k]) => width(k)));
+  return shown
     .map(([k, v]) => {
       const key = k.padEnd(keyWidth);
       return `${style.bold ? bold(key) : key}${GAP}${v}`.trimEnd();
@@ -42,6 +47,29 @@ export function keyValues(pairs: readonly (readonly [string, string])[], style =
     .join("\n")
     .concat("\n");
 }
+
+/**
+ * Text from the server as a terminal shows it and never obeys it: a node name or label with an
+ * escape sequence must not recolour, move the cursor, retitle the window or hide what follows.
+ * Line breaks and tabs become spaces (a cell stays on its line); every other control character,
+ * C0, DEL and C1 (ESC and CSI among them), is written out as `\x1b`; a lone surrogate as U+FFFD.
+ */
+export function printable(text: string): string {
+  let out = "";
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 0x09 || code === 0x0a || code === 0x0d) out += " ";
+    else if (isControl(code)) out += `\\x${code.toString(16).padStart(2, "0")}`;
+    else if (code < 0xd800 || code > 0xdfff) out += text.charAt(i);
+    else if (code <= 0xdbff && isLow(text.charCodeAt(i + 1))) {
+      out += text.slice(i, i + 2);
+      i++;
+    } else out += "\ufffd";
+  }
+  return out;
+}
+
+const isLow = (code: number) => code >= 0xdc00 && code <= 0xdfff;
 
 // Display width: counts code points, so "—" or "é" take one column as they do on screen.
 function width(text: string): number {
