@@ -161,6 +161,8 @@ function generateFleet(seed: number) {
       measuredMemoryGB: null,
       startedAt: new Date(at + Math.floor(rand() * 86_400_000)).toISOString(),
       reason: null,
+      endpoint: null,
+      progress: null,
     });
   }
 
@@ -293,6 +295,8 @@ export async function run(only: RegExp | null): Promise<Row[]> {
             measuredMemoryGB: null,
             startedAt: new Date(at0).toISOString(),
             reason: null,
+            endpoint: null,
+            progress: null,
           });
         }
     });

@@ -201,7 +201,9 @@ function checkConsistency(file: string, cfg: ConfigFile): ConfigFile {
       throw new ConfigError(`${file}: tokens[${i}].sha256: the same token as tokens[${sameHash}]`);
     const sameNode = token.node === undefined ? undefined : tokenNodes.get(token.node);
     if (sameNode !== undefined)
-      throw new ConfigError(`${file}: tokens[${i}].node: "${token.node}" is already tokens[${sameNode}]'s node`);
+      throw new ConfigError(
+        `${file}: tokens[${i}].node: "${token.node}" is already tokens[${sameNode}]'s node`,
+      );
     tokenNames.set(token.name, i);
     tokenHashes.set(token.sha256, i);
     if (token.node !== undefined) tokenNodes.set(token.node, i);

@@ -273,6 +273,8 @@ export class Planner {
       measuredMemoryGB: null,
       startedAt: this.#at,
       reason: null,
+      endpoint: null,
+      progress: null,
     };
     this.#changes.add(record);
     return record;

@@ -32,6 +32,19 @@ export const sourceSchema = text()
   .max(2048)
   .refine(isHttpUrl, "must be an http(s) URL, such as the mirror's");
 
+/** An engine's base URL: http(s), a host, and nothing after it but an optional "/". */
+function isEndpoint(endpoint: string): boolean {
+  if (!isHttpUrl(endpoint)) return false;
+  const url = new URL(endpoint);
+  return (
+    (url.pathname === "/" || url.pathname === "") &&
+    url.search === "" &&
+    url.hash === "" &&
+    url.username === "" &&
+    url.password === ""
+  );
+}
+
 function isHttpUrl(source: string): boolean {
   if (!/^https?:\/\//i.test(source)) return false;
   try {
@@ -138,6 +151,12 @@ export const nodeSchema = nodeFactsSchema.extend({
 export type Node = z.infer<typeof nodeSchema>;
 
 export const replicaStateSchema = z.enum(["pending", "starting", "ready", "stopping", "failed"]);
+export const replicaProgressSchema = z.strictObject({
+  phase: z.enum(["download", "load"]),
+  bytesDone: count.max(Number.MAX_SAFE_INTEGER),
+  bytesTotal: count.max(Number.MAX_SAFE_INTEGER).nullable(),
+});
+export type ReplicaProgress = z.infer<typeof replicaProgressSchema>;
 export type ReplicaState = z.infer<typeof replicaStateSchema>;
 export const replicaSchema = z.object({
   id: z.string().min(1).max(128),
@@ -151,8 +170,12 @@ export const replicaSchema = z.object({
   gpus: count,
   measuredMemoryGB: z.number().nullable(),
   startedAt: z.string(),
-  /** Why a pending replica has no node, in numbers. */
+  /** Why a pending replica has no node, in numbers; or what its agent says stops or holds it. */
   reason: z.string().nullable().default(null),
+  /** The engine's base URL as its agent reports it once the engine listens (SPEC §1): where requests go. */
+  endpoint: z.string().nullable().default(null),
+  /** While starting: how far its download or load is (SPEC §8.3). */
+  progress: replicaProgressSchema.nullable().default(null),
   /**
    * An agent's own replica of a catalogue model, one the scheduler did not place on its node
    * (SPEC §4): it holds what it reports and is never the model's, never desired, never routed to.
@@ -172,7 +195,13 @@ export const heartbeatReplicaSchema = z.strictObject({
   gpus: count.max(1024).optional(),
   measuredMemoryGB: z.number().min(0).max(1_000_000).optional(),
   /** Why the agent could not start it (a refused arg, a source it will not fetch), or what it waits on. */
-  reason: z.string().max(500).optional(),
+  reason: text().max(500).optional(),
+  /** Where the engine answers, once it listens: an http(s) base URL, no path (SPEC §1, §8.6). */
+  endpoint: text()
+    .max(2048)
+    .refine(isEndpoint, "must be an http(s) base URL such as http://10.0.0.7:41234")
+    .optional(),
+  progress: replicaProgressSchema.optional(),
 });
 /** SPEC §4: what one agent may report at once. */
 export const MAX_HEARTBEAT_REPLICAS = 256;
@@ -339,6 +368,7 @@ export const errorCodeSchema = z.enum([
   "conflict",
   "name_taken",
   "replica_conflict",
+  "model_not_allowed",
   "quota_exceeded",
   "declared_in_config",
   "precondition_required",
@@ -367,7 +397,26 @@ export const eventTypeSchema = z.enum([
   "replica.changed",
   "mirror.changed",
   "quota.changed",
+  "model.traffic",
 ]);
+
+/**
+ * What one process's gateway did for a model in the last second (SPEC §7.7), sent every second
+ * the model has traffic. Not stored: a browser that reconnects gets the next one.
+ */
+export const modelTrafficSchema = z.object({
+  model: z.string(),
+  requestsPerSecond: z.number().min(0),
+  inFlight: count,
+  queued: count,
+  /** How long the longest-waiting queued request has waited, in seconds (null when none waits). */
+  waitingSeconds: z.number().min(0).nullable(),
+  /** True while the model has no ready replica and requests wait for one (a wake or a restart). */
+  waking: z.boolean(),
+  firstByteP50Ms: z.number().min(0).nullable(),
+  tokensPerSecond: z.number().min(0),
+});
+export type ModelTraffic = z.infer<typeof modelTrafficSchema>;
 export type EventType = z.infer<typeof eventTypeSchema>;
 
 /** Resources held per class: one row per class, plus "unmanaged" for replicas of unknown models. */

@@ -98,6 +98,13 @@ function fromReport(
     measuredMemoryGB: known && close(known.measuredMemoryGB, measured) ? known.measuredMemoryGB : measured,
     startedAt: known?.startedAt ?? now,
     reason: stopping ? (known?.reason ?? null) : (reported.reason ?? null),
+    // Where requests go: only while the agent says the engine answers there, and never for an
+    // unmanaged replica (never routed to). Progress only while it starts.
+    endpoint:
+      !unmanaged && reported.state === "ready" && !stopping
+        ? (reported.endpoint?.replace(/\/$/, "") ?? null)
+        : null,
+    progress: reported.state === "starting" ? (reported.progress ?? null) : null,
     ...(unmanaged ? { unmanaged: true } : {}),
   };
 }

@@ -96,6 +96,8 @@ export function makeReplica(overrides: Partial<Replica> = {}): Replica {
     measuredMemoryGB: null,
     startedAt: nextTime(),
     reason: null,
+    endpoint: null,
+    progress: null,
     ...overrides,
   };
 }
