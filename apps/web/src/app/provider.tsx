@@ -10,6 +10,7 @@ import { checkSession } from "../features/session/api/session";
 import { ApiFailure } from "../lib/api";
 import { live } from "../lib/live";
 import { sessionState, useSession } from "../lib/session";
+import { followTraffic, traffic } from "../lib/traffic";
 
 function createQueryClient(): QueryClient {
   return new QueryClient({
@@ -47,6 +48,7 @@ export function AppProvider({ children }: { children: ReactNode }) {
       subscribeMirror(client, live),
       subscribeQuotas(client, live),
       subscribeAudit(client, live),
+      followTraffic(traffic, live),
       // Back from offline: the replay should cover the gap, but a refetch makes sure.
       live.onResync(() => void client.invalidateQueries()),
       live.subscribeStatus(() => {

@@ -1,4 +1,4 @@
-import type { MirrorEntry, ModelView, NodeView, QuotaUsage, Replica } from "@llmgw/domain";
+import type { MirrorEntry, ModelTraffic, ModelView, NodeView, QuotaUsage, Replica } from "@llmgw/domain";
 import { useSyncExternalStore } from "react";
 import { API_BASE } from "./api";
 
@@ -20,6 +20,8 @@ export type LiveEvents = {
   "replica.changed": Replica & { removed?: boolean };
   "mirror.changed": MirrorEntry | { model: string; version: string; removed: true };
   "quota.changed": QuotaUsage;
+  /** Every second a model has traffic through the gateway; no event id, not replayed (SPEC §7.7). */
+  "model.traffic": ModelTraffic;
 };
 export type LiveEventType = keyof LiveEvents;
 const EVENT_TYPES: LiveEventType[] = [
@@ -30,6 +32,7 @@ const EVENT_TYPES: LiveEventType[] = [
   "replica.changed",
   "mirror.changed",
   "quota.changed",
+  "model.traffic",
 ];
 
 export type LiveStatus = "connecting" | "online" | "offline";

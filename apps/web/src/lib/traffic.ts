@@ -1,0 +1,168 @@
+import type { ModelTraffic } from "@llmgw/domain";
+import { useCallback, useSyncExternalStore } from "react";
+import type { LiveStream } from "./live";
+
+/**
+ * The gateway's live traffic per model, for the cards' charts: the last few minutes of requests/s
+ * at one-second resolution, and the latest numbers (in flight, queued, first byte).
+ *
+ * Kept here rather than in the query cache: it is not the server's state (the server stores none
+ * of it and a reconnect replays none), it changes every second for every busy model, and each card
+ * subscribes to its own model only, so one event renders one card whatever the list around it.
+ *
+ * Time is the browser's, in whole seconds. The server sends an event every second a model has
+ * traffic, so a second without one counts 0 req/s. Its ticks and ours drift: two events landing in
+ * one of our seconds right after a second with none are one late tick, not a burst and a gap, and
+ * the earlier of the two fills the gap.
+ */
+
+/** How many seconds a card's chart covers. */
+export const TRAFFIC_WINDOW_SECONDS = 300;
+/** Without an event for this long, nothing is in flight or queued any more (the server sends every second). */
+export const TRAFFIC_STALE_MS = 2500;
+
+export type TrafficSnapshot = {
+  model: string;
+  /** The second (Unix time) of `perSecond[0]`; the last entry is the newest second. */
+  from: number;
+  /** Requests per second, oldest first, TRAFFIC_WINDOW_SECONDS of them; 0 for a second with no event. */
+  perSecond: readonly number[];
+  /** The latest event while the model has traffic; null once it has been quiet TRAFFIC_STALE_MS. */
+  current: ModelTraffic | null;
+};
+
+type Entry = {
+  snapshot: TrafficSnapshot;
+  /** Which of `perSecond` had an event (a drifted tick may fill one that had none). */
+  heard: readonly boolean[];
+  lastEventAt: number;
+};
+
+export class TrafficStore {
+  readonly #entries = new Map<string, Entry>();
+  readonly #listeners = new Map<string, Set<() => void>>();
+  #timer: ReturnType<typeof setInterval> | null = null;
+
+  constructor(private readonly clock: () => number = Date.now) {}
+
+  /** The model's traffic, or null when it has had none in the window. Same object until it changes. */
+  get(model: string): TrafficSnapshot | null {
+    return this.#entries.get(model)?.snapshot ?? null;
+  }
+
+  subscribe(model: string, listener: () => void): () => void {
+    let set = this.#listeners.get(model);
+    if (!set) {
+      set = new Set();
+      this.#listeners.set(model, set);
+    }
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0) this.#listeners.delete(model);
+    };
+  }
+
+  /** One `model.traffic` event, as it arrives. */
+  record(event: ModelTraffic): void {
+    const now = this.clock();
+    const second = Math.floor(now / 1000);
+    const held = this.#entries.get(event.model);
+    const { perSecond, heard, from } = advance(held ?? emptyEntry(event.model, second), second);
+    const last = perSecond.length - 1;
+    if (heard[last] && !heard[last - 1]) {
+      perSecond[last - 1] = perSecond[last] ?? 0;
+      heard[last - 1] = true;
+    }
+    perSecond[perSecond.length - 1] = event.requestsPerSecond;
+    heard[heard.length - 1] = true;
+    this.#entries.set(event.model, {
+      snapshot: { model: event.model, from, perSecond, current: event },
+      heard,
+      lastEventAt: now,
+    });
+    this.#notify(event.model);
+    this.#startTicking();
+  }
+
+  /**
+   * Moves every model's window to the last whole second and ends stale numbers, so a chart keeps
+   * scrolling after traffic stops; a model quiet for the whole window is forgotten. A model that
+   * had its event this second is left alone: its event already rendered its card.
+   */
+  tick(): void {
+    const now = this.clock();
+    const closed = Math.floor(now / 1000) - 1;
+    for (const [model, entry] of this.#entries) {
+      const { snapshot } = entry;
+      const end = snapshot.from + snapshot.perSecond.length - 1;
+      const stale = snapshot.current !== null && now - entry.lastEventAt >= TRAFFIC_STALE_MS;
+      if (end >= closed && !stale) continue;
+      const { perSecond, heard, from } = advance(entry, Math.max(end, closed));
+      const current = stale ? null : snapshot.current;
+      if (current === null && perSecond.every((n) => n === 0)) {
+        this.#entries.delete(model);
+      } else {
+        this.#entries.set(model, { ...entry, snapshot: { model, from, perSecond, current }, heard });
+      }
+      this.#notify(model);
+    }
+    if (this.#entries.size === 0) this.stop();
+  }
+
+  /** Stops the once-a-second tick (it starts again with the next event). */
+  stop(): void {
+    if (this.#timer !== null) clearInterval(this.#timer);
+    this.#timer = null;
+  }
+
+  #startTicking(): void {
+    if (this.#timer === null) this.#timer = setInterval(() => this.tick(), 1000);
+  }
+
+  #notify(model: string): void {
+    for (const listener of this.#listeners.get(model) ?? []) listener();
+  }
+}
+
+function emptyEntry(model: string, second: number): Entry {
+  return {
+    snapshot: {
+      model,
+      from: second - TRAFFIC_WINDOW_SECONDS + 1,
+      perSecond: Array.from({ length: TRAFFIC_WINDOW_SECONDS }, () => 0),
+      current: null,
+    },
+    heard: Array.from({ length: TRAFFIC_WINDOW_SECONDS }, () => false),
+    lastEventAt: 0,
+  };
+}
+
+/** Copies of the entry's window moved on to end at `second`, the seconds in between counted as 0. */
+function advance(entry: Entry, second: number): { perSecond: number[]; heard: boolean[]; from: number } {
+  const { from, perSecond: held } = entry.snapshot;
+  const moved = Math.min(TRAFFIC_WINDOW_SECONDS, Math.max(0, second - (from + held.length - 1)));
+  return {
+    perSecond: [...held.slice(moved), ...Array.from({ length: moved }, () => 0)],
+    heard: [...entry.heard.slice(moved), ...Array.from({ length: moved }, () => false)],
+    from: Math.max(from, second - TRAFFIC_WINDOW_SECONDS + 1),
+  };
+}
+
+/** Feeds a store from the event stream. */
+export function followTraffic(store: TrafficStore, stream: LiveStream): () => void {
+  const off = stream.on("model.traffic", (event) => store.record(event));
+  return () => {
+    off();
+    store.stop();
+  };
+}
+
+/** The page's traffic, fed by the page's one stream (see app/provider). */
+export const traffic = new TrafficStore();
+
+/** One model's traffic; renders again only when that model's changes. */
+export function useModelTraffic(model: string, store: TrafficStore = traffic): TrafficSnapshot | null {
+  const subscribe = useCallback((listener: () => void) => store.subscribe(model, listener), [store, model]);
+  return useSyncExternalStore(subscribe, () => store.get(model));
+}
