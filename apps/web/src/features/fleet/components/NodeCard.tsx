@@ -1,4 +1,5 @@
 import type { Class, NodeView, Replica } from "@llmgw/domain";
+import { ProgressBar } from "../../../components/ReplicaProgress";
 import { StackedBar } from "../../../components/StackedBar";
 import { classTone, orderedUsage } from "../../../lib/classes";
 import { ago, gb } from "../../../lib/units";
@@ -97,12 +98,27 @@ export function NodeCard({ node, replicas, classes, now }: Props) {
           </summary>
           <ul className="plain-list">
             {replicas.map((r) => (
-              <li key={r.id}>
+              <li key={r.id} data-testid={`node-replica-${r.id}`}>
                 <strong>{r.model}</strong> <span className={`state state-${r.state}`}>{r.state}</span>{" "}
+                {r.unmanaged && (
+                  <span
+                    className="badge badge-unmanaged"
+                    data-testid="replica-unmanaged"
+                    title="Started by its agent, not placed by the scheduler: it holds what it reports and is never preempted or sent requests"
+                  >
+                    unmanaged
+                  </span>
+                )}{" "}
                 <span className="muted">
                   {gb(r.memoryGB)}, {r.cpuCores} cores{r.gpus > 0 ? `, ${r.gpus} GPUs` : ""}
                   {r.measuredMemoryGB !== null && ` · measured ${gb(r.measuredMemoryGB)}`}
                 </span>
+                {r.progress && <ProgressBar progress={r.progress} label={`${r.model} replica ${r.id}`} />}
+                {r.reason && (
+                  <span className="replica-reason" data-testid="replica-reason">
+                    {r.reason}
+                  </span>
+                )}
               </li>
             ))}
           </ul>

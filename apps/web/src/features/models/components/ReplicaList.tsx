@@ -1,4 +1,5 @@
 import type { Replica } from "@llmgw/domain";
+import { ProgressBar } from "../../../components/ReplicaProgress";
 import { TableScroll } from "../../../components/TableScroll";
 import { gb } from "../../../lib/units";
 
@@ -24,9 +25,15 @@ export function ReplicaList({ replicas }: { replicas: Replica[] }) {
             {replicas.map((r) => (
               <tr key={r.id} data-testid={`replica-${r.id}`}>
                 <td className="mono">{r.id}</td>
-                <td>{r.node ?? <span className="muted">{r.reason ?? "not placed"}</span>}</td>
+                <td>{r.node ?? <span className="muted">not placed</span>}</td>
                 <td>
                   <span className={`state state-${r.state}`}>{r.state}</span>
+                  {r.progress && <ProgressBar progress={r.progress} label={`Replica ${r.id}`} />}
+                  {r.reason && (
+                    <span className="replica-reason" data-testid="replica-reason">
+                      {r.reason}
+                    </span>
+                  )}
                 </td>
                 <td>{gb(r.memoryGB)}</td>
                 <td>{r.measuredMemoryGB === null ? "—" : gb(r.measuredMemoryGB)}</td>
