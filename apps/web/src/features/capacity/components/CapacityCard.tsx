@@ -1,5 +1,7 @@
 import { type Class, type Headroom, type ModelView, replicasOf } from "@llmgw/domain";
 import { memo } from "react";
+import { ReplicaActivity } from "../../../components/ReplicaProgress";
+import { TrafficPanel } from "../../../components/TrafficPanel";
 import { classTone } from "../../../lib/classes";
 import { Link } from "../../../lib/router";
 import { gb } from "../../../lib/units";
@@ -53,6 +55,8 @@ export const CapacityCard = memo(function CapacityCard({ model, headroom, classe
         <span data-testid="replicas-wanted">{wanted}</span> replicas{" "}
         {model.mode === "ondemand" ? "(on demand, at most)" : "running"}
       </p>
+      <ReplicaActivity replicas={model.replicas} />
+      <TrafficPanel model={model.name} />
       {headroom.limitedBy === "unknown-need" ? (
         <p className="notice notice-warn" data-testid="headroom-unknown">
           Headroom cannot be counted: this model asks for no memory, cores or GPUs.{" "}

@@ -1,6 +1,8 @@
 import type { Class, ConflictBody, ModelPatch, ModelView } from "@llmgw/domain";
 import { type FormEvent, memo, useState } from "react";
+import { ReplicaActivity } from "../../../components/ReplicaProgress";
 import { messageOf } from "../../../components/Status";
+import { TrafficPanel } from "../../../components/TrafficPanel";
 import { ApiFailure } from "../../../lib/api";
 import { Link } from "../../../lib/router";
 import { useMayCall, useWhoAmI } from "../../../lib/session";
@@ -185,6 +187,8 @@ export const ModelCard = memo(function ModelCard({ model, classes, highlighted =
           </div>
         )}
       </form>
+      <TrafficPanel model={model.name} />
+      <ReplicaActivity replicas={model.replicas} />
       <ReplicaList replicas={model.replicas} />
     </article>
   );

@@ -1,0 +1,92 @@
+import type { ModelTraffic } from "@llmgw/domain";
+import { lazy, Suspense } from "react";
+import { TRAFFIC_WINDOW_SECONDS, type TrafficSnapshot, useModelTraffic } from "../lib/traffic";
+import { millis, rate, waited } from "../lib/units";
+
+// The chart library loads with the first card that has traffic, not with the page.
+const RequestsChart = lazy(() => import("./RequestsChart"));
+
+const WINDOW_MINUTES = Math.round(TRAFFIC_WINDOW_SECONDS / 60);
+
+/** The chart's words, for screen readers: what a sighted operator reads off its shape. */
+export function trafficSummary({ perSecond }: TrafficSnapshot): string {
+  const now = perSecond[perSecond.length - 1] ?? 0;
+  const peak = Math.max(0, ...perSecond);
+  const average = perSecond.reduce((sum, n) => sum + n, 0) / Math.max(1, perSecond.length);
+  const peakAt = perSecond.length - 1 - perSecond.lastIndexOf(peak);
+  const when = peakAt < 60 ? `${peakAt} s ago` : `${Math.round(peakAt / 60)} min ago`;
+  return (
+    `Requests per second over the last ${WINDOW_MINUTES} minutes: ${rate(now)} now, ` +
+    `peak ${rate(peak)} ${peakAt === 0 ? "now" : when}, average ${rate(average)}.`
+  );
+}
+
+/** "waking: 3 requests waiting for 12 s" while the model has no ready replica and requests wait. */
+export function wakingText({ queued, waitingSeconds }: ModelTraffic): string {
+  const requests = `${queued} request${queued === 1 ? "" : "s"} waiting`;
+  return `waking: ${waitingSeconds === null ? requests : `${requests} for ${waited(waitingSeconds)}`}`;
+}
+
+/**
+ * One model's live traffic through the gateway: requests/s over the last minutes as a small
+ * chart, and what is in flight, queued and how fast the first byte comes. Subscribes to its own
+ * model only, so a traffic event renders this panel and nothing around it.
+ */
+export function TrafficPanel({ model }: { model: string }) {
+  const traffic = useModelTraffic(model);
+  if (traffic === null) {
+    return (
+      <p className="muted traffic-none" data-testid="traffic-none">
+        No traffic in the last {WINDOW_MINUTES} minutes
+      </p>
+    );
+  }
+  const { current, perSecond } = traffic;
+  const titleId = `traffic-title-${model}`;
+  return (
+    <section className="traffic" aria-labelledby={titleId} data-testid="traffic">
+      <h3 id={titleId} className="traffic-title">
+        Traffic <span className="muted">· requests/s, last {WINDOW_MINUTES} min</span>
+      </h3>
+      {current?.waking && (
+        <p className="notice notice-warn traffic-waking" data-testid="traffic-waking">
+          {wakingText(current)}
+        </p>
+      )}
+      <div
+        className="traffic-chart"
+        role="img"
+        aria-label={trafficSummary(traffic)}
+        data-testid="traffic-chart"
+      >
+        <Suspense fallback={null}>
+          <RequestsChart perSecond={perSecond} />
+        </Suspense>
+      </div>
+      <dl className="traffic-now">
+        <div>
+          <dt>Requests/s</dt>
+          <dd data-testid="traffic-rps">{rate(current?.requestsPerSecond ?? 0)}</dd>
+        </div>
+        <div>
+          <dt>In flight</dt>
+          <dd data-testid="traffic-in-flight">{current?.inFlight ?? 0}</dd>
+        </div>
+        <div>
+          <dt>Queued</dt>
+          <dd data-testid="traffic-queued">{current?.queued ?? 0}</dd>
+        </div>
+        <div>
+          <dt>First byte p50</dt>
+          <dd data-testid="traffic-first-byte">
+            {current && current.firstByteP50Ms !== null ? millis(current.firstByteP50Ms) : "—"}
+          </dd>
+        </div>
+        <div>
+          <dt>Tokens/s</dt>
+          <dd data-testid="traffic-tokens">{rate(current?.tokensPerSecond ?? 0)}</dd>
+        </div>
+      </dl>
+    </section>
+  );
+}
