@@ -11,6 +11,14 @@ import "uplot/dist/uPlot.min.css";
 const HEIGHT = 72;
 const MINUTES = [-240, -180, -120, -60, 0];
 
+/** The axis top: 1, 2 or 5 times a power of ten, so the labels read as round numbers. */
+function roundUp(max: number): number {
+  if (max <= 1) return 1;
+  const power = 10 ** Math.floor(Math.log10(max));
+  const step = [1, 2, 5, 10].find((m) => m * power >= max) ?? 10;
+  return step * power;
+}
+
 function css(name: string, fallback: string): string {
   const value = getComputedStyle(document.documentElement).getPropertyValue(name).trim();
   return value || fallback;
@@ -27,10 +35,11 @@ function options(width: number, seconds: number): uPlot.Options {
     legend: { show: false },
     cursor: { show: false },
     select: { show: false, left: 0, top: 0, width: 0, height: 0 },
-    padding: [6, 4, 0, 0],
+    // Room on the right for "now", whose label centres on the chart's last second.
+    padding: [6, 14, 0, 0],
     scales: {
       x: { time: false, range: [-(seconds - 1), 0] },
-      y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.15)] },
+      y: { range: (_u, _min, max) => [0, roundUp(max)] },
     },
     axes: [
       {
