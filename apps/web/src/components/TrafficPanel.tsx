@@ -14,11 +14,10 @@ export function trafficSummary({ perSecond }: TrafficSnapshot): string {
   const peak = Math.max(0, ...perSecond);
   const average = perSecond.reduce((sum, n) => sum + n, 0) / Math.max(1, perSecond.length);
   const peakAt = perSecond.length - 1 - perSecond.lastIndexOf(peak);
-  const when = peakAt < 60 ? `${peakAt} s ago` : `${Math.round(peakAt / 60)} min ago`;
-  return (
-    `Requests per second over the last ${WINDOW_MINUTES} minutes: ${rate(now)} now, ` +
-    `peak ${rate(peak)} ${peakAt === 0 ? "now" : when}, average ${rate(average)}.`
-  );
+  const when = peakAt === 0 ? "now" : peakAt < 60 ? `${peakAt} s ago` : `${Math.round(peakAt / 60)} min ago`;
+  const title = `Requests per second over the last ${WINDOW_MINUTES} minutes`;
+  if (peak === 0) return `${title}: none.`;
+  return `${title}: ${rate(now)} now, peak ${rate(peak)} (${when}), average ${rate(average)}.`;
 }
 
 /** "waking: 3 requests waiting for 12 s" while the model has no ready replica and requests wait. */
