@@ -36,16 +36,26 @@ function worthALine(replica: Replica): boolean {
   return replica.progress !== null || (replica.reason !== null && replica.state !== "ready");
 }
 
+/** Lines a card gives replicas at most: ten pending replicas of one model share one reason. */
+const MOST_LINES = 3;
+
 /**
  * The card's lines for replicas on their way up (or stuck), so a download shows without opening
  * the replica list. Nothing when every replica is simply running.
  */
 export function ReplicaActivity({ replicas }: { replicas: Replica[] }) {
-  const shown = replicas.filter(worthALine);
-  if (shown.length === 0) return null;
+  const worth = replicas.filter(worthALine);
+  if (worth.length === 0) return null;
+  // Downloads and loads first: they move; a reason repeats.
+  const shown = [...worth].sort((a, b) => Number(b.progress !== null) - Number(a.progress !== null));
+  const more = shown.length - MOST_LINES;
   return (
-    <ul className="plain-list replica-activity" aria-label="Replicas starting" data-testid="replica-activity">
-      {shown.map((r) => {
+    <ul
+      className="plain-list replica-activity"
+      aria-label="Replicas starting or held back"
+      data-testid="replica-activity"
+    >
+      {shown.slice(0, MOST_LINES).map((r) => {
         const where = r.node === null ? "not placed" : `on ${r.node}`;
         return (
           <li key={r.id} data-testid={`replica-activity-${r.id}`}>
@@ -64,6 +74,11 @@ export function ReplicaActivity({ replicas }: { replicas: Replica[] }) {
           </li>
         );
       })}
+      {more > 0 && (
+        <li className="muted" data-testid="replica-activity-more">
+          and {more} more
+        </li>
+      )}
     </ul>
   );
 }
