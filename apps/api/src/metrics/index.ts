@@ -4,10 +4,13 @@ import { registerFleetSeries } from "./fleet";
 import { HttpTimings } from "./http";
 import { registerSchedulerSeries } from "./scheduler";
 
+export { IDLE_GATEWAY, PromGatewayMeter } from "./gateway";
+
 /**
  * One app's Prometheus registry (SPEC §3, §7.7): never prom-client's global one, since a process
  * (a test file) builds many apps and each must count alone. Series from the world snapshot and the
- * scheduler's figures are read when scraped; HTTP timings count as they happen.
+ * scheduler's figures are read when scraped; HTTP timings count as they happen, and so does the
+ * gateway's meter, registered on the same registry (`new PromGatewayMeter({ registry, now })`).
  */
 export class AppMetrics {
   readonly registry = new Registry();
