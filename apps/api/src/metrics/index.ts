@@ -5,6 +5,7 @@ import { HttpTimings } from "./http";
 import { registerSchedulerSeries } from "./scheduler";
 
 export { IDLE_GATEWAY, PromGatewayMeter } from "./gateway";
+export { startTraffic, trafficOf } from "./traffic";
 
 /**
  * One app's Prometheus registry (SPEC §3, §7.7): never prom-client's global one, since a process
