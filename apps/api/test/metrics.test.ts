@@ -96,6 +96,17 @@ describe("GET /metrics", () => {
     ]);
   });
 
+  it("writes NaN for a headroom without a number (a model that needs nothing), as before", async () => {
+    const free = await (
+      await api.client.models.$post({ json: modelInput({ need: { minMemoryGB: 0, cpuCores: 0, gpus: 0 } }) })
+    ).json();
+    expect(free.headroom.total).toBeNull();
+
+    const { page } = await scrape();
+
+    expect(sampleValue(page, "llmgw_headroom", { model: free.name, kind: "total" })).toBeNaN();
+  });
+
   it("reads the world when scraped: a model added since the last page is on the next", async () => {
     await scrape();
     const added = await (await api.client.models.$post({ json: modelInput() })).json();
