@@ -1,7 +1,12 @@
 import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import type { GatewayNow, RequestOutcome } from "../src/gateway/meter";
-import { COLD_START_BUCKETS, LATENCY_BUCKETS, PromGatewayMeter } from "../src/metrics/gateway";
+import {
+  COLD_START_BUCKETS,
+  FIRST_BYTE_SAMPLE,
+  LATENCY_BUCKETS,
+  PromGatewayMeter,
+} from "../src/metrics/gateway";
 import { bucketsOf, type Page, parsePage, samplesOf, sampleValue } from "./prometheus";
 
 // The gateway's meter (SPEC §7.7) on a registry of its own: what `/metrics` shows once the gateway
@@ -175,7 +180,22 @@ describe("the gateway's meter", () => {
     meter.finished(outcome({ model: "", status: 404 }));
     const taken = meter.takeSecond();
 
-    expect([...taken]).toEqual([["tiny", { requests: 2, firstByteMs: [40], completionTokens: 40 }]]);
+    expect([...taken]).toEqual([
+      ["tiny", { requests: 2, firstBytes: 1, firstByteMs: [40], completionTokens: 40 }],
+    ]);
     expect(meter.takeSecond().size).toBe(0);
+  });
+
+  it("holds a bounded sample of first-byte times between ticks, however many requests end", () => {
+    const { meter } = meterWith();
+
+    for (let i = 0; i < 5 * FIRST_BYTE_SAMPLE; i++)
+      meter.finished(outcome({ firstByteMs: i % 2 === 0 ? 10 : 20 }));
+    const tiny = meter.takeSecond().get("tiny");
+
+    expect(tiny?.requests).toBe(5 * FIRST_BYTE_SAMPLE);
+    expect(tiny?.firstBytes).toBe(5 * FIRST_BYTE_SAMPLE);
+    expect(tiny?.firstByteMs).toHaveLength(FIRST_BYTE_SAMPLE);
+    expect(new Set(tiny?.firstByteMs)).toEqual(new Set([10, 20]));
   });
 });

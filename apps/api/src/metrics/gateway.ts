@@ -8,10 +8,18 @@ export const WAIT_BUCKETS = [...LATENCY_BUCKETS, 300];
 /** Wake → first replica ready: loading weights takes seconds to minutes. */
 export const COLD_START_BUCKETS = [1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600];
 
+/**
+ * At most this many first-byte times per model between two traffic ticks: a busy second (or a
+ * meter whose ticks stopped) holds a uniform sample of them, not every one.
+ */
+export const FIRST_BYTE_SAMPLE = 1024;
+
 /** What one model's finished requests added up to since the traffic tick last took them. */
 export type ModelSecond = {
   requests: number;
-  /** Time to first byte of each request that had one (ms), in the order they finished. */
+  /** Requests that had a first byte. */
+  firstBytes: number;
+  /** Their times to first byte (ms): all of them, or a uniform sample of FIRST_BYTE_SAMPLE. */
   firstByteMs: number[];
   completionTokens: number;
 };
@@ -107,9 +115,14 @@ export class PromGatewayMeter implements GatewayMeter {
     if (outcome.completionTokens !== null) this.#completionTokens.inc(labels, completion);
     // A request naming no known model is not any model's traffic.
     if (outcome.model === "") return;
-    const second = this.#second.get(outcome.model) ?? { requests: 0, firstByteMs: [], completionTokens: 0 };
+    const second = this.#second.get(outcome.model) ?? {
+      requests: 0,
+      firstBytes: 0,
+      firstByteMs: [],
+      completionTokens: 0,
+    };
     second.requests += 1;
-    if (firstByte !== null) second.firstByteMs.push(firstByte * 1000);
+    if (firstByte !== null) sampleFirstByte(second, firstByte * 1000);
     second.completionTokens += completion;
     this.#second.set(outcome.model, second);
   }
@@ -167,6 +180,17 @@ export class PromGatewayMeter implements GatewayMeter {
       },
     });
   }
+}
+
+/** Reservoir sampling: every first byte so far has the same chance to be in the sample. */
+function sampleFirstByte(second: ModelSecond, ms: number): void {
+  second.firstBytes += 1;
+  if (second.firstByteMs.length < FIRST_BYTE_SAMPLE) {
+    second.firstByteMs.push(ms);
+    return;
+  }
+  const slot = Math.floor(Math.random() * second.firstBytes);
+  if (slot < FIRST_BYTE_SAMPLE) second.firstByteMs[slot] = ms;
 }
 
 type ModelNow = GatewayNow["models"] extends ReadonlyMap<string, infer V> ? V : never;
