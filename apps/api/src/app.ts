@@ -8,7 +8,7 @@ import { type Auth, authorize, createAuth, securityHeaders } from "./auth";
 import type { Deps } from "./deps";
 import type { AppEnv } from "./env";
 import { AppError, errorBody, respondError } from "./errors";
-import { HttpTimings, metricsText } from "./metrics";
+import { AppMetrics } from "./metrics";
 import { mirrorFiles } from "./mirror/serveFiles";
 import { openApiDocument } from "./openapi";
 import { auditRoutes } from "./routes/audit";
@@ -49,7 +49,7 @@ function apiRoutes(deps: Deps, auth: Auth) {
  * included); `authorize` runs before any route, reading who may call what from auth/access.ts.
  */
 export function createApp(deps: Deps, options: AppOptions = {}) {
-  const timings = new HttpTimings();
+  const metrics = new AppMetrics(deps);
   const auth = createAuth(deps, { heartbeatsPer10s: options.heartbeatsPer10s });
   const app = new Hono<AppEnv>();
   app.onError((err, c) => {
@@ -69,7 +69,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   app.notFound((c) =>
     c.json(errorBody(new AppError(404, "not_found", `nothing here: ${c.req.method} ${c.req.path}`)), 404),
   );
-  app.use("*", timings.middleware());
+  app.use("*", metrics.http.middleware());
   app.use("*", securityHeaders());
   app.use("*", authorize(auth));
   const limit = bodyLimit({
@@ -97,7 +97,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
     }
   });
   app.get("/metrics", async (c) =>
-    c.text(await metricsText(deps, timings), 200, { "Content-Type": "text/plain; version=0.0.4" }),
+    c.text(await metrics.page(), 200, { "Content-Type": metrics.contentType }),
   );
   app.route("/", mirrorFiles(deps.mirror));
   const dist = options.webDist;

@@ -1,5 +1,5 @@
-import { frameOf } from "./frame";
-import type { EventHub, LiveEvent } from "./hub";
+import { ephemeralFrameOf, frameOf } from "./frame";
+import type { EphemeralEvent, EventHub, LiveEvent } from "./hub";
 import type { OpenStream } from "./openStream";
 
 /**
@@ -9,7 +9,7 @@ import type { OpenStream } from "./openStream";
  */
 export class Broadcast {
   readonly #streams = new Set<OpenStream>();
-  #unsubscribe: (() => void) | null = null;
+  #unsubscribe: (() => void)[] = [];
   #heartbeat: ReturnType<typeof setInterval> | null = null;
 
   constructor(
@@ -17,11 +17,14 @@ export class Broadcast {
     private readonly heartbeatMs: number,
   ) {}
 
-  /** Adds a stream; from now on it is given every published event (it holds them while it replays). */
+  /** Adds a stream; from now on it is given every published event (it holds stored ones while it replays). */
   add(stream: OpenStream): void {
     if (stream.closed) return;
     if (this.#streams.size === 0) {
-      this.#unsubscribe = this.hub.subscribe((event) => this.#deliver(event));
+      this.#unsubscribe = [
+        this.hub.subscribe((event) => this.#deliver(event)),
+        this.hub.subscribeEphemeral((event) => this.#deliverEphemeral(event)),
+      ];
       // Ticks at half the interval: a stream that wrote is not sent a heartbeat it does not need.
       this.#heartbeat = setInterval(() => this.#beat(), this.heartbeatMs / 2);
       this.#heartbeat.unref();
@@ -35,6 +38,11 @@ export class Broadcast {
     for (const stream of this.#streams) stream.deliver(event, frame);
   }
 
+  #deliverEphemeral(event: EphemeralEvent): void {
+    const frame = ephemeralFrameOf(event);
+    for (const stream of this.#streams) stream.deliverEphemeral(frame);
+  }
+
   #beat(): void {
     for (const stream of this.#streams) stream.beat();
   }
@@ -42,8 +50,7 @@ export class Broadcast {
   #remove(stream: OpenStream): void {
     this.#streams.delete(stream);
     if (this.#streams.size > 0) return;
-    this.#unsubscribe?.();
-    this.#unsubscribe = null;
+    for (const unsubscribe of this.#unsubscribe.splice(0)) unsubscribe();
     if (this.#heartbeat !== null) clearInterval(this.#heartbeat);
     this.#heartbeat = null;
   }

@@ -1,4 +1,4 @@
-import type { LiveEvent } from "./hub";
+import type { EphemeralEvent, LiveEvent } from "./hub";
 
 /** The comment a stream opens with: the client knows it is subscribed. */
 export const OPENING = Buffer.from(": llmgw events\n\n");
@@ -20,4 +20,12 @@ export function frameOf(event: LiveEvent): Buffer {
     frames.set(event, frame);
   }
   return frame;
+}
+
+/**
+ * An unstored event's bytes: no `id:` line, so the client's last event id (what it resumes from)
+ * stays the last stored event's. Encoded once per event by the broadcast, shared by every stream.
+ */
+export function ephemeralFrameOf(event: EphemeralEvent): Buffer {
+  return Buffer.from(`event: ${event.type}\ndata: ${JSON.stringify(event.data) ?? "null"}\n\n`);
 }

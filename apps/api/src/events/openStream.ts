@@ -127,6 +127,16 @@ export class OpenStream {
     if (this.#buffered() > this.#maxBuffered) this.drop();
   }
 
+  /**
+   * An unstored event's frame (`ephemeralFrameOf`). Not held during a replay: by the time the
+   * replay is out its figures are old, and the next one is on its way.
+   */
+  deliverEphemeral(frame: Buffer): void {
+    if (this.#closed || this.#held) return;
+    this.#write(frame);
+    if (this.#buffered() > this.#maxBuffered) this.drop();
+  }
+
   /** A heartbeat tick (two per interval): a comment once a whole interval passed with nothing sent. */
   beat(): void {
     if (this.#closed || this.#held) return;

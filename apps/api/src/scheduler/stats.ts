@@ -1,10 +1,10 @@
 import type { Schedule } from "@llmgw/domain";
 import type { Deps } from "../deps";
 
-type Kind = "place" | "evict" | "stop" | "pending" | "remove" | "heldBack";
-const KINDS: readonly Kind[] = ["place", "evict", "stop", "pending", "remove", "heldBack"];
+export const DECISION_KINDS = ["place", "evict", "stop", "pending", "remove", "heldBack"] as const;
+type Kind = (typeof DECISION_KINDS)[number];
 
-/** What `/metrics` says about the scheduler (SPEC §3): runs, time spent, the last run's decisions. */
+/** The scheduler's figures (SPEC §3): runs, time spent, the last run's decisions; metrics/scheduler.ts shows them. */
 export class SchedulerStats {
   runs = 0;
   errors = 0;
@@ -19,36 +19,12 @@ export class SchedulerStats {
     this.seconds += seconds;
     this.lastSeconds = seconds;
     this.lastSkipped = skipped;
-    for (const kind of KINDS) this.last[kind] = plan[kind].length;
+    for (const kind of DECISION_KINDS) this.last[kind] = plan[kind].length;
   }
 
   recordError(seconds: number): void {
     this.errors += 1;
     this.seconds += seconds;
-  }
-
-  lines(enabled: boolean): string[] {
-    const out = [
-      "# HELP llmgw_scheduler_enabled Whether this process places replicas (LLMGW_SCHEDULER).",
-      "# TYPE llmgw_scheduler_enabled gauge",
-      `llmgw_scheduler_enabled ${enabled ? 1 : 0}`,
-      "# HELP llmgw_scheduler_runs_total Reconcile runs completed.",
-      "# TYPE llmgw_scheduler_runs_total counter",
-      `llmgw_scheduler_runs_total ${this.runs}`,
-      "# HELP llmgw_scheduler_errors_total Reconcile runs that failed.",
-      "# TYPE llmgw_scheduler_errors_total counter",
-      `llmgw_scheduler_errors_total ${this.errors}`,
-      "# HELP llmgw_scheduler_seconds_sum Time spent reconciling.",
-      "# TYPE llmgw_scheduler_seconds_sum counter",
-      `llmgw_scheduler_seconds_sum ${this.seconds.toFixed(6)}`,
-      "# HELP llmgw_scheduler_last_seconds Time the last run took.",
-      "# TYPE llmgw_scheduler_last_seconds gauge",
-      `llmgw_scheduler_last_seconds ${this.lastSeconds.toFixed(6)}`,
-      "# HELP llmgw_scheduler_last_decisions What the last run decided, by kind.",
-      "# TYPE llmgw_scheduler_last_decisions gauge",
-    ];
-    for (const kind of KINDS) out.push(`llmgw_scheduler_last_decisions{kind="${kind}"} ${this.last[kind]}`);
-    return out;
   }
 }
 
