@@ -34,6 +34,7 @@ export const tokenFormSchema = z
 export type TokenFormInput = z.input<typeof tokenFormSchema>;
 export type TokenFormOutput = TokenCreate;
 export type TokenField = keyof TokenFormInput;
+const FIELDS: readonly TokenField[] = ["name", "role", "node", "models", "requestsPerMinute", "concurrency"];
 
 export const EMPTY_FORM: TokenFormInput = {
   name: "",
@@ -57,21 +58,14 @@ export const ROLE_CHOICES = [
  * message says which.
  */
 export function formErrorOf(path: string, message: string, input: TokenFormOutput | null) {
-  const [head, index] = path.split(".");
-  if (
-    head !== "name" &&
-    head !== "role" &&
-    head !== "node" &&
-    head !== "models" &&
-    head !== "requestsPerMinute" &&
-    head !== "concurrency"
-  )
-    return null;
-  const which = head === "models" && index !== undefined ? input?.models?.[Number(index)] : undefined;
-  return { field: head as TokenField, message: which === undefined ? message : `"${which}": ${message}` };
+  const [head = "", index] = path.split(".");
+  const field = FIELDS.find((f) => f === head);
+  if (field === undefined) return null;
+  const which = field === "models" && index !== undefined ? input?.models?.[Number(index)] : undefined;
+  return { field, message: which === undefined ? message : `"${which}": ${message}` };
 }
 
-/** A client token's limits in a few words: "60/min, 4 at once", or "none". */
+/** A client token's limits in a few words: "60 a minute, 4 at once", or "none". */
 export function limitsText(t: { requestsPerMinute: number | null; concurrency: number | null }): string {
   const limits = [
     ...(t.requestsPerMinute === null ? [] : [`${t.requestsPerMinute} a minute`]),
