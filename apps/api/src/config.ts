@@ -1,8 +1,9 @@
 import { readFileSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
-import { classSchema, modelInputSchema, nodeName, quotaSchema, text } from "@llmgw/domain";
+import { classSchema, modelInputSchema, quotaSchema, text } from "@llmgw/domain";
 import { isNode, LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
+import { fieldsOfItsRole, tokenFields } from "./auth/tokenRules";
 
 // SPEC §4: every key optional; a wrong file stops start-up naming the file, the path inside it
 // and the problem. The same schema checks the file and the flags/environment that override it.
@@ -12,38 +13,18 @@ const hostPort = text().regex(
   "expected HOST:PORT, for example 127.0.0.1:8080",
 );
 
-export const roleSchema = z.enum(["viewer", "operator", "admin", "agent", "client"]);
-export type Role = z.infer<typeof roleSchema>;
-
-/** Audit entries name these as `by` for the token-less server and the file: no token may take them. */
-export const RESERVED_ACTORS = ["local", "config"] as const;
-
-export const tokenNameSchema = text()
-  .regex(/^[A-Za-z0-9._:-]{1,64}$/, "1–64 characters of letters, digits and . _ : -")
-  .refine((name) => !(RESERVED_ACTORS as readonly string[]).includes(name), {
-    message: `"local" and "config" are reserved: audit entries use them for the token-less server and the file`,
-  });
-
-/** The node an agent token speaks for (SPEC §4); only agent tokens have one. */
-export const tokenNodeSchema = nodeName;
+export { RESERVED_ACTORS, type Role, roleSchema, tokenNameSchema, tokenNodeSchema } from "./auth/tokenRules";
 
 export const tokenConfigSchema = z
   .strictObject({
-    name: tokenNameSchema,
-    role: roleSchema,
-    node: tokenNodeSchema.optional(),
+    ...tokenFields,
     // Lower-cased once here, so every later comparison is of one spelling.
     sha256: z
       .string()
       .regex(/^[0-9a-f]{64}$/i, "expected the 64 hex digits of the token's SHA-256")
       .transform((hex) => hex.toLowerCase()),
   })
-  .refine(onlyAgentsHaveNodes, { message: "only an agent token is bound to a node", path: ["node"] });
-
-/** A node belongs to one agent token: a viewer's or an operator's token has none. */
-export function onlyAgentsHaveNodes(token: { role: Role; node?: string | undefined }): boolean {
-  return token.node === undefined || token.role === "agent";
-}
+  .superRefine(fieldsOfItsRole);
 
 /** Idle time after which a browser session ends, unless the file or LLMGW_SESSION_TTL_SECONDS says. */
 export const DEFAULT_SESSION_TTL_SECONDS = 12 * 60 * 60;

@@ -1,5 +1,5 @@
 export { type AppOptions, type AppType, createApp } from "./app";
-export type { CreatedToken, SessionView, TokenView } from "./auth/schemas";
+export type { CreatedToken, SessionView, TokenCreate, TokenView } from "./auth/schemas";
 export type { Role } from "./config";
 export { type Config, ConfigError, loadConfig } from "./config";
 export { type Deps, openDeps } from "./deps";

@@ -159,7 +159,11 @@ export function openApiDocument() {
         },
       },
       "/tokens": {
-        get: { description: "admin: every token's name, role and origin, never a secret", responses: {} },
+        get: {
+          description:
+            "admin: every token's name, role, origin, an agent's node and a client's models and limits, never a secret",
+          responses: {},
+        },
         post: {
           description: "admin: the new token is in the answer, the only time it is shown",
           ...body("TokenCreate"),

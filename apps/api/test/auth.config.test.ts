@@ -32,6 +32,21 @@ describe("tokens in llmgw.yaml", () => {
     ["a reserved name", token("local", hash("x")), "tokens[0].name"],
     ["a role llmgw does not have", token("x", hash("x"), "root"), "tokens[0].role"],
     [
+      "models on a token that is not a client's",
+      `  - { name: x, role: operator, sha256: ${hash("x")}, models: [chat] }`,
+      "tokens[0].models: only a client token lists models",
+    ],
+    [
+      "a request limit below 1",
+      `  - { name: x, role: client, sha256: ${hash("x")}, requestsPerMinute: 0 }`,
+      "tokens[0].requestsPerMinute",
+    ],
+    [
+      "a model listed twice",
+      `  - { name: x, role: client, sha256: ${hash("x")}, models: [chat, chat] }`,
+      "tokens[0].models[1]: chat is listed twice",
+    ],
+    [
       "the token itself instead of its hash",
       token("x", "llmgw_secret"),
       "tokens[0].sha256: expected the 64 hex digits",
@@ -39,6 +54,25 @@ describe("tokens in llmgw.yaml", () => {
   ])("refuse %s, naming the entry", async (_what, lines, expected) => {
     const file = await configFile(`tokens:\n${lines}\n`);
     expect(problemOf(() => loadConfig({ config: file }, {}))).toContain(expected);
+  });
+});
+
+describe("client tokens in llmgw.yaml", () => {
+  it("carry their models and limits; each is optional", async () => {
+    const file = await configFile(
+      `tokens:\n  - { name: app, role: client, sha256: ${hash("a")}, models: [chat, embed], requestsPerMinute: 120, concurrency: 4 }\n${token("plain", hash("b"), "client")}\n`,
+    );
+    expect(loadConfig({ config: file }, {}).tokens).toEqual([
+      {
+        name: "app",
+        role: "client",
+        sha256: hash("a"),
+        models: ["chat", "embed"],
+        requestsPerMinute: 120,
+        concurrency: 4,
+      },
+      { name: "plain", role: "client", sha256: hash("b") },
+    ]);
   });
 });
 

@@ -83,9 +83,12 @@ describe("POST /session", () => {
     expect(await storeDump(api.deps)).not.toContain(id);
   });
 
-  it("refuses a wrong token (401), an agent token (403) and a body with more than the token (400)", async () => {
+  it("refuses a wrong token (401), an agent or client token (403) and a body with more than the token (400)", async () => {
     expect((await errorOf(await signIn("llmgw_wrong"), 401)).code).toBe("unauthorized");
     expect((await errorOf(await signIn(SECRETS.agent), 403)).message).toContain("agent");
+    expect((await errorOf(await signIn(SECRETS.client), 403)).message).toContain(
+      "client tokens call the request path",
+    );
     const extra = await api.app.request(
       "/api/v1/session",
       {

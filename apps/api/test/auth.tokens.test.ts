@@ -109,18 +109,22 @@ describe("GET /tokens", () => {
     expect(tokens.map((t) => [t.name, t.role, t.origin])).toEqual([
       ["cfg-admin", "admin", "config"],
       ["cfg-agent", "agent", "config"],
+      ["cfg-client", "client", "config"],
       ["cfg-operator", "operator", "config"],
       ["cfg-viewer", "viewer", "config"],
       ["rack-7", "agent", "runtime"],
     ]);
     for (const token of tokens) {
       expect(Object.keys(token).sort()).toEqual([
+        "concurrency",
         "createdAt",
         "createdBy",
         "lastUsedAt",
+        "models",
         "name",
         "node",
         "origin",
+        "requestsPerMinute",
         "role",
       ]);
     }

@@ -14,7 +14,7 @@ import type { App } from "./harness";
 // What the security tests share: a token of every role declared in llmgw.yaml, the app's endpoint
 // list read from the app itself, and a dump of everything stored, to show a refusal changed nothing.
 
-export const ROLES = ["viewer", "operator", "admin", "agent"] as const satisfies readonly Role[];
+export const ROLES = ["viewer", "operator", "admin", "agent", "client"] as const satisfies readonly Role[];
 
 /** One secret per role, made fresh per test process; the yaml declares only their hashes. */
 export const SECRETS: Readonly<Record<Role, string>> = Object.fromEntries(
@@ -23,10 +23,18 @@ export const SECRETS: Readonly<Record<Role, string>> = Object.fromEntries(
 
 export const configName = (role: Role) => `cfg-${role}`;
 
+/** What the file's client token may do: a short list and both limits, so the file's form is exercised. */
+export const CONFIG_CLIENT_LIMITS = { models: ["acl-chat"], requestsPerMinute: 600, concurrency: 8 };
+
 /** The `tokens:` of llmgw.yaml for `useApi({ yaml })`. */
 export function tokensYaml(): string {
+  const { models, requestsPerMinute, concurrency } = CONFIG_CLIENT_LIMITS;
+  const extra: Partial<Record<Role, string>> = {
+    client: `, models: [${models.join(", ")}], requestsPerMinute: ${requestsPerMinute}, concurrency: ${concurrency}`,
+  };
   const lines = ROLES.map(
-    (role) => `  - { name: ${configName(role)}, role: ${role}, sha256: ${sha256Hex(SECRETS[role])} }`,
+    (role) =>
+      `  - { name: ${configName(role)}, role: ${role}, sha256: ${sha256Hex(SECRETS[role])}${extra[role] ?? ""} }`,
   );
   return `tokens:\n${lines.join("\n")}\n`;
 }

@@ -40,7 +40,14 @@ afterAll(removeDashboard);
 type Credential = { label: string; headers: Record<string, string>; role: Role | null };
 
 /** What each test's world holds, made through the API as the right role. */
-type World = { model: string; node: string; doomedToken: string; revoked: string; runtimeViewer: string };
+type World = {
+  model: string;
+  node: string;
+  doomedToken: string;
+  revoked: string;
+  runtimeViewer: string;
+  runtimeClient: string;
+};
 
 async function as(role: Role, method: string, path: string, body?: unknown): Promise<Response> {
   const headers: Record<string, string> = bearer(SECRETS[role]);
@@ -59,20 +66,22 @@ async function makeWorld(): Promise<World> {
   await as("operator", "POST", "/api/v1/models", modelInput({ name: model, scaling: { min: 0, max: 1 } }));
   const beat = agentBeat();
   await as("agent", "POST", "/api/v1/agents/heartbeat", beat);
-  const create = async (role: Role) => {
-    const res = await as("admin", "POST", "/api/v1/tokens", { name: fresh(`rt-${role}`), role });
+  const create = async (role: Role, limits: Record<string, unknown> = {}) => {
+    const res = await as("admin", "POST", "/api/v1/tokens", { name: fresh(`rt-${role}`), role, ...limits });
     return (await res.json()) as { name: string; token: string };
   };
   const revoked = await create("admin");
   await as("admin", "DELETE", `/api/v1/tokens/${revoked.name}`);
   const viewer = await create("viewer");
   const doomed = await create("viewer");
+  const client = await create("client", { models: [model], requestsPerMinute: 1000, concurrency: 4 });
   return {
     model,
     node: beat.node.name,
     doomedToken: doomed.name,
     revoked: revoked.token,
     runtimeViewer: viewer.token,
+    runtimeClient: client.token,
   };
 }
 
@@ -136,6 +145,7 @@ function credentials(world: World): { refusedAlways: Credential[]; byRole: Crede
     byRole: [
       ...ROLES.map((role) => ({ label: `a config ${role} token`, headers: bearer(SECRETS[role]), role })),
       { label: "a runtime viewer token", headers: bearer(world.runtimeViewer), role: "viewer" },
+      { label: "a runtime client token", headers: bearer(world.runtimeClient), role: "client" },
     ],
   };
 }
@@ -144,12 +154,13 @@ function credentials(world: World): { refusedAlways: Credential[]; byRole: Crede
  * The roles as the issue states them, in this test's own words, so loosening a line of the table is
  * a failure here and not a silently re-derived expectation: viewer reads (every GET), operator runs
  * the catalogue and serving, admin everything else (quotas, classes, tokens), agent heartbeats and
- * the mirror's files (outside /api; readers fetch them too), nothing else.
+ * the mirror's files (outside /api; readers fetch them too), client the request path (/v1) only.
  */
 function statedNeed(key: string): Need {
   const [method = "", path = ""] = key.split(" ");
   if (["POST /api/v1/session", "DELETE /api/v1/session", "GET /healthz", "GET /*"].includes(key))
     return "public";
+  if (path === "/v1" || path.startsWith("/v1/")) return "inference";
   if (key === "POST /api/v1/agents/heartbeat") return "agent";
   if (path.startsWith("/mirror/")) return "weights";
   if (path.startsWith("/api/v1/tokens")) return "admin";
@@ -158,7 +169,33 @@ function statedNeed(key: string): Need {
   return "admin";
 }
 
+/**
+ * Who holds each need, in this test's own words (SPEC §4): admin ⊇ operator ⊇ viewer; an agent
+ * heartbeats and reads the mirror's files; a client calls the request path, as operators and
+ * admins may too. The route rows below follow this, not `allows`, so a role let in too far is a
+ * failure on every route it reaches.
+ */
+const HOLDERS: Readonly<Record<Need, readonly Role[]>> = {
+  public: ["viewer", "operator", "admin", "agent", "client"],
+  viewer: ["viewer", "operator", "admin"],
+  operator: ["operator", "admin"],
+  admin: ["admin"],
+  agent: ["agent"],
+  weights: ["viewer", "operator", "admin", "agent"],
+  inference: ["client", "operator", "admin"],
+};
+const statedAllows = (role: Role, need: Need) => HOLDERS[need].includes(role);
+
 describe("the access table", () => {
+  it("allows, role by role and need by need, what the roles say", () => {
+    const differing = ROLES.flatMap((role) =>
+      (Object.keys(HOLDERS) as Need[])
+        .filter((need) => allows(role, need) !== statedAllows(role, need))
+        .map((need) => `${role} → ${need}: allows says ${allows(role, need)}`),
+    );
+    expect(differing).toEqual([]);
+  });
+
   it("says what the roles say, route by route", () => {
     const differing = ROUTES.filter((r) => ACCESS[r.key] !== statedNeed(r.key)).map(
       (r) => `${r.key}: table ${ACCESS[r.key] ?? "(none)"}, roles say ${statedNeed(r.key)}`,
@@ -194,11 +231,13 @@ describe.each(ROUTES)("$key", (route) => {
     const { refusedAlways, byRole } = credentials(world);
 
     const refused =
-      need === "public" ? [] : [...refusedAlways, ...byRole.filter((c) => c.role && !allows(c.role, need))];
+      need === "public"
+        ? []
+        : [...refusedAlways, ...byRole.filter((c) => c.role && !statedAllows(c.role, need))];
     const allowed =
       need === "public"
         ? [...refusedAlways, ...byRole]
-        : byRole.filter((c) => c.role && allows(c.role, need));
+        : byRole.filter((c) => c.role && statedAllows(c.role, need));
 
     const before = await storeDump(api.deps);
     for (const credential of refused) {

@@ -57,11 +57,124 @@ describe("llmgw ctl token create", () => {
     expect((await api.ctl(["token", "create", "--role", "viewer", "--token", root])).code).toBe(2);
     const wrongRole = await api.ctl(["token", "create", "--name", "x", "--role", "root", "--token", root]);
     expect(wrongRole).toMatchObject({ code: 2, stdout: "" });
-    expect(wrongRole.stderr).toContain("--role: expected one of viewer, operator, admin, agent");
+    expect(wrongRole.stderr).toContain("--role: expected one of viewer, operator, admin, agent, client");
 
     const taken = await api.ctl(["token", "create", "--name", "root", "--role", "viewer", "--token", root]);
     expect(taken).toMatchObject({ code: 1, stdout: "" });
     expect(taken.stderr).toContain("a token called root already exists");
+  });
+});
+
+describe("llmgw ctl token create --role client", () => {
+  it("prints the models and limits with the token", async () => {
+    const name = fresh("app");
+    const run = await api.ctl([
+      "token",
+      "create",
+      "--name",
+      name,
+      "--role",
+      "client",
+      "--models",
+      "chat, embed",
+      "--rpm",
+      "120",
+      "--concurrency",
+      "2",
+      "--token",
+      root,
+    ]);
+
+    expect(run.code, run.stderr).toBe(0);
+    expect(rowOf(run.stdout, "role")).toEqual(["role", "client"]);
+    expect(rowOf(run.stdout, "models")).toEqual(["models", "chat, embed"]);
+    expect(rowOf(run.stdout, "limits")).toEqual(["limits", "120/min, 2 at once"]);
+    expect(tokenOf(run.stdout)).toMatch(/^llmgw_/);
+  });
+
+  it("--json has every field, with the server's nulls", async () => {
+    const name = fresh("app");
+    const run = await api.ctl([
+      "token",
+      "create",
+      "--name",
+      name,
+      "--role",
+      "client",
+      "--rpm",
+      "5",
+      "--json",
+      "--token",
+      root,
+    ]);
+
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      name,
+      role: "client",
+      models: null,
+      requestsPerMinute: 5,
+      concurrency: null,
+      node: null,
+    });
+  });
+
+  it("refuses a limit that is not a whole number (usage), and limits on another role (the server's word)", async () => {
+    const notNumber = await api.ctl([
+      "token",
+      "create",
+      "--name",
+      fresh("x"),
+      "--role",
+      "client",
+      "--rpm",
+      "1.5",
+      "--token",
+      root,
+    ]);
+    expect(notNumber).toMatchObject({ code: 2, stdout: "" });
+    expect(notNumber.stderr).toContain('--rpm: expected a whole number, got "1.5"');
+    const empty = await api.ctl([
+      "token",
+      "create",
+      "--name",
+      fresh("x"),
+      "--role",
+      "client",
+      "--models",
+      ",",
+      "--token",
+      root,
+    ]);
+    expect(empty).toMatchObject({ code: 2, stdout: "" });
+
+    const viewer = await api.ctl([
+      "token",
+      "create",
+      "--name",
+      fresh("x"),
+      "--role",
+      "viewer",
+      "--concurrency",
+      "2",
+      "--token",
+      root,
+    ]);
+    expect(viewer).toMatchObject({ code: 1, stdout: "" });
+    expect(viewer.stderr).toContain("concurrency: only a client token has a concurrency limit");
+    const zero = await api.ctl([
+      "token",
+      "create",
+      "--name",
+      fresh("x"),
+      "--role",
+      "client",
+      "--concurrency",
+      "0",
+      "--token",
+      root,
+    ]);
+    expect(zero.code).toBe(1);
+    expect(zero.stderr).toContain("concurrency: at least 1");
   });
 });
 
@@ -77,6 +190,8 @@ describe("llmgw ctl token list", () => {
       "NAME",
       "ROLE",
       "NODE",
+      "MODELS",
+      "LIMITS",
       "ORIGIN",
       "CREATED (UTC)",
       "BY",
@@ -86,12 +201,14 @@ describe("llmgw ctl token list", () => {
       name,
       "operator",
       "-",
+      "-",
+      "-",
       "runtime",
       expect.any(String),
       "root",
       "never",
     ]);
-    expect(rowOf(run.stdout, "root")[6]).not.toBe("never");
+    expect(rowOf(run.stdout, "root")[8]).not.toBe("never");
     expect(run.stdout).not.toContain(tokenOf(made.stdout));
     expect(run.stdout).not.toContain(root);
   });
@@ -116,6 +233,39 @@ describe("llmgw ctl token list", () => {
     const run = await api.ctl(["token", "list", "--token", root]);
 
     expect(rowOf(run.stdout, name).slice(0, 3)).toEqual([name, "agent", "rack-9"]);
+  });
+
+  it("shows a client token's models and limits: all and none when it has none, a long list cut", async () => {
+    const limited = fresh("app");
+    const open = fresh("open");
+    const wide = fresh("wide");
+    const create = (name: string, ...flags: string[]) =>
+      api.ctl(["token", "create", "--name", name, "--role", "client", ...flags, "--token", root]);
+    expect((await create(limited, "--models", "chat,embed", "--rpm", "60", "--concurrency", "4")).code).toBe(
+      0,
+    );
+    expect((await create(open)).code).toBe(0);
+    expect((await create(wide, "--models", "a,b,c,d,e")).code).toBe(0);
+
+    const run = await api.ctl(["token", "list", "--token", root]);
+
+    expect(rowOf(run.stdout, limited).slice(0, 5)).toEqual([
+      limited,
+      "client",
+      "-",
+      "chat, embed",
+      "60/min, 4 at once",
+    ]);
+    expect(rowOf(run.stdout, open).slice(0, 5)).toEqual([open, "client", "-", "all", "none"]);
+    expect(rowOf(run.stdout, wide).slice(3, 5)).toEqual(["a, b, c +2 more", "none"]);
+    const json = JSON.parse((await api.ctl(["token", "list", "--json", "--token", root])).stdout) as {
+      name: string;
+    }[];
+    expect(json.find((t) => t.name === wide)).toMatchObject({
+      models: ["a", "b", "c", "d", "e"],
+      requestsPerMinute: null,
+      concurrency: null,
+    });
   });
 
   it("is refused without a token once tokens exist (exit 1, the server's message)", async () => {

@@ -15,6 +15,6 @@ export type { Nodes } from "./repos/nodes";
 export type { Quotas } from "./repos/quotas";
 export type { Replicas } from "./repos/replicas";
 export type { Sessions, StoredSession } from "./repos/sessions";
-export type { StoredToken, Tokens } from "./repos/tokens";
+export type { NewToken, StoredToken, Tokens } from "./repos/tokens";
 export { WAKES_CHANNEL, type Wakes } from "./repos/wakes";
 export { openDb, openStore, type Repositories, type Store, type StoreOptions, type StoreTx } from "./store";

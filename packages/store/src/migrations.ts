@@ -166,6 +166,21 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    id: 7,
+    name: "client tokens and their limits",
+    sql: `
+      -- A client token calls the request path only (/v1, SPEC §7), within the limits it carries.
+      alter table tokens drop constraint tokens_role_check;
+      alter table tokens add constraint tokens_role_check
+        check (role in ('viewer', 'operator', 'admin', 'agent', 'client'));
+      -- models: a JSON array of catalogue names or aliases the token may call (null: every model).
+      -- requests_per_minute, concurrency: null is no limit. Only client tokens carry any of them.
+      alter table tokens add column models jsonb check (models is null or jsonb_typeof(models) = 'array');
+      alter table tokens add column requests_per_minute int check (requests_per_minute > 0);
+      alter table tokens add column concurrency int check (concurrency > 0);
+    `,
+  },
 ];
 
 /** Every table the migrations create, for `reset()`. */

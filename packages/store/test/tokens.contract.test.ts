@@ -7,9 +7,10 @@ import { backends, openFor, postgresBackend, useStore } from "./backends";
 let sequence = 0;
 const hash = () => createHash("sha256").update(randomBytes(32)).digest("hex");
 
-function aToken(
-  overrides: Partial<Omit<StoredToken, "lastUsedAt" | "node">> = {},
-): Omit<StoredToken, "lastUsedAt" | "node"> {
+type Made = Omit<StoredToken, "lastUsedAt" | "node" | "models" | "requestsPerMinute" | "concurrency">;
+const NO_LIMITS = { models: null, requestsPerMinute: null, concurrency: null } as const;
+
+function aToken(overrides: Partial<Made> = {}): Made {
   return {
     name: `token-${++sequence}`,
     role: "viewer",
@@ -38,7 +39,12 @@ describe.each(backends())("tokens and sessions on $name", (backend) => {
     const token = aToken({ role: "operator" });
     expect(await store.tokens.any()).toBe(false);
 
-    expect(await store.tokens.insert(token)).toEqual({ ...token, lastUsedAt: null, node: null });
+    expect(await store.tokens.insert(token)).toEqual({
+      ...token,
+      lastUsedAt: null,
+      node: null,
+      ...NO_LIMITS,
+    });
 
     expect(await store.tokens.any()).toBe(true);
     expect(await store.tokens.get(token.name)).toMatchObject({ role: "operator" });
@@ -51,7 +57,7 @@ describe.each(backends())("tokens and sessions on $name", (backend) => {
     await store.tokens.insert(first);
 
     expect(await store.tokens.insert(aToken({ name: first.name, role: "admin" }))).toBeNull();
-    expect(await store.tokens.list()).toEqual([{ ...first, lastUsedAt: null, node: null }]);
+    expect(await store.tokens.list()).toEqual([{ ...first, lastUsedAt: null, node: null, ...NO_LIMITS }]);
   });
 
   it("refuses a role the API does not know and a hash that is not 64 hex digits", async () => {
@@ -113,7 +119,40 @@ describe.each(backends())("tokens and sessions on $name", (backend) => {
       ...token,
       lastUsedAt: null,
       node: "gpu-1",
+      ...NO_LIMITS,
     });
+  });
+
+  it("keeps a client token's models and limits, read back as given", async () => {
+    const token = aToken({ role: "client" });
+    const limits = { models: ["chat", "llama-3.1-8b:q4"], requestsPerMinute: 60, concurrency: 2 };
+
+    expect(await store.tokens.insert({ ...token, ...limits })).toEqual({
+      ...token,
+      lastUsedAt: null,
+      node: null,
+      ...limits,
+    });
+    expect(await store.tokens.findByHash(token.sha256)).toMatchObject(limits);
+    expect((await store.tokens.list()).find((t) => t.name === token.name)).toMatchObject(limits);
+  });
+
+  it("tells no list (every model) from an empty one, and refuses limits below 1", async () => {
+    const every = aToken({ role: "client" });
+    const none = aToken({ role: "client" });
+    await store.tokens.insert({ ...every, models: null, requestsPerMinute: 10 });
+    await store.tokens.insert({ ...none, models: [] });
+
+    expect(await store.tokens.get(every.name)).toMatchObject({
+      models: null,
+      requestsPerMinute: 10,
+      concurrency: null,
+    });
+    expect(await store.tokens.get(none.name)).toMatchObject({ models: [] });
+    await expect(
+      store.tokens.insert({ ...aToken({ role: "client" }), requestsPerMinute: 0 }),
+    ).rejects.toThrow();
+    await expect(store.tokens.insert({ ...aToken({ role: "client" }), concurrency: -1 })).rejects.toThrow();
   });
 
   it("binds a node to one token and a token to one node", async () => {

@@ -1,5 +1,6 @@
 import type { Deps } from "../deps";
 import { AgentBindings } from "./agentNodes";
+import { ClientLimits } from "./clientLimits";
 import { LiveStreams } from "./liveStreams";
 import { RateLimit } from "./rateLimit";
 import { SessionBook } from "./sessionBook";
@@ -27,6 +28,8 @@ export type Auth = {
   agents: AgentBindings;
   /** Heartbeats per agent token. */
   heartbeats: RateLimit;
+  /** A client token's models, requests a minute and concurrency, for the request path (SPEC §7.6). */
+  clientLimits: ClientLimits;
 };
 
 export function createAuth(deps: Deps, limits: { heartbeatsPer10s?: number | undefined } = {}): Auth {
@@ -38,5 +41,6 @@ export function createAuth(deps: Deps, limits: { heartbeatsPer10s?: number | und
     streams: new LiveStreams(),
     agents: new AgentBindings(deps, tokens),
     heartbeats: new RateLimit(limits.heartbeatsPer10s ?? HEARTBEATS_PER_10S, 10_000),
+    clientLimits: new ClientLimits(() => deps.now().getTime()),
   };
 }

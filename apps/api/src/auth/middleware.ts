@@ -101,6 +101,8 @@ function principalOf(token: KnownToken, via: "bearer" | "session", session: stri
 function refusal(principal: Principal, need: Need): string {
   if (principal.role === "agent")
     return `${principal.name} is an agent token: it may only post heartbeats and read mirror files`;
+  if (principal.role === "client")
+    return `${principal.name} is a client token: it may only call the request path (/v1)`;
   if (need === "agent") return "only an agent token may post heartbeats";
   return `this needs the ${need} role; ${principal.name} is ${principal.role === "admin" ? "an" : "a"} ${principal.role}`;
 }

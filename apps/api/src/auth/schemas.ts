@@ -1,14 +1,10 @@
 import { text } from "@llmgw/domain";
 import { z } from "zod";
-import { onlyAgentsHaveNodes, type Role, roleSchema, tokenNameSchema, tokenNodeSchema } from "../config";
 import type { Principal } from "./principal";
 import { MAX_SECRET_LENGTH } from "./secrets";
+import type { Role } from "./tokenRules";
 
-/** `POST /tokens`: the secret is made by the server, never chosen by the client. */
-export const tokenCreateSchema = z
-  .strictObject({ name: tokenNameSchema, role: roleSchema, node: tokenNodeSchema.optional() })
-  .refine(onlyAgentsHaveNodes, { message: "only an agent token is bound to a node", path: ["node"] });
-export type TokenCreate = z.infer<typeof tokenCreateSchema>;
+export { type TokenCreate, tokenCreateSchema } from "./tokenRules";
 
 /** `POST /session`: the token pasted into the sign-in page. */
 export const signInSchema = z.strictObject({
@@ -26,6 +22,14 @@ export type TokenView = {
   lastUsedAt: string | null;
   /** An agent token's node: the one it was made for, else the one its first heartbeat bound; null for other roles. */
   node: string | null;
+} & TokenLimits;
+
+/** A client token's limits (SPEC §4); null for every other role, and for a limit it does not have. */
+export type TokenLimits = {
+  /** The catalogue names or aliases it may call; null: every model. */
+  models: string[] | null;
+  requestsPerMinute: number | null;
+  concurrency: number | null;
 };
 
 /** `POST /tokens`'s answer: the only time the secret is shown. */

@@ -57,6 +57,11 @@ export async function createToken(
       },
     );
   }
+  const limits = {
+    models: input.models ?? null,
+    requestsPerMinute: input.requestsPerMinute ?? null,
+    concurrency: input.concurrency ?? null,
+  };
   const secret = newToken();
   const sha256 = sha256Hex(secret);
   const at = deps.now().toISOString();
@@ -68,6 +73,7 @@ export async function createToken(
       createdAt: at,
       createdBy: by,
       node,
+      ...limits,
     });
     if (!row) {
       throw new AppError(409, "name_taken", `a token called ${input.name} already exists; revoke it first`, {
@@ -94,6 +100,7 @@ export async function createToken(
     createdBy: stored.createdBy,
     lastUsedAt: null,
     node,
+    ...limits,
     token: secret,
   };
 }

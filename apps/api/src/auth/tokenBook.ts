@@ -1,6 +1,7 @@
 import type { StoredToken } from "@llmgw/store";
 import { type Role, roleSchema } from "../config";
 import type { Deps } from "../deps";
+import type { TokenLimits } from "./schemas";
 import { MAX_SECRET_LENGTH, sameDigest, sha256Hex } from "./secrets";
 
 /** A token the server knows, from the file or the store. Never carries the secret. */
@@ -15,7 +16,7 @@ export type KnownToken = {
   lastUsedAt: string | null;
   /** The node an agent token was made for (the file's `node`, or given at creation); null: bound on first use. */
   node: string | null;
-};
+} & TokenLimits;
 
 /** Last-used times are written at most this often per token: a busy agent must not write per beat. */
 const TOUCH_EVERY_MS = 60_000;
@@ -95,6 +96,9 @@ export class TokenBook {
       createdBy: "config",
       lastUsedAt: this.#configUse.get(token.name) ?? null,
       node: token.node ?? null,
+      models: token.models ?? null,
+      requestsPerMinute: token.requestsPerMinute ?? null,
+      concurrency: token.concurrency ?? null,
     };
   }
 }
@@ -114,5 +118,8 @@ function fromStore(row: StoredToken): KnownToken | null {
     createdBy: row.createdBy,
     lastUsedAt: row.lastUsedAt,
     node: row.node,
+    models: row.models,
+    requestsPerMinute: row.requestsPerMinute,
+    concurrency: row.concurrency,
   };
 }

@@ -41,6 +41,9 @@ export function sessionRoutes(deps: Deps, auth: Auth) {
       if (token.role === "agent") {
         throw forbidden("agent tokens post heartbeats; they cannot sign in to the dashboard");
       }
+      if (token.role === "client") {
+        throw forbidden("client tokens call the request path (/v1); they cannot sign in to the dashboard");
+      }
       c.header("Set-Cookie", sessionCookie(await auth.sessions.open(token), overHttps(c.req)));
       await auth.tokens.used(token);
       const view: SessionView = { name: token.name, role: token.role, via: "session", tokensRequired: true };

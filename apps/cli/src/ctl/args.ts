@@ -24,6 +24,9 @@ export const OPTIONS = {
   role: { type: "string" },
   name: { type: "string" },
   node: { type: "string" },
+  models: { type: "string" },
+  rpm: { type: "string" },
+  concurrency: { type: "string" },
 } as const;
 
 export type OptionName = keyof typeof OPTIONS;

@@ -1,4 +1,4 @@
-import type { AppType, CreatedToken, Role, TokenView } from "@llmgw/api";
+import type { AppType, CreatedToken, TokenCreate, TokenView } from "@llmgw/api";
 import type {
   AuditEntry,
   Headroom,
@@ -136,8 +136,7 @@ export function connect({ server, token, fetch }: Connection) {
       answer(client.quotas[":owner"].$put({ param: { owner: segment(owner) }, json: limits })),
     listTokens: (): Promise<TokenView[]> => answer(client.tokens.$get()),
     /** The answer holds the secret: the only time the server shows it. */
-    createToken: (name: string, role: Role, node?: string): Promise<CreatedToken> =>
-      answer(client.tokens.$post({ json: { name, role, ...(node === undefined ? {} : { node }) } })),
+    createToken: (input: TokenCreate): Promise<CreatedToken> => answer(client.tokens.$post({ json: input })),
     async revokeToken(name: string): Promise<void> {
       await sent(client.tokens[":name"].$delete({ param: { name: segment(name) } }));
     },

@@ -1,9 +1,50 @@
-import type { Role, TokenView } from "@llmgw/api";
-import { usage } from "./args";
+import type { Role, TokenCreate, TokenView } from "@llmgw/api";
+import { usage, type Values, wholeNumber } from "./args";
 import { type Command, type Ctx, operand, show } from "./command";
 import { keyValues, orDash, table, timeText } from "./table";
 
-const ROLES: readonly Role[] = ["viewer", "operator", "admin", "agent"];
+const ROLES: readonly Role[] = ["viewer", "operator", "admin", "agent", "client"];
+
+/** A table cell holds this many model names; `--json` has the whole list. */
+const MODELS_SHOWN = 3;
+
+/** A client token's models: "all" when it lists none; a long list is cut, saying how much. */
+function modelsText(t: Pick<TokenView, "role" | "models">): string {
+  if (t.role !== "client") return "-";
+  if (t.models === null) return "all";
+  const shown = t.models.slice(0, MODELS_SHOWN).join(", ");
+  return t.models.length > MODELS_SHOWN ? `${shown} +${t.models.length - MODELS_SHOWN} more` : shown;
+}
+
+/** "60/min, 4 at once"; "none" for a client token without limits. */
+function limitsText(t: Pick<TokenView, "role" | "requestsPerMinute" | "concurrency">): string {
+  if (t.role !== "client") return "-";
+  const limits = [
+    ...(t.requestsPerMinute === null ? [] : [`${t.requestsPerMinute}/min`]),
+    ...(t.concurrency === null ? [] : [`${t.concurrency} at once`]),
+  ];
+  return limits.length > 0 ? limits.join(", ") : "none";
+}
+
+/** The request `token create` sends: the server checks which fields the role may have. */
+function creationOf(values: Values): TokenCreate {
+  if (values.name === undefined) throw usage("token create: --name is required");
+  const models = values.models
+    ?.split(",")
+    .map((m) => m.trim())
+    .filter((m) => m !== "");
+  if (models !== undefined && models.length === 0) throw usage("--models: name at least one model");
+  return {
+    name: values.name,
+    role: roleOf(values.role),
+    ...(values.node === undefined ? {} : { node: values.node }),
+    ...(models === undefined ? {} : { models }),
+    ...(values.rpm === undefined ? {} : { requestsPerMinute: wholeNumber("--rpm", values.rpm) }),
+    ...(values.concurrency === undefined
+      ? {}
+      : { concurrency: wholeNumber("--concurrency", values.concurrency) }),
+  };
+}
 
 function tokensTable(tokens: TokenView[], ctx: Ctx): string {
   return table(
@@ -11,6 +52,8 @@ function tokensTable(tokens: TokenView[], ctx: Ctx): string {
       { header: "NAME" },
       { header: "ROLE" },
       { header: "NODE" },
+      { header: "MODELS" },
+      { header: "LIMITS" },
       { header: "ORIGIN" },
       { header: "CREATED (UTC)" },
       { header: "BY" },
@@ -20,6 +63,8 @@ function tokensTable(tokens: TokenView[], ctx: Ctx): string {
       t.name,
       t.role,
       t.role === "agent" ? (t.node ?? "(first beat)") : "-",
+      modelsText(t),
+      limitsText(t),
       t.origin === "config" ? "llmgw.yaml" : "runtime",
       t.createdAt ? timeText(t.createdAt) : "-",
       orDash(t.createdBy),
@@ -40,7 +85,8 @@ export const tokenCommands: Command[] = [
     words: ["token", "list"],
     operands: [],
     options: [],
-    summary: "the tokens: llmgw.yaml's and those created here, with roles and last use (admin)",
+    summary:
+      "the tokens: llmgw.yaml's and those created here, with roles, a client's models and limits, and last use (admin)",
     async run(ctx) {
       show(ctx, await ctx.api.listTokens(), (tokens) => tokensTable(tokens, ctx));
       return 0;
@@ -49,19 +95,25 @@ export const tokenCommands: Command[] = [
   {
     words: ["token", "create"],
     operands: [],
-    options: ["name", "role", "node"],
-    flags: "--name N --role viewer|operator|admin|agent [--node NODE]",
+    options: ["name", "role", "node", "models", "rpm", "concurrency"],
+    flags:
+      "--name N --role viewer|operator|admin|agent|client [--node NODE] [--models A,B] [--rpm N] [--concurrency N]",
     summary:
-      "make a token and print it, once: the server keeps only its hash; an agent token speaks for --node, else for the node of its first heartbeat (admin)",
+      "make a token and print it, once: the server keeps only its hash; an agent token speaks for --node, else for the node of its first heartbeat; a client token calls /v1 only, for --models (names or aliases; else every model), at most --rpm requests a minute and --concurrency at once (admin)",
     async run(ctx, _operands, values) {
-      if (values.name === undefined) throw usage("token create: --name is required");
-      const created = await ctx.api.createToken(values.name, roleOf(values.role), values.node);
+      const created = await ctx.api.createToken(creationOf(values));
       show(ctx, created, (t) =>
         keyValues(
           [
             ["name", t.name],
             ["role", t.role],
-            ...(t.node === null ? [] : [["node", t.node] as [string, string]]),
+            ...(t.node === null ? [] : [["node", t.node] as const]),
+            ...(t.role === "client"
+              ? ([
+                  ["models", t.models === null ? "all" : t.models.join(", ")],
+                  ["limits", limitsText(t)],
+                ] as const)
+              : []),
             ["token", t.token],
           ],
           ctx.style,

@@ -1,3 +1,4 @@
+import { mayCall } from "@llmgw/api/access";
 import { lazy, Suspense, useEffect, useRef } from "react";
 import { PageErrorBoundary } from "../components/PageErrorBoundary";
 import { LoadError, Loading } from "../components/Status";
@@ -18,6 +19,8 @@ import { QuotasRoute } from "./routes/quotas";
 
 // The wizard (and the form library it uses) loads only when someone opens it.
 const ServeRoute = lazy(() => import("./routes/serve"));
+// Only admins open the tokens page: nobody else downloads it.
+const TokensRoute = lazy(() => import("./routes/tokens"));
 
 const PAGES = [
   { path: "/", label: "Capacity", Page: CapacityRoute },
@@ -27,6 +30,8 @@ const PAGES = [
   { path: "/mirror", label: "Mirror", Page: MirrorRoute },
   { path: "/quotas", label: "Quotas", Page: QuotasRoute },
   { path: "/audit", label: "Audit", Page: AuditRoute },
+  // In the nav only for a role that may call `endpoint` (the server's own access table).
+  { path: "/tokens", label: "Tokens", Page: TokensRoute, endpoint: "GET /api/v1/tokens" },
 ] as const;
 
 export function App() {
@@ -97,7 +102,10 @@ export function App() {
         </Link>
         <nav aria-label="Main">
           <ul>
-            {PAGES.map((p) => (
+            {PAGES.filter(
+              (p) =>
+                !("endpoint" in p) || ("session" in session && mayCall(session.session.role, p.endpoint)),
+            ).map((p) => (
               <li key={p.path}>
                 <Link
                   to={p.path}

@@ -1,4 +1,4 @@
-import type { AppType, SessionView } from "@llmgw/api";
+import type { AppType, CreatedToken, SessionView, TokenCreate, TokenView } from "@llmgw/api";
 import type {
   AuditEntry,
   Capacity,
@@ -176,6 +176,21 @@ export function putQuota(owner: string, limits: QuotaLimits): Promise<QuotaUsage
 
 export function listAudit(model?: string): Promise<AuditEntry[]> {
   return answer(client.audit.$get({ query: model ? { model } : {} }));
+}
+
+// Tokens (admin)
+
+export function listTokens(): Promise<TokenView[]> {
+  return answer(client.tokens.$get());
+}
+
+/** The answer holds the secret: the only time the server shows it. */
+export function createToken(input: TokenCreate): Promise<CreatedToken> {
+  return answer(client.tokens.$post({ json: input }));
+}
+
+export async function revokeToken(name: string): Promise<void> {
+  await sent(client.tokens[":name"].$delete({ param: { name: segment(name) } }));
 }
 
 // Session

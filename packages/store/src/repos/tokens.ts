@@ -1,4 +1,4 @@
-import { onlyRow, type Queryable } from "../db";
+import { jsonb, onlyRow, type Queryable } from "../db";
 import { TOKENS_CHANNEL, type TokenCache } from "./tokenCache";
 
 /**
@@ -15,7 +15,19 @@ export interface StoredToken {
   lastUsedAt: string | null;
   /** An agent token's node, when it was created for one (else bound on its first heartbeat). */
   node: string | null;
+  /** A client token's models (catalogue names or aliases); null: every model. */
+  models: string[] | null;
+  /** A client token's limits; null: none. */
+  requestsPerMinute: number | null;
+  concurrency: number | null;
 }
+
+/** What a new token may leave out: the limits and the node default to none. */
+export type NewToken = Omit<
+  StoredToken,
+  "lastUsedAt" | "node" | "models" | "requestsPerMinute" | "concurrency"
+> &
+  Partial<Pick<StoredToken, "node" | "models" | "requestsPerMinute" | "concurrency">>;
 
 export interface Tokens {
   /** By name. */
@@ -26,9 +38,7 @@ export interface Tokens {
   /** Whether any token exists: from the first one on, the API asks every request for one. */
   any(): Promise<boolean>;
   /** Null when the name (or, against all odds, the hash) is already taken. */
-  insert(
-    token: Omit<StoredToken, "lastUsedAt" | "node"> & { node?: string | null },
-  ): Promise<StoredToken | null>;
+  insert(token: NewToken): Promise<StoredToken | null>;
   /** Deletes the token and every session signed in with it, in one statement's transaction. */
   remove(name: string): Promise<boolean>;
   /** Records a use, at most moving the time forward. */
@@ -43,8 +53,12 @@ type TokenRow = {
   created_by: string;
   last_used_at: Date | string | null;
   node: string | null;
+  models: unknown;
+  requests_per_minute: number | null;
+  concurrency: number | null;
 };
-const COLUMNS = "name, role, sha256, created_at, created_by, last_used_at, node";
+const COLUMNS =
+  "name, role, sha256, created_at, created_by, last_used_at, node, models, requests_per_minute, concurrency";
 
 export const isoOf = (at: Date | string): string => (at instanceof Date ? at : new Date(at)).toISOString();
 
@@ -56,6 +70,9 @@ const toToken = (row: TokenRow): StoredToken => ({
   createdBy: row.created_by,
   lastUsedAt: row.last_used_at === null ? null : isoOf(row.last_used_at),
   node: row.node,
+  models: Array.isArray(row.models) ? row.models.filter((m): m is string => typeof m === "string") : null,
+  requestsPerMinute: row.requests_per_minute,
+  concurrency: row.concurrency,
 });
 
 /**
@@ -93,10 +110,22 @@ export function tokens(sql: Queryable, cache: { reads: TokenCache | null; writes
 
     async insert(token) {
       const [row] = await sql.query<TokenRow>(
-        `insert into tokens (name, role, sha256, created_at, created_by, node) values ($1, $2, $3, $4, $5, $6)
+        `insert into tokens (name, role, sha256, created_at, created_by, node, models, requests_per_minute, concurrency)
+         values ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9)
          on conflict do nothing
          returning ${COLUMNS}`,
-        [token.name, token.role, token.sha256, token.createdAt, token.createdBy, token.node ?? null],
+        [
+          token.name,
+          token.role,
+          token.sha256,
+          token.createdAt,
+          token.createdBy,
+          token.node ?? null,
+          // SQL null, not JSON null: no list is every model.
+          token.models == null ? null : jsonb(token.models),
+          token.requestsPerMinute ?? null,
+          token.concurrency ?? null,
+        ],
       );
       if (row !== undefined) await changed(sql);
       return row === undefined ? null : toToken(row);

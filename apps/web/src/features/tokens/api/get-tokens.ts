@@ -1,0 +1,10 @@
+import type { TokenView } from "@llmgw/api";
+import { queryOptions, useQuery } from "@tanstack/react-query";
+import { listTokens } from "../../../lib/api";
+
+export const getTokens = (): Promise<TokenView[]> => listTokens();
+
+export const tokensQueryOptions = () => queryOptions({ queryKey: ["tokens"], queryFn: getTokens });
+
+/** Only admins may list tokens: `enabled` keeps anyone else's page from asking for a 403. */
+export const useTokens = (enabled = true) => useQuery({ ...tokensQueryOptions(), enabled });

@@ -1,0 +1,57 @@
+import type { TokenView } from "@llmgw/api";
+import { Empty } from "../../../components/Status";
+import { TableScroll } from "../../../components/TableScroll";
+import { limitsText } from "../token-form";
+import { RevokeToken } from "./RevokeToken";
+
+const when = (iso: string | null) => (iso === null ? "—" : new Date(iso).toLocaleString());
+
+/** What a token is for beyond its role: an agent's node, a client's models and limits. */
+function scopeOf(t: TokenView): string {
+  if (t.role === "agent") return t.node === null ? "node: bound on its first heartbeat" : `node: ${t.node}`;
+  if (t.role !== "client") return "—";
+  const models = t.models === null ? "every model" : t.models.join(", ");
+  return `${models}; limits: ${limitsText(t)}`;
+}
+
+export function TokenList({ tokens }: { tokens: TokenView[] }) {
+  if (tokens.length === 0) return <Empty>No tokens: the server accepts every request on loopback.</Empty>;
+  return (
+    <TableScroll label="Tokens">
+      <table data-testid="token-table">
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Role</th>
+            <th scope="col">For</th>
+            <th scope="col">Created</th>
+            <th scope="col">Last used</th>
+            <th scope="col">
+              <span className="visually-hidden">Revoke</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {tokens.map((t) => (
+            <tr key={t.name} data-testid={`token-row-${t.name}`}>
+              <th scope="row">{t.name}</th>
+              <td>{t.role}</td>
+              <td>{scopeOf(t)}</td>
+              <td>
+                {t.origin === "config" ? "llmgw.yaml" : `${when(t.createdAt)} by ${t.createdBy ?? "—"}`}
+              </td>
+              <td>{t.lastUsedAt === null ? "never" : when(t.lastUsedAt)}</td>
+              <td>
+                {t.origin === "config" ? (
+                  <span title="remove it from llmgw.yaml and restart">read-only</span>
+                ) : (
+                  <RevokeToken name={t.name} />
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableScroll>
+  );
+}

@@ -1,0 +1,115 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import AxeBuilder from "@axe-core/playwright";
+import { expect, type Page, test } from "@playwright/test";
+
+// The Tokens page (admins only), against a server WITH tokens from llmgw.yaml, started here as a
+// child process (auth-server.ts): making a client token with limits, its secret shown once,
+// revoking it; a viewer sees neither the page's link nor its contents.
+
+const secret = () => `llmgw_${randomBytes(32).toString("base64url")}`;
+const TOKENS = { admin: secret(), viewer: secret() };
+const names = { admin: "e2e-admin", viewer: "e2e-viewer" } as const;
+
+let server: ChildProcess | null = null;
+let base = "";
+
+test.describe.configure({ mode: "serial" });
+
+test.beforeAll(async () => {
+  const lines = Object.entries(TOKENS).map(([role, token]) => ({
+    name: names[role as keyof typeof names],
+    role,
+    sha256: createHash("sha256").update(token).digest("hex"),
+  }));
+  const child = spawn(process.execPath, ["--import", "tsx", "auth-server.ts"], {
+    cwd: fileURLToPath(new URL("..", import.meta.url)),
+    env: { ...process.env, LLMGW_E2E_TOKENS: JSON.stringify(lines) },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  server = child;
+  base = await new Promise<string>((resolve, reject) => {
+    let output = "";
+    const timer = setTimeout(() => reject(new Error(`the auth server did not start:\n${output}`)), 60_000);
+    const read = (chunk: Buffer) => {
+      output += chunk.toString();
+      const ready = /llmgw ready on (http:\/\/\S+)/.exec(output);
+      if (ready?.[1]) {
+        clearTimeout(timer);
+        resolve(ready[1]);
+      }
+    };
+    child.stdout?.on("data", read);
+    child.stderr?.on("data", read);
+    child.once("exit", (code) => reject(new Error(`the auth server exited (${code}):\n${output}`)));
+  });
+});
+
+test.afterAll(async () => {
+  const child = server;
+  if (!child || child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  await exited;
+});
+
+async function signIn(page: Page, token: string) {
+  const form = page.getByTestId("sign-in-form");
+  await form.getByLabel("Access token").fill(token);
+  await form.getByRole("button", { name: "Sign in" }).click();
+}
+
+test("an admin makes a client token with limits, sees its secret once, and revokes it", async ({ page }) => {
+  await page.goto(`${base}/`);
+  await signIn(page, TOKENS.admin);
+  await page.getByTestId("nav-tokens").click();
+  await expect(page.getByRole("heading", { name: "Tokens", level: 1 })).toBeVisible();
+  await expect(page.getByTestId(`token-row-${names.viewer}`)).toContainText("read-only");
+
+  await page.getByTestId("token-add").click();
+  const form = page.getByTestId("token-form");
+  await form.getByLabel("Name").fill("e2e-app");
+  await form.getByLabel("Role").selectOption("client");
+  await form.getByLabel("Models").fill("chat, embed, chat");
+  await form.getByLabel("Requests a minute").fill("60");
+  await form.getByLabel("Requests at once").fill("2");
+  await form.getByTestId("token-create").click();
+  await expect(form.getByTestId("field-models").getByTestId("field-error")).toContainText(
+    "chat is listed twice",
+  );
+
+  await form.getByLabel("Models").fill("chat, embed");
+  await form.getByTestId("token-create").click();
+  const shown = page.getByTestId("token-secret-value");
+  await expect(shown).toHaveText(/^llmgw_[A-Za-z0-9_-]{43}$/);
+  const token = (await shown.textContent()) ?? "";
+  const axe = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21aa"]).analyze();
+  expect(axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical")).toEqual([]);
+  await page.getByTestId("token-secret-done").click();
+  await expect(page.getByTestId("token-secret")).toHaveCount(0);
+
+  const row = page.getByTestId("token-row-e2e-app");
+  await expect(row).toContainText("client");
+  await expect(row).toContainText("chat, embed; limits: 60 a minute, 2 at once");
+  await expect(page.getByText(token)).toHaveCount(0);
+  const read = await fetch(`${base}/api/v1/models`, { headers: { authorization: `Bearer ${token}` } });
+  expect(read.status).toBe(403);
+
+  await row.getByTestId("token-revoke-e2e-app").click();
+  await row.getByTestId("token-revoke-confirm-e2e-app").click();
+  await expect(row).toHaveCount(0);
+  const after = await fetch(`${base}/api/v1/models`, { headers: { authorization: `Bearer ${token}` } });
+  expect(after.status).toBe(401);
+});
+
+test("a viewer has no Tokens link, and the address shows why instead of the list", async ({ page }) => {
+  await page.goto(`${base}/`);
+  await signIn(page, TOKENS.viewer);
+  await expect(page.getByTestId("nav-quotas")).toBeVisible();
+  await expect(page.getByTestId("nav-tokens")).toHaveCount(0);
+
+  await page.goto(`${base}/tokens`);
+  await expect(page.getByTestId("tokens-forbidden")).toContainText("needs an admin token");
+  await expect(page.getByTestId("token-table")).toHaveCount(0);
+});
