@@ -86,6 +86,11 @@ describe("llmgw agent with a real engine process", () => {
     const reported = control.beats[ready] && replicaIn(control.beats[ready], replica.id);
     expect(reported).toMatchObject({ model: replica.model, profile: "cpu", state: "ready" });
     expect(reported?.measuredMemoryGB).toBeGreaterThan(0);
+    // Where the gateway sends its requests: the port the engine was told to listen on.
+    const port = (await engineOf(replica.id)).argv[(await engineOf(replica.id)).argv.indexOf("--port") + 1];
+    expect(reported?.endpoint).toBe(`http://127.0.0.1:${port}`);
+    const startingReport = control.beats[starting] && replicaIn(control.beats[starting], replica.id);
+    expect(startingReport?.endpoint).toBeUndefined();
 
     const first = control.beats[0];
     expect(first?.authorization).toBe("Bearer agent-secret");

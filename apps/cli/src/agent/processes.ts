@@ -51,6 +51,8 @@ export function processEngines(options: ProcessEngineOptions): EngineRunner {
       const [command, ...args] = engineArgv(template, replica, port);
       if (command === undefined) throw new Error(`empty engine command for ${replica.engine}`);
       taken.add(port);
+      // Its endpoint is on loopback, where the engine listens by default; the address other
+      // machines reach it by (--advertise-host, SPEC §8.6) comes with the engine's {host} (issue 16).
       const engine = startProcess(command, args, port, options.env ?? engineEnvironment(process.env));
       void engine.exited.then(() => taken.delete(port));
       return engine;
@@ -129,6 +131,7 @@ function startProcess(
 
   return {
     exited,
+    endpoint: `http://127.0.0.1:${port}`,
     async healthy() {
       if (gone) return false;
       try {

@@ -1,4 +1,4 @@
-import type { Heartbeat, HeartbeatReply } from "@llmgw/domain";
+import type { Heartbeat, HeartbeatReply, ReplicaProgress } from "@llmgw/domain";
 
 export type DesiredReplica = HeartbeatReply["replicas"][number];
 /**
@@ -23,6 +23,10 @@ export interface EngineProcess {
   stop(graceMs: number): Promise<void>;
   /** The last lines it wrote, to say why it died. */
   lastOutput(): string[];
+  /** Where it answers requests (`http://host:port`), reported once it is ready (SPEC §1). */
+  readonly endpoint?: string | null;
+  /** How far its loading is while it starts (SPEC §8.3), when it can tell. */
+  progress?(): ReplicaProgress | null;
 }
 
 /**
@@ -125,12 +129,16 @@ export class Supervisor {
       [...this.replicas.values()].map(async (entry) => {
         const measured =
           entry.process && entry.state !== "failed" ? await entry.process.measureMemoryGB() : null;
+        const endpoint = entry.state === "ready" ? (entry.process?.endpoint ?? null) : null;
+        const progress = entry.state === "starting" ? (entry.process?.progress?.() ?? null) : null;
         return {
           id: entry.desired.id,
           model: entry.desired.model,
           state: entry.state,
           profile: entry.desired.profile,
           ...(measured === null ? {} : { measuredMemoryGB: measured }),
+          ...(endpoint === null ? {} : { endpoint }),
+          ...(progress === null ? {} : { progress }),
           ...(entry.state === "failed" && entry.reason !== null ? { reason: entry.reason } : {}),
         };
       }),
