@@ -8,6 +8,9 @@ import { type Auth, authorize, createAuth, securityHeaders } from "./auth";
 import type { Deps } from "./deps";
 import type { AppEnv } from "./env";
 import { AppError, errorBody, respondError } from "./errors";
+import { onRequestPath, respondGatewayError } from "./gateway/errors";
+import { Gateway, type GatewayOptions } from "./gateway/gateway";
+import { gatewayRoutes } from "./gateway/routes";
 import { HttpTimings, metricsText } from "./metrics";
 import { mirrorFiles } from "./mirror/serveFiles";
 import { openApiDocument } from "./openapi";
@@ -26,7 +29,16 @@ export type AppOptions = {
   webDist?: string | null;
   /** Heartbeats per agent token in 10 s (HEARTBEATS_PER_10S); test suites that beat fast raise it. */
   heartbeatsPer10s?: number;
+  /** The request path's meter and client-token admission (SPEC §7); none and open by default. */
+  gateway?: GatewayOptions;
 };
+
+const gateways = new WeakMap<object, Gateway>();
+
+/** The request path of an app `createApp` built: its live figures, and closing its upstream pools. */
+export function gatewayOf(app: object): Gateway | undefined {
+  return gateways.get(app);
+}
 
 /** The API routes, chained so their types make the typed client (`hc<AppType>`). */
 function apiRoutes(deps: Deps, auth: Auth) {
@@ -53,6 +65,8 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   const auth = createAuth(deps, { heartbeatsPer10s: options.heartbeatsPer10s });
   const app = new Hono<AppEnv>();
   app.onError((err, c) => {
+    // The request path answers in OpenAI's error shape, the authorization middleware's refusals too.
+    if (onRequestPath(c.req.path)) return respondGatewayError(err, c);
     if (err instanceof HTTPException && !(err instanceof AppError)) {
       const status = err.status;
       // Hono's own 400 is a body its validator could not parse: name the body as the field.
@@ -100,6 +114,9 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
     c.text(await metricsText(deps, timings), 200, { "Content-Type": "text/plain; version=0.0.4" }),
   );
   app.route("/", mirrorFiles(deps.mirror));
+  const gateway = new Gateway(deps, options.gateway);
+  gateways.set(app, gateway);
+  app.route("/v1", gatewayRoutes(deps, gateway));
   const dist = options.webDist;
   if (dist && existsSync(join(dist, "index.html"))) {
     app.use("/*", serveStatic({ root: dist }));

@@ -1,7 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { WAKES_CHANNEL } from "@llmgw/store";
-import { createApp } from "./app";
+import { createApp, gatewayOf } from "./app";
 import type { Config } from "./config";
 import { type Deps, openDeps } from "./deps";
 import { startRelay } from "./events/relay";
@@ -89,6 +89,7 @@ export async function startServer(
     async close() {
       stopWatch();
       clearInterval(liveness);
+      await gatewayOf(app)?.close();
       await scheduler?.stop();
       await leadership.stop();
       await relay?.stop();
