@@ -1,11 +1,11 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
-import type { Model, ModelInput } from "@llmgw/domain";
+import type { Model } from "@llmgw/domain";
 import OpenAI from "openai";
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { createApp, gatewayOf } from "../src/app";
 import type { ClientAdmission } from "../src/gateway/admission";
-import type { GatewayMeter, RequestOutcome } from "../src/gateway/meter";
+import type { GatewayMeter, GatewayNow, RequestOutcome } from "../src/gateway/meter";
 import { type EngineOptions, StandInEngine } from "../src/testing/engine";
 import {
   type Api,
@@ -27,6 +27,8 @@ export type GatewayTest = {
   readonly url: string;
   /** An `openai` client of this server (no retries: a test sees every answer). */
   client(options?: { apiKey?: string; maxRetries?: number }): OpenAI;
+  /** What the gateway holds now (queued and in flight per model), as the meter reads it. */
+  now(): GatewayNow;
   /** What the meter was told, in order. */
   readonly outcomes: RequestOutcome[];
   readonly coldStarts: { model: string; ms: number }[];
@@ -35,7 +37,7 @@ export type GatewayTest = {
   /** A stand-in engine, closed after the test. */
   engine(options?: EngineOptions): Promise<StandInEngine>;
   /** A model made through the API, ondemand unless `scaling` says otherwise. */
-  model(input?: Partial<ModelInput>): Promise<Model>;
+  model(input?: Parameters<typeof modelInput>[0]): Promise<Model>;
   /** Replicas of `model` on one node, reported ready by its agent with these engines' endpoints. */
   ready(model: Pick<Model, "name">, engines: StandInEngine[], node?: string): Promise<string[]>;
 };
@@ -51,11 +53,13 @@ export function useGateway(
   const engines: StandInEngine[] = [];
   let url = "";
   let close = async () => {};
+  let now = (): GatewayNow => ({ models: new Map(), tokens: new Map() });
   const test: GatewayTest = {
     api,
     get url() {
       return url;
     },
+    now: () => now(),
     outcomes,
     coldStarts,
     admission: OPEN,
@@ -96,6 +100,8 @@ export function useGateway(
     const http = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 });
     await new Promise<void>((resolve) => http.once("listening", resolve));
     url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+    const gateway = gatewayOf(app);
+    if (gateway) now = () => gateway.now();
     close = async () => {
       await gatewayOf(app)?.close();
       await new Promise<void>((resolve) => {

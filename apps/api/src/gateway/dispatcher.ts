@@ -33,7 +33,8 @@ export class Dispatcher {
 
   constructor(
     private readonly deps: Deps,
-    private readonly limits: DispatchLimits,
+    /** Read per request: tests change the configuration between cases. */
+    private readonly limits: () => DispatchLimits,
     private readonly meter: GatewayMeter,
   ) {}
 
@@ -47,6 +48,7 @@ export class Dispatcher {
     request: { arrivedAt: number; sessionKey: string | null; avoid: string | null; signal: AbortSignal },
   ): Promise<Lease> {
     this.#listen();
+    const limits = this.limits();
     const lane = this.#lane(model.name);
     const snap = await this.deps.world.snapshot();
     const current = snap.modelsByName.get(model.name) ?? model;
@@ -55,7 +57,7 @@ export class Dispatcher {
       const lease = lane.take(snap, current, request, release);
       if (lease) return lease;
     }
-    if (lane.queue.length >= this.limits.maxQueue) {
+    if (lane.queue.length >= limits.maxQueue) {
       throw unavailable(
         "queue_full",
         `${model.name} has ${lane.queue.length} requests waiting, the most it queues`,
@@ -92,14 +94,14 @@ export class Dispatcher {
         done();
         reject(request.signal.reason);
       };
-      const left = request.arrivedAt + this.limits.maxWaitMs - performance.now();
+      const left = request.arrivedAt + limits.maxWaitMs - performance.now();
       timer = setTimeout(
         () => {
           lane.leave(waiter);
           waiter.refuse(
             unavailable(
               "wait_timeout",
-              `${model.name} had no free replica within ${Math.round(this.limits.maxWaitMs / 1000)} s`,
+              `${model.name} had no free replica within ${Math.round(limits.maxWaitMs / 1000)} s`,
             ),
           );
         },

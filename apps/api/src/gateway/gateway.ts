@@ -93,10 +93,10 @@ export class Gateway {
     this.#parts ??= {
       dispatcher: new Dispatcher(
         this.deps,
-        {
+        () => ({
           maxQueue: this.deps.config.gateway.maxQueue,
           maxWaitMs: this.deps.config.gateway.maxWaitSeconds * 1000,
-        },
+        }),
         this.meter,
       ),
       upstreams: new Upstreams(),
