@@ -93,6 +93,8 @@ async function tryReplica(
     if (last) throw unreachable();
     return { kind: "retry" };
   }
+  // An aborted or failed body reports it through the iterator below; unheard, it would crash the process.
+  res.body.on("error", () => {});
   if ((res.status === 502 || res.status === 503) && !last) {
     res.body.destroy();
     return { kind: "retry" };
@@ -179,6 +181,7 @@ function answer(
       },
       cancel() {
         upstream.abort();
+        void chunks.return?.().catch(() => {});
         done(CLIENT_GONE);
       },
     },

@@ -225,6 +225,8 @@ export class StandInEngine extends EventEmitter<{ request: [ReceivedRequest]; cl
       if (res.destroyed) return;
       if (this.knobs.breakAfterTokens !== null && i >= this.knobs.breakAfterTokens) {
         done();
+        // What was written reaches the client first: the break comes after those tokens.
+        await new Promise<void>((resolve) => res.write("", () => resolve()));
         res.destroy();
         return;
       }
