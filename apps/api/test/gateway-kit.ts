@@ -1,6 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
-import type { Model } from "@llmgw/domain";
+import type { Model, ModelInput, ModelView } from "@llmgw/domain";
+import { replicaOf } from "@llmgw/domain/testing";
 import OpenAI from "openai";
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { createApp, gatewayOf } from "../src/app";
@@ -44,9 +45,8 @@ export type GatewayTest = {
 
 const OPEN: ClientAdmission = { admit: () => () => {} };
 
-export function useGateway(
-  options: { yaml?: string; gateway?: Partial<Api["config"]["gateway"]> } = {},
-): GatewayTest {
+/** `yaml` configures tokens; then `adminToken` is the one the kit makes models with. */
+export function useGateway(options: { yaml?: string; adminToken?: string } = {}): GatewayTest {
   const api = useApi(options.yaml === undefined ? {} : { yaml: options.yaml });
   const outcomes: RequestOutcome[] = [];
   const coldStarts: { model: string; ms: number }[] = [];
@@ -71,10 +71,10 @@ export function useGateway(
       return engine;
     },
     async model(input = {}) {
-      const view = await createOk(
-        api,
-        modelInput({ scaling: { min: 0, max: 2, idleTimeoutSeconds: 900 }, ...input }),
-      );
+      const body = modelInput({ scaling: { min: 0, max: 2, idleTimeoutSeconds: 900 }, ...input });
+      const view = options.adminToken
+        ? await createAs(api, options.adminToken, body)
+        : await createOk(api, body);
       const { replicas, headroom, quota, mode, ...model } = view;
       return model as Model;
     },
@@ -83,8 +83,12 @@ export function useGateway(
         node: { name: node, memoryGB: 512, cpuCount: 256 },
         replicas: list.map((e) => replicaReport({ model: model.name, endpoint: e.url })),
       });
-      await placeReported(api, beat);
-      await beatOk(api, beat);
+      // With tokens, an agent token is bound to one node: the replicas are stored as its beat would.
+      if (options.adminToken) await storeReady(api, model, beat.node.name, list);
+      else {
+        await placeReported(api, beat);
+        await beatOk(api, beat);
+      }
       return beat.replicas.map((r) => r.id);
     },
   };
@@ -94,7 +98,6 @@ export function useGateway(
   };
 
   beforeAll(async () => {
-    Object.assign(api.config.gateway, options.gateway ?? {});
     const admission: ClientAdmission = { admit: (token, model) => test.admission.admit(token, model) };
     const app = createApp(api.deps, { heartbeatsPer10s: 100_000, gateway: { meter, admission } });
     const http = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 });
@@ -118,6 +121,34 @@ export function useGateway(
   });
   afterAll(() => close());
   return test;
+}
+
+async function createAs(api: Api, token: string, body: ModelInput): Promise<ModelView> {
+  const res = await api.app.request("/api/v1/models", {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  if (res.status !== 201) throw new Error(`POST /models: ${res.status} ${await res.text()}`);
+  return (await res.json()) as ModelView;
+}
+
+async function storeReady(api: Api, model: Pick<Model, "name">, node: string, engines: StandInEngine[]) {
+  await api.deps.store.transaction(async (tx) => {
+    const stored = await tx.models.get(model.name);
+    if (!stored) throw new Error(`no model ${model.name}`);
+    for (const engine of engines)
+      await tx.replicas.upsert(
+        replicaOf(stored, {
+          id: `r-${Math.random().toString(36).slice(2, 10)}`,
+          node,
+          state: "ready",
+          endpoint: engine.url,
+          startedAt: new Date().toISOString(),
+        }),
+      );
+  });
+  api.deps.world.invalidate();
 }
 
 /** Resolves once `check` holds, looking again on every turn of the event loop (no fixed sleeps). */
