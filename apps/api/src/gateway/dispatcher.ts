@@ -36,6 +36,8 @@ export class Dispatcher {
     /** Read per request: tests change the configuration between cases. */
     private readonly limits: () => DispatchLimits,
     private readonly meter: GatewayMeter,
+    /** Called on every pass for a model with requests waiting: waiting is use, the model is not idle. */
+    private readonly inUse: (model: Model) => void,
   ) {}
 
   /**
@@ -46,6 +48,8 @@ export class Dispatcher {
   async acquire(
     model: Model,
     request: { arrivedAt: number; sessionKey: string | null; avoid: string | null; signal: AbortSignal },
+    /** A retry keeps its place: it goes back to the head of the queue, not the tail. */
+    retry = false,
   ): Promise<Lease> {
     this.#listen();
     const limits = this.limits();
@@ -53,17 +57,18 @@ export class Dispatcher {
     const snap = await this.deps.world.snapshot();
     const current = snap.modelsByName.get(model.name) ?? model;
     const release = () => this.nudge();
-    if (lane.queue.length === 0) {
+    if (lane.queue.length === 0 || retry) {
       const lease = lane.take(snap, current, request, release);
       if (lease) return lease;
     }
-    if (lane.queue.length >= limits.maxQueue) {
+    if (lane.queue.length >= limits.maxQueue && !retry) {
       throw unavailable(
         "queue_full",
         `${model.name} has ${lane.queue.length} requests waiting, the most it queues`,
       );
     }
     const ready = routable(snap, current).length > 0;
+    lane.noneReady = !ready;
     if (!ready && modeOf(current.scaling) === "ondemand") await this.#wake(lane, current);
     request.signal.throwIfAborted();
     const lease = new Promise<Lease>((resolve, reject) => {
@@ -108,7 +113,8 @@ export class Dispatcher {
         Math.max(0, left),
       );
       request.signal.addEventListener("abort", onAbort, { once: true });
-      lane.queue.push(waiter);
+      if (retry) lane.queue.unshift(waiter);
+      else lane.queue.push(waiter);
     });
     this.nudge();
     this.#sweeping();
@@ -148,6 +154,8 @@ export class Dispatcher {
     if (waiting.length === 0) return;
     const snap = await this.deps.world.snapshot();
     for (const lane of waiting) {
+      const model = snap.modelsByName.get(lane.model);
+      if (model) this.inUse(model);
       const ready = lane.pump(snap, () => this.nudge());
       if (ready && lane.wokenAt !== null) {
         this.meter.coldStart(lane.model, performance.now() - lane.wokenAt);

@@ -74,7 +74,7 @@ export class Gateway {
         inFlight: lane.inFlightTotal,
         queued: lane.queue.length,
         longestWaitMs: head ? at - head.arrivedAt : null,
-        waking: lane.wokenAt !== null && lane.queue.length > 0,
+        waking: lane.noneReady && lane.queue.length > 0,
       });
     }
     return { models, tokens: new Map(this.#tokens) };
@@ -90,18 +90,14 @@ export class Gateway {
   }
 
   #started() {
-    this.#parts ??= {
-      dispatcher: new Dispatcher(
-        this.deps,
-        () => ({
-          maxQueue: this.deps.config.gateway.maxQueue,
-          maxWaitMs: this.deps.config.gateway.maxWaitSeconds * 1000,
-        }),
-        this.meter,
-      ),
-      upstreams: new Upstreams(),
-      idle: new IdleClock(this.deps),
-    };
+    if (this.#parts) return this.#parts;
+    const idle = new IdleClock(this.deps);
+    const limits = () => ({
+      maxQueue: this.deps.config.gateway.maxQueue,
+      maxWaitMs: this.deps.config.gateway.maxWaitSeconds * 1000,
+    });
+    const dispatcher = new Dispatcher(this.deps, limits, this.meter, (model) => idle.keepAwake(model));
+    this.#parts = { dispatcher, upstreams: new Upstreams(), idle };
     return this.#parts;
   }
 }

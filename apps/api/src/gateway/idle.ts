@@ -37,6 +37,11 @@ export class IdleClock {
     };
   }
 
+  /** Requests of an on-demand model wait for it: it is in use, and its wake must not lapse meanwhile. */
+  keepAwake(model: Model): void {
+    if (modeOf(model.scaling) === "ondemand") this.touch(model);
+  }
+
   /** Records the model as used now, at most once a second; a later call inside that second is kept for its end. */
   touch(model: Model): void {
     const last = this.#lastWrite.get(model.name) ?? Number.NEGATIVE_INFINITY;

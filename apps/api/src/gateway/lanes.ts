@@ -44,6 +44,8 @@ export class Lane {
   readonly inFlight = new Map<string, number>();
   /** When this process recorded the wake its waiters wait on (performance.now()), for the cold-start figure. */
   wokenAt: number | null = null;
+  /** Whether the model had no ready replica when last looked at (its waiters wait for one). */
+  noneReady = false;
   #turn = 0;
 
   constructor(readonly model: string) {}
@@ -100,6 +102,7 @@ export class Lane {
       return false;
     }
     const ready = routable(snap, model).length > 0;
+    this.noneReady = !ready;
     if (!ready) {
       const reason = noCapacityReason(snap, model);
       if (reason) this.#refuseAll(unavailable("no_capacity", reason, 30));

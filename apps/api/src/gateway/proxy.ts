@@ -37,15 +37,20 @@ export async function proxy(
   raw: Request,
 ): Promise<Response> {
   const signal = raw.signal;
-  const path = new URL(raw.url).pathname;
+  const url = new URL(raw.url);
+  const path = `${url.pathname}${url.search}`;
   let avoid: string | null = null;
   for (let attempt = 0; ; attempt++) {
-    const lease = await parts.dispatcher.acquire(model, {
-      arrivedAt: flight.arrivedAt,
-      sessionKey: request.sessionKey,
-      avoid,
-      signal,
-    });
+    const lease = await parts.dispatcher.acquire(
+      model,
+      {
+        arrivedAt: flight.arrivedAt,
+        sessionKey: request.sessionKey,
+        avoid,
+        signal,
+      },
+      attempt > 0,
+    );
     flight.sent();
     const upstream = new AbortController();
     const abort = () => upstream.abort(signal.reason);
