@@ -8,8 +8,8 @@ export type Candidate = { id: string; inFlight: number; slots: number };
  * With a session key: rendezvous hashing picks the same replica for the same key while the set of
  * replicas stands (so the engine's prompt cache stays warm), unless that replica is full or has
  * more than twice the average in flight (this request counted, rounded up); then the next in the
- * key's order. Without a key: the
- * fewest in flight, ties taken in turn by `turn` (a counter the caller moves on).
+ * key's order. Without a key: the fewest in flight, ties taken in turn by `turn` (a counter the
+ * caller moves on).
  */
 export function chooseReplica(
   candidates: readonly Candidate[],
