@@ -67,9 +67,6 @@ export class Dispatcher {
         `${model.name} has ${lane.queue.length} requests waiting, the most it queues`,
       );
     }
-    const ready = routable(snap, current).length > 0;
-    lane.noneReady = !ready;
-    if (!ready && modeOf(current.scaling) === "ondemand") await this.#wake(lane, current);
     request.signal.throwIfAborted();
     const lease = new Promise<Lease>((resolve, reject) => {
       let timer: ReturnType<typeof setTimeout> | null = null;
@@ -116,6 +113,9 @@ export class Dispatcher {
       if (retry) lane.queue.unshift(waiter);
       else lane.queue.push(waiter);
     });
+    const ready = routable(snap, current).length > 0;
+    lane.noneReady = !ready;
+    if (!ready && modeOf(current.scaling) === "ondemand") this.#wake(lane, current);
     this.nudge();
     this.#sweeping();
     return lease;
@@ -164,11 +164,16 @@ export class Dispatcher {
     }
   }
 
-  /** One wake per cold start: every waiter shares it (SPEC §7.2). */
-  async #wake(lane: Lane, model: Model): Promise<void> {
-    if (lane.wokenAt !== null && lane.queue.length > 0) return;
+  /**
+   * One wake per cold start, recorded by the first waiter: the others share it (SPEC §7.2). Not
+   * awaited: the waiter is queued already, and a wake the store refused leaves it to its wait bound.
+   */
+  #wake(lane: Lane, model: Model): void {
+    if (lane.wokenAt !== null && lane.queue.length > 1) return;
     lane.wokenAt = performance.now();
-    await wake({ deps: this.deps, model, at: this.deps.now() });
+    wake({ deps: this.deps, model, at: this.deps.now() }).catch((err: unknown) =>
+      console.error(`llmgw: recording ${model.name}'s wake failed`, err),
+    );
   }
 
   #lane(name: string): Lane {
