@@ -55,6 +55,7 @@ export async function proxy(
     const upstream = new AbortController();
     const abort = () => upstream.abort(signal.reason);
     signal.addEventListener("abort", abort, { once: true });
+    if (signal.aborted) abort();
     const ended = parts.idle.began(model);
     const hold = () => {
       signal.removeEventListener("abort", abort);
