@@ -56,7 +56,7 @@ export class Gateway {
     } catch (err) {
       if (raw.signal.aborted) {
         flight.end(CLIENT_GONE);
-        return new Response(null, { status: 499 as 400 });
+        return new Response(null, { status: CLIENT_GONE });
       }
       flight.end(err instanceof GatewayError || err instanceof AppError ? err.status : 500);
       throw err;
