@@ -3,7 +3,7 @@ import type { Deps } from "../deps";
 
 /** The least time between two refreshes of one model's stored wake from this process. */
 const THROTTLE_MS = 1_000;
-/** How often a model with a request in flight has its wake refreshed: well inside any idle timeout. */
+/** How often a model with a request in flight has its wake refreshed, at most (and at most half its idle timeout). */
 const WHILE_BUSY_MS = 5_000;
 
 /**
@@ -87,8 +87,12 @@ export class IdleClock {
         this.#timer = null;
         return;
       }
-      for (const { model } of this.#busy.values()) this.touch(model);
-    }, WHILE_BUSY_MS);
+      const now = performance.now();
+      for (const { model } of this.#busy.values()) {
+        const every = Math.min(WHILE_BUSY_MS, model.scaling.idleTimeoutSeconds * 500);
+        if (now - (this.#lastWrite.get(model.name) ?? Number.NEGATIVE_INFINITY) >= every) this.touch(model);
+      }
+    }, THROTTLE_MS);
     this.#timer.unref();
   }
 }
