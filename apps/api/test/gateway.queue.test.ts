@@ -153,4 +153,22 @@ describe("idle", () => {
     );
     expect(gw.api.deps.wakes.get(model.name) ?? 0).toBeGreaterThanOrEqual(sent + 300);
   });
+
+  it("keeps the wake fresh while a request is in flight, so a long answer never lets the model idle", async () => {
+    limits(16, 30);
+    const model = await gw.model({ scaling: { min: 0, max: 1, idleTimeoutSeconds: 2 } });
+    const engine = await gw.engine();
+    await gw.ready(model, [engine]);
+    const release = engine.hold();
+    const answer = ask(model.name);
+    await engine.nth(1);
+    const sent = Date.now();
+
+    await until(
+      async () => ((await gw.api.deps.store.wakes.list()).get(model.name) ?? 0) >= sent + 900,
+      "the wake to be refreshed while the request runs",
+    );
+    release();
+    await answer;
+  });
 });
