@@ -95,6 +95,24 @@ describe("POST /v1/chat/completions", () => {
   });
 });
 
+describe("the body", () => {
+  it("reaches the engine byte for byte, spacing and number spelling included", async () => {
+    const model = await gw.model();
+    const engine = await gw.engine();
+    await gw.ready(model, [engine]);
+    const text = `{ "model" : "${model.name}",\n  "messages": [ ] , "temperature": 1.50, "x-extra": "é\u00e9" }`;
+
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: text,
+    });
+
+    expect(res.status).toBe(200);
+    expect(engine.received[0]?.text).toBe(text);
+  });
+});
+
 describe("other endpoints", () => {
   it("routes embeddings and completions", async () => {
     const model = await gw.model({ routingProfile: "embedding" });

@@ -11,7 +11,10 @@ export type ReceivedRequest = {
   method: string;
   path: string;
   headers: IncomingMessage["headers"];
+  /** The body parsed as JSON (the text when it is not). */
   body: unknown;
+  /** The body exactly as it came. */
+  text: string;
 };
 
 /** How the next request fails: an HTTP 502/503, or the connection dropped before any byte. */
@@ -120,7 +123,7 @@ export class StandInEngine extends EventEmitter<{ request: [ReceivedRequest]; cl
       body = text;
     }
     const path = (req.url ?? "/").split("?")[0] ?? "/";
-    const received: ReceivedRequest = { method: req.method ?? "GET", path, headers: req.headers, body };
+    const received: ReceivedRequest = { method: req.method ?? "GET", path, headers: req.headers, body, text };
     this.received.push(received);
     this.inFlight++;
     let finished = false;
