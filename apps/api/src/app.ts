@@ -8,7 +8,10 @@ import { type Auth, authorize, createAuth, securityHeaders } from "./auth";
 import type { Deps } from "./deps";
 import type { AppEnv } from "./env";
 import { AppError, errorBody, respondError } from "./errors";
-import { AppMetrics } from "./metrics";
+import { onRequestPath, respondGatewayError } from "./gateway/errors";
+import { Gateway, type GatewayOptions } from "./gateway/gateway";
+import { gatewayRoutes } from "./gateway/routes";
+import { AppMetrics, IDLE_GATEWAY, PromGatewayMeter, startTraffic } from "./metrics";
 import { mirrorFiles } from "./mirror/serveFiles";
 import { openApiDocument } from "./openapi";
 import { auditRoutes } from "./routes/audit";
@@ -26,7 +29,28 @@ export type AppOptions = {
   webDist?: string | null;
   /** Heartbeats per agent token in 10 s (HEARTBEATS_PER_10S); test suites that beat fast raise it. */
   heartbeatsPer10s?: number;
+  /**
+   * The request path's meter and client-token admission (SPEC §7): by default the app's own
+   * (llmgw_gateway_* on its /metrics, the client tokens' limits); tests may give others.
+   */
+  gateway?: GatewayOptions;
 };
+
+type Serving = { gateway: Gateway; startTraffic: () => () => void };
+const serving = new WeakMap<object, Serving>();
+
+/** The request path of an app `createApp` built: its live figures, and closing its upstream pools. */
+export function gatewayOf(app: object): Gateway | undefined {
+  return serving.get(app)?.gateway;
+}
+
+/**
+ * Starts the app's `model.traffic` events (every second with traffic); returns how to stop them.
+ * `llmgw serve` runs them; an app in a test sends none unless it asks.
+ */
+export function startTrafficOf(app: object): () => void {
+  return serving.get(app)?.startTraffic() ?? (() => {});
+}
 
 /** The API routes, chained so their types make the typed client (`hc<AppType>`). */
 function apiRoutes(deps: Deps, auth: Auth) {
@@ -53,6 +77,8 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   const auth = createAuth(deps, { heartbeatsPer10s: options.heartbeatsPer10s });
   const app = new Hono<AppEnv>();
   app.onError((err, c) => {
+    // The request path answers in OpenAI's error shape, the authorization middleware's refusals too.
+    if (onRequestPath(c.req.path)) return respondGatewayError(err, c);
     if (err instanceof HTTPException && !(err instanceof AppError)) {
       const status = err.status;
       // Hono's own 400 is a body its validator could not parse: name the body as the field.
@@ -100,6 +126,18 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
     c.text(await metrics.page(), 200, { "Content-Type": metrics.contentType }),
   );
   app.route("/", mirrorFiles(deps.mirror));
+  let gateway: Gateway | null = null;
+  const now = () => gateway?.now() ?? IDLE_GATEWAY;
+  const ownMeter = options.gateway?.meter ? null : new PromGatewayMeter({ registry: metrics.registry, now });
+  gateway = new Gateway(deps, {
+    meter: options.gateway?.meter ?? ownMeter ?? undefined,
+    admission: options.gateway?.admission ?? auth.clientLimits,
+  });
+  serving.set(app, {
+    gateway,
+    startTraffic: () => (ownMeter ? startTraffic({ hub: deps.hub, now, meter: ownMeter }) : () => {}),
+  });
+  app.route("/v1", gatewayRoutes(deps, gateway));
   const dist = options.webDist;
   if (dist && existsSync(join(dist, "index.html"))) {
     app.use("/*", serveStatic({ root: dist }));

@@ -1,7 +1,10 @@
-export { type AppOptions, type AppType, createApp } from "./app";
+export { type AppOptions, type AppType, createApp, gatewayOf } from "./app";
 export type { CreatedToken, SessionView, TokenCreate, TokenView } from "./auth/schemas";
 export type { Role } from "./config";
 export { type Config, ConfigError, loadConfig } from "./config";
 export { type Deps, openDeps } from "./deps";
+export { type ClientAdmission, OPEN_ADMISSION } from "./gateway/admission";
+export type { Gateway, GatewayOptions } from "./gateway/gateway";
+export type { GatewayMeter, GatewayNow, RequestOutcome } from "./gateway/meter";
 export { writeGgufFile, writeNotGguf, writeSafetensorsFile } from "./mirror/ggufWriter";
 export { type RunningServer, startServer } from "./server";

@@ -64,6 +64,71 @@ const errors = (...codes: number[]) =>
 const body = (name: Component) => ({ requestBody: { required: true, ...json(ref(name)) } });
 const name = [{ name: "name", in: "path", required: true, schema: { type: "string" } }];
 
+/**
+ * The request path (SPEC §7), outside /api: OpenAI's own shapes, passed through to the engines, so
+ * only their outline is given here. Errors are OpenAI's `{ error: { message, type, code, param } }`.
+ */
+const openAiError = {
+  type: "object",
+  properties: {
+    error: {
+      type: "object",
+      properties: {
+        message: { type: "string" },
+        type: { type: "string" },
+        code: { type: "string" },
+        param: { type: "string", nullable: true },
+      },
+    },
+  },
+};
+const inference = (description: string) => ({
+  servers: [{ url: "/" }],
+  post: {
+    description,
+    requestBody: {
+      required: true,
+      ...json({ type: "object", required: ["model"], properties: { model: { type: "string" } } }),
+    },
+    responses: {
+      "200": {
+        description: "the engine's answer, passed through (an event stream when `stream` is true)",
+        content: { "application/json": {}, "text/event-stream": {} },
+      },
+      ...Object.fromEntries(
+        [400, 401, 403, 404, 413, 429, 503].map((code) => [
+          String(code),
+          { description: "refused", ...json(openAiError) },
+        ]),
+      ),
+    },
+  },
+});
+const inferencePaths = {
+  "/v1/chat/completions": inference("OpenAI chat completions, routed to a ready replica of `model`"),
+  "/v1/completions": inference("OpenAI completions, routed to a ready replica of `model`"),
+  "/v1/embeddings": inference("OpenAI embeddings, routed to a ready replica of `model`"),
+  "/v1/{path}": {
+    ...inference("any other POST whose JSON body names a `model`, routed the same way"),
+    parameters: [{ name: "path", in: "path", required: true, schema: { type: "string" } }],
+  },
+  "/v1/models": {
+    servers: [{ url: "/" }],
+    get: {
+      description: "every catalogue model not stopped, OpenAI's list shape",
+      responses: { "200": { description: "OK" } },
+    },
+  },
+  "/v1/models/{model}": {
+    servers: [{ url: "/" }],
+    parameters: [{ name: "model", in: "path", required: true, schema: { type: "string" } }],
+    get: {
+      description: "one model by name or alias",
+      responses: { "200": { description: "OK" }, "404": { description: "refused", ...json(openAiError) } },
+    },
+  },
+};
+
 export function openApiDocument() {
   const schemas = Object.fromEntries(
     Object.entries(components).map(([key, [schema, io]]) => [
@@ -76,6 +141,7 @@ export function openApiDocument() {
     info: { title: "llmgw", version: "1", description: "The llmgw control plane's HTTP API (SPEC §3)." },
     servers: [{ url: "/api/v1" }],
     paths: {
+      ...inferencePaths,
       "/models": {
         get: { responses: ok("ModelView", true) },
         post: { ...body("ModelInput"), responses: { ...ok("ModelView", false, "201"), ...errors(400, 409) } },

@@ -1,10 +1,11 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { WAKES_CHANNEL } from "@llmgw/store";
-import { createApp } from "./app";
+import { createApp, gatewayOf, startTrafficOf } from "./app";
 import type { Config } from "./config";
 import { type Deps, openDeps } from "./deps";
 import { startRelay } from "./events/relay";
+import type { GatewayOptions } from "./gateway/gateway";
 import { nudgeScheduler, startScheduler } from "./scheduler";
 import { startLeadership } from "./scheduler/leader";
 import { markSilentNodesDown } from "./services/liveness";
@@ -24,7 +25,7 @@ const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1)$/;
  */
 export async function startServer(
   config: Config,
-  options: { webDist?: string | null; log?: (line: string) => void } = {},
+  options: { webDist?: string | null; log?: (line: string) => void; gateway?: GatewayOptions } = {},
 ): Promise<RunningServer> {
   const log = options.log ?? ((line: string) => console.log(line));
   if (config.tokens.length === 0 && !LOOPBACK.test(config.listen.host)) {
@@ -33,8 +34,12 @@ export async function startServer(
     );
   }
   const deps = await openDeps(config);
-  const app = createApp(deps, { webDist: options.webDist ?? null });
+  const app = createApp(deps, {
+    webDist: options.webDist ?? null,
+    ...(options.gateway ? { gateway: options.gateway } : {}),
+  });
 
+  const stopTraffic = startTrafficOf(app);
   await deps.mirror.scan();
   const stopWatch = deps.mirror.watch((changed, removed) => {
     mirrorChanged(deps, changed, removed).catch((err) => console.error("llmgw: mirror update failed", err));
@@ -88,7 +93,9 @@ export async function startServer(
     deps,
     async close() {
       stopWatch();
+      stopTraffic();
       clearInterval(liveness);
+      await gatewayOf(app)?.close();
       await scheduler?.stop();
       await leadership.stop();
       await relay?.stop();

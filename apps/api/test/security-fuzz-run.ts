@@ -2,10 +2,11 @@ import { apiErrorSchema } from "@llmgw/domain";
 import fc from "fast-check";
 import type { Role } from "../src/config";
 import type { Deps } from "../src/deps";
+import { onRequestPath } from "../src/gateway/errors";
 import { heartbeat, modelInput } from "./factories";
 import type { App } from "./harness";
 import { badRequests, FIXTURE, type FuzzRequest } from "./security-fuzz";
-import { bearer, endpointsOf, SECRETS, storeDump } from "./security-kit";
+import { bearer, endpointsOf, openAiErrorSchema, SECRETS, storeDump } from "./security-kit";
 
 // Sends generated bad requests to an app and checks every answer: no 5xx, security headers, the
 // error shape (with `fields` on a 400), no internals in a body, and no change-making request
@@ -66,7 +67,9 @@ export async function problemsOf(req: FuzzRequest, res: Response): Promise<strin
     problems.push(`a refusal that is not JSON: ${text.slice(0, 80)}`);
   }
   const parsed = apiErrorSchema.safeParse(body);
-  if (body !== null && !parsed.success) problems.push(`not the error shape: ${text.slice(0, 120)}`);
+  // The request path (/v1) refuses in OpenAI's shape instead (SPEC §7.6).
+  const shaped = parsed.success || (onRequestPath(path) && openAiErrorSchema.safeParse(body).success);
+  if (body !== null && !shaped) problems.push(`not the error shape: ${text.slice(0, 120)}`);
   // Counted on the raw JSON: a schema's record would drop a field the client called `__proto__`.
   if (parsed.success && res.status === 400 && fieldNames(body).length === 0) {
     problems.push(`a 400 that names no field: ${parsed.data.error.message}`);

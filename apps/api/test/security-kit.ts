@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { apiErrorSchema } from "@llmgw/domain";
 import type { Store } from "@llmgw/store";
 import { expect } from "vitest";
+import { z } from "zod";
 import { createApp } from "../src/app";
 import { isEndpoint, ruleKey } from "../src/auth/rules";
 import { newToken, sha256Hex } from "../src/auth/secrets";
@@ -118,11 +119,20 @@ export async function storeDump(deps: Deps): Promise<string> {
   return JSON.stringify(dump);
 }
 
-/** A refusal in the one error shape; a 401 says how to authenticate. */
+/** OpenAI's error shape, which the request path answers in (SPEC §7.6). */
+export const openAiErrorSchema = z.strictObject({
+  error: z.strictObject({ message: z.string(), type: z.string(), code: z.string(), param: z.null() }),
+});
+
+/** A refusal in the one error shape (OpenAI's on /v1); a 401 says how to authenticate. */
 export async function expectRefusal(res: Response, status: number, what: string): Promise<void> {
   const text = await res.text();
   expect({ what, status: res.status, text }).toMatchObject({ status });
-  const parsed = apiErrorSchema.safeParse(JSON.parse(text));
+  const body: unknown = JSON.parse(text);
+  // The request path (/v1) refuses in OpenAI's shape, which its clients' SDKs read.
+  const parsed = apiErrorSchema.safeParse(body).success
+    ? { success: true }
+    : openAiErrorSchema.safeParse(body);
   expect(parsed.success, `${what}: not the error shape: ${text}`).toBe(true);
   if (status === 401) expect(res.headers.get("www-authenticate"), what).toMatch(/^Bearer realm="llmgw"/);
 }

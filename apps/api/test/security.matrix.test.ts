@@ -92,6 +92,8 @@ const WILDCARD_PATHS: Record<string, [string, string]> = {
   "ALL /api/*": ["POST", "/api/v1/no-such-endpoint"],
   "ALL /mirror/:model/*": ["GET", "/mirror/m/v/f/deeper"],
   "GET /*": ["GET", "/models"],
+  "POST /v1/*": ["POST", "/v1/responses"],
+  "ALL /v1/*": ["DELETE", "/v1/models"],
 };
 
 /** A request each endpoint would accept from a caller allowed to make it. */
@@ -102,6 +104,7 @@ function sampleOf(route: { key: string; method: string; path: string }, world: W
       .replace(/\/models\/:name/, `/models/${world.model}`)
       .replace(/\/nodes\/:name/, `/nodes/${world.node}`)
       .replace(/\/tokens\/:name/, `/tokens/${world.doomedToken}`)
+      .replace(/\/v1\/models\/:model/, `/v1/models/${world.model}`)
       .replace(/:owner/, fresh("owner"))
       .replace(/:[a-z]+/g, "x"),
   ];
@@ -162,6 +165,8 @@ function statedNeed(key: string): Need {
     return "public";
   if (path === "/v1" || path.startsWith("/v1/")) return "inference";
   if (key === "POST /api/v1/agents/heartbeat") return "agent";
+  // The request path (SPEC §7): client tokens, and operators and admins.
+  if (path.startsWith("/v1/")) return "inference";
   if (path.startsWith("/mirror/")) return "weights";
   if (path.startsWith("/api/v1/tokens")) return "admin";
   if (method === "GET" || key === "ALL /api/*") return "viewer";

@@ -65,6 +65,16 @@ export const ACCESS: Readonly<Record<string, Need>> = {
   "POST /api/v1/tokens": "admin",
   "DELETE /api/v1/tokens/:name": "admin",
 
+  // The request path (SPEC §7): client tokens, operators and admins. Any other POST naming a model
+  // is routed like the three; another method or path is a 404 for those who may call the path.
+  "GET /v1/models": "inference",
+  "GET /v1/models/:model": "inference",
+  "POST /v1/chat/completions": "inference",
+  "POST /v1/completions": "inference",
+  "POST /v1/embeddings": "inference",
+  "POST /v1/*": "inference",
+  "ALL /v1/*": "inference",
+
   // Agents report their node; that and the mirror's weights are all an agent token opens.
   "POST /api/v1/agents/heartbeat": "agent",
 };

@@ -10,11 +10,11 @@ import { sendBody } from "../body";
 import type { Deps } from "../deps";
 import type { AppEnv } from "../env";
 import { AppError, notFound } from "../errors";
-import { nudgeScheduler } from "../scheduler";
 import { createModel } from "../services/createModel";
 import { etagOf, parseIfMatch, patchModel } from "../services/patchModel";
 import { removeModel } from "../services/removeModel";
 import { target } from "../services/target";
+import { wake } from "../services/wake";
 import { jsonBody } from "../validate";
 import { modelView } from "../world";
 
@@ -72,12 +72,8 @@ export function modelRoutes(deps: Deps) {
           `${model.name} is not an on-demand model (it is ${modeOf(model.scaling)})`,
         );
       }
-      // Stored (any process may take the wake; the one that schedules hears of it by NOTIFY): the
-      // scheduler wants one replica until the model has been idle for its timeout.
       const now = deps.now();
-      await deps.store.wakes.wake(model.name, now.getTime());
-      deps.wakes.set(model.name, now.getTime());
-      nudgeScheduler(deps);
+      await wake({ deps, model, at: now });
       return c.json({ model: model.name, wokenAt: now.toISOString() }, 202);
     });
 }

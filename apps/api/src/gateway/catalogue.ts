@@ -1,0 +1,50 @@
+import { type Model, modeOf } from "@llmgw/domain";
+import type { Snapshot } from "../world";
+import { GatewayError } from "./errors";
+
+/** A catalogue model as OpenAI's `GET /v1/models` lists it, with its aliases under `llmgw`. */
+export type OpenAiModel = {
+  id: string;
+  object: "model";
+  created: number;
+  owned_by: string;
+  llmgw: { aliases: string[] };
+};
+
+const byNameOrAlias = new WeakMap<Snapshot, Map<string, Model>>();
+
+/** The model a request names, by its name or one of its aliases (they share one namespace). */
+export function modelNamed(snap: Snapshot, name: string): Model {
+  let names = byNameOrAlias.get(snap);
+  if (!names) {
+    names = new Map();
+    for (const model of snap.models) {
+      names.set(model.name, model);
+      for (const alias of model.aliases) names.set(alias, model);
+    }
+    byNameOrAlias.set(snap, names);
+  }
+  const model = names.get(name);
+  if (!model)
+    throw new GatewayError(
+      404,
+      "model_not_found",
+      `no model is called ${JSON.stringify(name)} (by name or alias)`,
+    );
+  return model;
+}
+
+export function openAiModel(model: Model): OpenAiModel {
+  return {
+    id: model.name,
+    object: "model",
+    created: Math.floor(Date.parse(model.updatedAt) / 1000) || 0,
+    owned_by: model.owner || "llmgw",
+    llmgw: { aliases: model.aliases },
+  };
+}
+
+/** Every model a client may ask for: the catalogue less the stopped ones. */
+export function servedModels(snap: Snapshot): OpenAiModel[] {
+  return snap.models.filter((m) => modeOf(m.scaling) !== "stopped").map(openAiModel);
+}

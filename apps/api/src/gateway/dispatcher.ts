@@ -1,0 +1,207 @@
+import type { EventType } from "@llmgw/domain";
+import { type Model, modeOf } from "@llmgw/domain";
+import type { Deps } from "../deps";
+import { wake } from "../services/wake";
+import { GatewayError, unavailable } from "./errors";
+import { Lane, type Lease, routable, type Waiter } from "./lanes";
+import type { GatewayMeter } from "./meter";
+
+export type DispatchLimits = { maxQueue: number; maxWaitMs: number };
+
+/** Changes that can make a replica ready, or a model unservable: a queued request may go now. */
+const MOVES: ReadonlySet<EventType> = new Set([
+  "replica.changed",
+  "model.changed",
+  "model.removed",
+  "node.changed",
+]);
+/** A pass over the queues this often while any request waits, for what no event announces. */
+const SWEEP_MS = 1_000;
+
+/**
+ * Where this process's requests wait and which replica each goes to (SPEC §7.1–7.4). A request
+ * takes a slot at once when its model has one free and nobody waits before it; otherwise it joins
+ * the model's queue (recording a wake when no replica is ready) and is sent, in arrival order, as
+ * slots free up or replicas turn ready (replica.changed events, from any process through the relay).
+ */
+export class Dispatcher {
+  readonly lanes = new Map<string, Lane>();
+  #subscribed: (() => void) | null = null;
+  #sweep: ReturnType<typeof setInterval> | null = null;
+  #pumping: Promise<void> | null = null;
+  #again = false;
+
+  constructor(
+    private readonly deps: Deps,
+    /** Read per request: tests change the configuration between cases. */
+    private readonly limits: () => DispatchLimits,
+    private readonly meter: GatewayMeter,
+    /** Called on every pass for a model with requests waiting: waiting is use, the model is not idle. */
+    private readonly inUse: (model: Model) => void,
+  ) {}
+
+  /**
+   * A slot for one request on a ready replica of `model`, once there is one. Refuses with 503
+   * queue_full, wait_timeout, model_stopped or no_capacity; rejects with the signal's reason when
+   * the client goes away first (it then leaves the queue and is never sent).
+   */
+  async acquire(
+    model: Model,
+    request: { arrivedAt: number; sessionKey: string | null; avoid: string | null; signal: AbortSignal },
+    /** A retry keeps its place: it goes back to the head of the queue, not the tail. */
+    retry = false,
+  ): Promise<Lease> {
+    this.#listen();
+    const limits = this.limits();
+    const lane = this.#lane(model.name);
+    const snap = await this.deps.world.snapshot();
+    const current = snap.modelsByName.get(model.name) ?? model;
+    const release = () => this.nudge();
+    if (lane.queue.length === 0 || retry) {
+      const lease = lane.take(snap, current, request, release);
+      if (lease) return lease;
+    }
+    if (lane.queue.length >= limits.maxQueue && !retry) {
+      throw unavailable(
+        "queue_full",
+        `${model.name} has ${lane.queue.length} requests waiting, the most it queues`,
+      );
+    }
+    request.signal.throwIfAborted();
+    const lease = new Promise<Lease>((resolve, reject) => {
+      let timer: ReturnType<typeof setTimeout> | null = null;
+      const done = () => {
+        if (timer) clearTimeout(timer);
+        request.signal.removeEventListener("abort", onAbort);
+      };
+      const waiter: Waiter = {
+        arrivedAt: request.arrivedAt,
+        sessionKey: request.sessionKey,
+        avoid: request.avoid,
+        grant: (lease) => {
+          done();
+          // Granted as the client left: the slot goes back at once.
+          if (request.signal.aborted) {
+            lease.release();
+            reject(request.signal.reason);
+          } else resolve(lease);
+        },
+        refuse: (err) => {
+          done();
+          reject(err);
+        },
+      };
+      const onAbort = () => {
+        lane.leave(waiter);
+        done();
+        reject(request.signal.reason);
+      };
+      const left = request.arrivedAt + limits.maxWaitMs - performance.now();
+      timer = setTimeout(
+        () => {
+          lane.leave(waiter);
+          waiter.refuse(
+            unavailable(
+              "wait_timeout",
+              `${model.name} had no free replica within ${Math.round(limits.maxWaitMs / 1000)} s`,
+            ),
+          );
+        },
+        Math.max(0, left),
+      );
+      request.signal.addEventListener("abort", onAbort, { once: true });
+      if (retry) lane.queue.unshift(waiter);
+      else lane.queue.push(waiter);
+    });
+    const ready = routable(snap, current).length > 0;
+    lane.noneReady = !ready;
+    if (!ready && modeOf(current.scaling) === "ondemand") this.#wake(lane, current);
+    this.nudge();
+    this.#sweeping();
+    return lease;
+  }
+
+  /** Asks for a pass over every queue soon; passes asked for meanwhile are one. */
+  nudge(): void {
+    if (this.#pumping) {
+      this.#again = true;
+      return;
+    }
+    this.#pumping = this.#pumpAll()
+      .catch((err: unknown) => console.error("llmgw: the gateway's dispatch failed", err))
+      .finally(() => {
+        this.#pumping = null;
+        if (this.#again) {
+          this.#again = false;
+          this.nudge();
+        }
+      });
+  }
+
+  close(): void {
+    this.#subscribed?.();
+    this.#subscribed = null;
+    if (this.#sweep) clearInterval(this.#sweep);
+    this.#sweep = null;
+    const closing = new GatewayError(503, "shutting_down", "the server is shutting down", {
+      "Retry-After": "1",
+    });
+    for (const lane of this.lanes.values()) for (const w of lane.queue.splice(0)) w.refuse(closing);
+  }
+
+  async #pumpAll(): Promise<void> {
+    const waiting = [...this.lanes.values()].filter((l) => l.queue.length > 0);
+    if (waiting.length === 0) return;
+    const snap = await this.deps.world.snapshot();
+    for (const lane of waiting) {
+      const model = snap.modelsByName.get(lane.model);
+      if (model) this.inUse(model);
+      const ready = lane.pump(snap, () => this.nudge());
+      if (ready && lane.wokenAt !== null) {
+        this.meter.coldStart(lane.model, performance.now() - lane.wokenAt);
+        lane.wokenAt = null;
+      }
+    }
+  }
+
+  /**
+   * One wake per cold start, recorded by the first waiter: the others share it (SPEC §7.2). Not
+   * awaited: the waiter is queued already, and a wake the store refused leaves it to its wait bound.
+   */
+  #wake(lane: Lane, model: Model): void {
+    if (lane.wokenAt !== null && lane.queue.length > 1) return;
+    lane.wokenAt = performance.now();
+    wake({ deps: this.deps, model, at: this.deps.now() }).catch((err: unknown) =>
+      console.error(`llmgw: recording ${model.name}'s wake failed`, err),
+    );
+  }
+
+  #lane(name: string): Lane {
+    let lane = this.lanes.get(name);
+    if (!lane) {
+      lane = new Lane(name);
+      this.lanes.set(name, lane);
+    }
+    return lane;
+  }
+
+  /** Subscribed at the first request, not at construction: building the app touches no hub. */
+  #listen(): void {
+    if (this.#subscribed) return;
+    this.#subscribed = this.deps.hub.subscribe((event) => {
+      if (MOVES.has(event.type)) this.nudge();
+    });
+  }
+
+  #sweeping(): void {
+    if (this.#sweep) return;
+    this.#sweep = setInterval(() => {
+      if ([...this.lanes.values()].some((l) => l.queue.length > 0)) this.nudge();
+      else if (this.#sweep) {
+        clearInterval(this.#sweep);
+        this.#sweep = null;
+      }
+    }, SWEEP_MS);
+    this.#sweep.unref();
+  }
+}

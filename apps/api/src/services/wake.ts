@@ -1,0 +1,16 @@
+import type { Model } from "@llmgw/domain";
+import type { Deps } from "../deps";
+import { nudgeScheduler } from "../scheduler";
+
+/**
+ * Records that an on-demand model is wanted (SPEC §2.6): `POST /models/:name/wake` and a request
+ * through the gateway for a model with no ready replica (§7.2). Stored, so any process may take
+ * the wake (the one that schedules hears of it by NOTIFY); the scheduler wants one replica until
+ * the model has been idle for its timeout. Recording it again later moves the idle clock on.
+ */
+export async function wake({ deps, model, at }: { deps: Deps; model: Model; at: Date }): Promise<void> {
+  const ms = at.getTime();
+  await deps.store.wakes.wake(model.name, ms);
+  if (ms > (deps.wakes.get(model.name) ?? Number.NEGATIVE_INFINITY)) deps.wakes.set(model.name, ms);
+  nudgeScheduler(deps);
+}

@@ -1,0 +1,259 @@
+import { EventEmitter, once } from "node:events";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+// A stand-in for an OpenAI-compatible engine (llama.cpp's server, vLLM): a real HTTP server on
+// loopback answering what the gateway sends, at a token rate, with knobs to fail the ways real
+// engines fail. For tests and the demo; it knows nothing of llmgw.
+
+/** A request the engine received, as it came. */
+export type ReceivedRequest = {
+  method: string;
+  path: string;
+  headers: IncomingMessage["headers"];
+  /** The body parsed as JSON (the text when it is not). */
+  body: unknown;
+  /** The body exactly as it came. */
+  text: string;
+};
+
+/** How the next request fails: an HTTP 502/503, or the connection dropped before any byte. */
+export type Failure = 502 | 503 | "drop";
+
+export type EngineOptions = {
+  /** The model id it says it serves (`/v1/models`, `model` in answers). */
+  model?: string;
+  /** Tokens generated per second. */
+  tokensPerSecond?: number;
+  /** Tokens in every reply (`max_tokens` lowers it). */
+  replyTokens?: number;
+};
+
+/** The knobs a test turns while the engine runs. */
+export type EngineKnobs = {
+  tokensPerSecond: number;
+  replyTokens: number;
+  /** Failures for the next requests, taken one per request in order. */
+  failNext: Failure[];
+  /** A stream breaks (connection destroyed) after this many tokens; null: never. */
+  breakAfterTokens: number | null;
+  /** Waits this long before answering at all. */
+  delayMs: number;
+};
+
+/** An OpenAI-compatible engine on 127.0.0.1, on a port the OS picks. */
+export class StandInEngine extends EventEmitter<{ request: [ReceivedRequest]; closed: [ReceivedRequest] }> {
+  readonly received: ReceivedRequest[] = [];
+  /** Requests whose client closed the connection before the answer ended. */
+  readonly closedByClient: ReceivedRequest[] = [];
+  readonly knobs: EngineKnobs;
+  readonly model: string;
+  /** Requests being answered now. */
+  inFlight = 0;
+  #held: Promise<void> | null = null;
+  #server: Server;
+  #url = "";
+
+  private constructor(options: EngineOptions) {
+    super();
+    this.model = options.model ?? "stand-in";
+    this.knobs = {
+      tokensPerSecond: options.tokensPerSecond ?? 200,
+      replyTokens: options.replyTokens ?? 8,
+      failNext: [],
+      breakAfterTokens: null,
+      delayMs: 0,
+    };
+    this.#server = createServer((req, res) => {
+      void this.#answer(req, res).catch(() => res.destroy());
+    });
+  }
+
+  static async start(options: EngineOptions = {}): Promise<StandInEngine> {
+    const engine = new StandInEngine(options);
+    engine.#server.listen(0, "127.0.0.1");
+    await once(engine.#server, "listening");
+    const { port } = engine.#server.address() as AddressInfo;
+    engine.#url = `http://127.0.0.1:${port}`;
+    return engine;
+  }
+
+  /** The base URL an agent would report as the replica's endpoint. */
+  get url(): string {
+    return this.#url;
+  }
+
+  /** Requests arriving from now on wait before answering until the returned function is called. */
+  hold(): () => void {
+    let release = () => {};
+    this.#held = new Promise<void>((resolve) => {
+      release = () => {
+        this.#held = null;
+        resolve();
+      };
+    });
+    return release;
+  }
+
+  /** Resolves with the `n`th request received (1-based), counting those already in. */
+  async nth(n: number): Promise<ReceivedRequest> {
+    while (this.received.length < n) await once(this, "request");
+    return this.received[n - 1] as ReceivedRequest;
+  }
+
+  /** Resolves once `n` requests in all have had their connection closed by the client. */
+  async closedCount(n: number): Promise<void> {
+    while (this.closedByClient.length < n) await once(this, "closed");
+  }
+
+  async close(): Promise<void> {
+    this.#held = null;
+    this.#server.closeAllConnections();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+
+  async #answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString("utf8");
+    let body: unknown = null;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {
+      body = text;
+    }
+    const path = (req.url ?? "/").split("?")[0] ?? "/";
+    const received: ReceivedRequest = { method: req.method ?? "GET", path, headers: req.headers, body, text };
+    this.received.push(received);
+    this.inFlight++;
+    let finished = false;
+    res.on("close", () => {
+      this.inFlight--;
+      if (!finished && !res.writableFinished) {
+        this.closedByClient.push(received);
+        this.emit("closed", received);
+      }
+    });
+    this.emit("request", received);
+    const failure = this.knobs.failNext.shift();
+    if (failure === "drop") {
+      finished = true;
+      res.destroy();
+      return;
+    }
+    if (failure)
+      return json(
+        res,
+        failure,
+        { error: { message: "the engine is unavailable", code: failure } },
+        () => (finished = true),
+      );
+    if (this.knobs.delayMs > 0) await sleep(this.knobs.delayMs);
+    if (this.#held) await this.#held;
+    if (res.destroyed) return;
+    const request = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>;
+    const done = () => (finished = true);
+    if (req.method === "GET" && path === "/health") return json(res, 200, { status: "ok" }, done);
+    if (req.method === "GET" && path === "/v1/models")
+      return json(
+        res,
+        200,
+        { object: "list", data: [{ id: this.model, object: "model", created: 0, owned_by: "stand-in" }] },
+        done,
+      );
+    if (req.method !== "POST") return json(res, 404, { error: { message: "not found" } }, done);
+    if (path === "/v1/embeddings") return this.#embeddings(res, request, done);
+    if (path === "/v1/chat/completions" || path === "/v1/completions")
+      return this.#complete(res, request, path === "/v1/chat/completions", done);
+    return json(res, 404, { error: { message: `no such endpoint: ${path}` } }, done);
+  }
+
+  #embeddings(res: ServerResponse, request: Record<string, unknown>, done: () => void): void {
+    const input = request.input;
+    const inputs = Array.isArray(input) ? input : [input];
+    const data = inputs.map((item, index) => ({
+      object: "embedding",
+      index,
+      embedding: Array.from({ length: 8 }, (_, i) => ((String(item).length + i) % 7) / 7),
+    }));
+    const tokens = inputs.reduce<number>((sum, item) => sum + wordsOf(item), 0);
+    json(
+      res,
+      200,
+      { object: "list", model: this.model, data, usage: { prompt_tokens: tokens, total_tokens: tokens } },
+      done,
+    );
+  }
+
+  async #complete(res: ServerResponse, request: Record<string, unknown>, chat: boolean, done: () => void) {
+    const maxTokens = typeof request.max_tokens === "number" ? request.max_tokens : Number.POSITIVE_INFINITY;
+    const count = Math.min(this.knobs.replyTokens, maxTokens);
+    const words = Array.from({ length: count }, (_, i) => `word${i}`);
+    const promptTokens = chat ? wordsOf(request.messages) : wordsOf(request.prompt);
+    const usage = {
+      prompt_tokens: promptTokens,
+      completion_tokens: count,
+      total_tokens: promptTokens + count,
+    };
+    const id = `cmpl-${Math.random().toString(36).slice(2)}`;
+    const base = { id, created: Math.floor(Date.now() / 1000), model: this.model };
+    const object = chat ? "chat.completion" : "text_completion";
+    const tick = 1000 / this.knobs.tokensPerSecond;
+    if (request.stream !== true) {
+      await sleep(count * tick);
+      const choice = chat
+        ? { index: 0, message: { role: "assistant", content: words.join(" ") }, finish_reason: "stop" }
+        : { index: 0, text: words.join(" "), finish_reason: "stop" };
+      return json(res, 200, { ...base, object, choices: [choice], usage }, done);
+    }
+    res.writeHead(200, { "Content-Type": "text/event-stream", "Cache-Control": "no-cache" });
+    const send = (data: unknown) => res.write(`data: ${JSON.stringify(data)}\n\n`);
+    const chunkObject = chat ? "chat.completion.chunk" : "text_completion";
+    const piece = (text: string | null, finish: string | null) => ({
+      ...base,
+      object: chunkObject,
+      choices: [
+        chat
+          ? { index: 0, delta: text === null ? {} : { content: text }, finish_reason: finish }
+          : { index: 0, text: text ?? "", finish_reason: finish },
+      ],
+    });
+    if (chat)
+      send({
+        ...base,
+        object: chunkObject,
+        choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }],
+      });
+    for (let i = 0; i < words.length; i++) {
+      if (res.destroyed) return;
+      if (this.knobs.breakAfterTokens !== null && i >= this.knobs.breakAfterTokens) {
+        done();
+        // What was written reaches the client first: the break comes after those tokens.
+        await new Promise<void>((resolve) => res.write("", () => resolve()));
+        res.destroy();
+        return;
+      }
+      await sleep(tick);
+      send(piece(i === 0 ? (words[i] ?? "") : ` ${words[i]}`, null));
+    }
+    send(piece(null, "stop"));
+    const options = request.stream_options as { include_usage?: unknown } | undefined;
+    if (options?.include_usage === true) send({ ...base, object: chunkObject, choices: [], usage });
+    res.write("data: [DONE]\n\n");
+    done();
+    res.end();
+  }
+}
+
+function json(res: ServerResponse, status: number, body: unknown, done: () => void): void {
+  done();
+  res.writeHead(status, { "Content-Type": "application/json" });
+  res.end(JSON.stringify(body));
+}
+
+function wordsOf(value: unknown): number {
+  const text = typeof value === "string" ? value : JSON.stringify(value ?? "");
+  return text.split(/\s+/).filter(Boolean).length;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
