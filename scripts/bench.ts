@@ -11,6 +11,7 @@ const suites: Array<() => Promise<Suite>> = [
   () => import("./bench/sse"),
   () => import("./bench/heartbeats"),
   () => import("./bench/firstBeats"),
+  () => import("./bench/gateway"),
   () => import("./bench/web"),
   () => import("./bench/browser"),
   () => import("./bench/store"),
