@@ -89,7 +89,7 @@ async function streams(count: number, chunks: number, everyMs: number) {
           const sent = /"sent":([0-9.]+)/.exec(event)?.[1];
           if (sent === undefined) continue;
           received++;
-          delays.push((at - Number(sent)) / 1000);
+          delays.push(at - Number(sent));
         }
       }).catch(() => 0);
       if (status !== 200) errors++;

@@ -27,6 +27,8 @@ export type EngineOptions = {
   tokensPerSecond?: number;
   /** Tokens in every reply (`max_tokens` lowers it). */
   replyTokens?: number;
+  /** Keeps no record of requests (the demo's engines answer for hours; tests read the records). */
+  forgetful?: boolean;
 };
 
 /** The knobs a test turns while the engine runs. */
@@ -52,11 +54,13 @@ export class StandInEngine extends EventEmitter<{ request: [ReceivedRequest]; cl
   inFlight = 0;
   #held: Promise<void> | null = null;
   #server: Server;
+  readonly #forgetful: boolean;
   #url = "";
 
   private constructor(options: EngineOptions) {
     super();
     this.model = options.model ?? "stand-in";
+    this.#forgetful = options.forgetful ?? false;
     this.knobs = {
       tokensPerSecond: options.tokensPerSecond ?? 200,
       replyTokens: options.replyTokens ?? 8,
@@ -124,13 +128,13 @@ export class StandInEngine extends EventEmitter<{ request: [ReceivedRequest]; cl
     }
     const path = (req.url ?? "/").split("?")[0] ?? "/";
     const received: ReceivedRequest = { method: req.method ?? "GET", path, headers: req.headers, body, text };
-    this.received.push(received);
+    if (!this.#forgetful) this.received.push(received);
     this.inFlight++;
     let finished = false;
     res.on("close", () => {
       this.inFlight--;
       if (!finished && !res.writableFinished) {
-        this.closedByClient.push(received);
+        if (!this.#forgetful) this.closedByClient.push(received);
         this.emit("closed", received);
       }
     });

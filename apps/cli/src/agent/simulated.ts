@@ -1,3 +1,4 @@
+import { StandInEngine } from "@llmgw/api/testing";
 import type { EngineProcess, EngineRunner, Exit } from "./supervisor";
 
 export type SimulatedEngines = EngineRunner & {
@@ -14,7 +15,8 @@ export type SimulationOptions = {
 /**
  * The demo's engines: no process, a stand-in that loads for a few seconds (its memory growing as
  * the weights come in), then answers healthy and holds about the replica's memory, give or take
- * what a real engine's estimate is off by.
+ * what a real engine's estimate is off by. Each answers the OpenAI API for real on a port of its
+ * own (a generated reply streamed at a chat model's pace), so the demo serves `/v1` end to end.
  */
 export function simulatedEngines(options: SimulationOptions = {}): SimulatedEngines {
   const readyAfterMs = options.readyAfterMs ?? 4000;
@@ -31,16 +33,29 @@ export function simulatedEngines(options: SimulationOptions = {}): SimulatedEngi
       const exited = new Promise<Exit>((resolve) => {
         finish = resolve;
       });
-      const engine = {
-        heldGB: () => Math.round(targetGB * Math.min(1, (Date.now() - startedAt) / loadMs) * 100) / 100,
-      };
+      const loaded = () => Math.min(1, (Date.now() - startedAt) / loadMs);
+      const engine = { heldGB: () => Math.round(targetGB * loaded() * 100) / 100 };
+      const server = await StandInEngine.start({
+        model: replica.model,
+        tokensPerSecond: 25 + Math.round(random() * 25),
+        replyTokens: 48,
+        forgetful: true,
+      });
       running.add(engine);
+      const weightsBytes = Math.round(targetGB * 1e9);
       const process: EngineProcess = {
         exited,
-        healthy: async () => Date.now() - startedAt >= loadMs,
+        endpoint: server.url,
+        healthy: async () => loaded() >= 1,
         measureMemoryGB: async () => engine.heldGB(),
+        progress: () => ({
+          phase: "load",
+          bytesDone: Math.round(weightsBytes * loaded()),
+          bytesTotal: weightsBytes,
+        }),
         async stop() {
           running.delete(engine);
+          await server.close();
           finish({ code: 0, signal: "SIGTERM" });
         },
         lastOutput: () => [],
