@@ -5,7 +5,7 @@ import type { Role } from "../src/config";
 import { runOnce } from "../src/scheduler";
 import { markSilentNodesDown } from "../src/services/liveness";
 import { errorOf, heartbeat, modelInput, placeReported, replicaReport, useApi } from "./harness";
-import { bearer, SECRETS, storeDump, tokensYaml } from "./security-kit";
+import { bearer, requestAs, SECRETS, storeDump, tokensYaml } from "./security-kit";
 
 // SPEC §4 "Agents are trusted with their own node and nothing more", tried as an attacker holding
 // one agent token would: each case here was a way to read or hijack another node's work.
@@ -14,13 +14,8 @@ const api = useApi({ yaml: tokensYaml() });
 let sequence = 0;
 const fresh = (prefix: string) => `${prefix}-${++sequence}`;
 
-async function request(secret: string, method: string, path: string, body?: unknown) {
-  return api.app.request(path, {
-    method,
-    headers: { ...bearer(secret), ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-}
+const request = (secret: string, method: string, path: string, body?: unknown) =>
+  requestAs(api.app, secret, method, path, body);
 
 const as = (role: Role) => SECRETS[role];
 const beatAs = (secret: string, body: ReturnType<typeof heartbeat>) =>

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Role } from "../src/config";
 import { errorOf, useApi } from "./harness";
-import { bearer, CONFIG_CLIENT_LIMITS, SECRETS, storeDump, tokensYaml } from "./security-kit";
+import { CONFIG_CLIENT_LIMITS, requestAs, SECRETS, storeDump, tokensYaml } from "./security-kit";
 
 // Client tokens (SPEC §4 "Tokens and roles"): they call the request path only, and may carry the
 // models they may call and two limits. Those fields belong to client tokens alone.
@@ -10,13 +10,8 @@ const api = useApi({ yaml: tokensYaml() });
 let sequence = 0;
 const fresh = (prefix: string) => `${prefix}-${++sequence}`;
 
-async function request(secret: string, method: string, path: string, body?: unknown) {
-  return api.app.request(path, {
-    method,
-    headers: { ...bearer(secret), ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-}
+const request = (secret: string, method: string, path: string, body?: unknown) =>
+  requestAs(api.app, secret, method, path, body);
 
 const create = (body: Record<string, unknown>) => request(SECRETS.admin, "POST", "/api/v1/tokens", body);
 

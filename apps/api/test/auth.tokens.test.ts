@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../src/auth/secrets";
 import type { Role } from "../src/config";
 import { errorOf, modelInput, useApi } from "./harness";
-import { bearer, configName, SECRETS, storeDump, tokensYaml } from "./security-kit";
+import { configName, requestAs, SECRETS, storeDump, tokensYaml } from "./security-kit";
 
 // Tokens made and revoked by admins through the API (SPEC §4 "Tokens and roles"): the secret is
 // shown once and stored only as its SHA-256; llmgw.yaml's tokens are listed and read-only.
@@ -11,14 +11,8 @@ const api = useApi({ yaml: tokensYaml() });
 let sequence = 0;
 const fresh = (prefix: string) => `${prefix}-${++sequence}`;
 
-async function request(role: Role | string, method: string, path: string, body?: unknown) {
-  const secret = role in SECRETS ? SECRETS[role as Role] : role;
-  return api.app.request(path, {
-    method,
-    headers: { ...bearer(secret), ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-}
+const request = (role: Role | string, method: string, path: string, body?: unknown) =>
+  requestAs(api.app, role in SECRETS ? SECRETS[role as Role] : role, method, path, body);
 
 type Created = { name: string; role: Role; origin: string; token: string; createdBy: string };
 

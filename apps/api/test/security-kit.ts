@@ -42,6 +42,15 @@ export function tokensYaml(): string {
 
 export const bearer = (secret: string) => ({ authorization: `Bearer ${secret}` });
 
+/** One request to `app` with a bearer token, and a JSON body when there is one. */
+export function requestAs(app: App, secret: string, method: string, path: string, body?: unknown) {
+  return app.request(path, {
+    method,
+    headers: { ...bearer(secret), ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+}
+
 let dashboard: string | null = null;
 
 /**
