@@ -12,6 +12,7 @@ const suites: Array<() => Promise<Suite>> = [
   () => import("./bench/heartbeats"),
   () => import("./bench/firstBeats"),
   () => import("./bench/gateway"),
+  () => import("./bench/coldStart"),
   () => import("./bench/web"),
   () => import("./bench/browser"),
   () => import("./bench/store"),

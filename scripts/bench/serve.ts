@@ -3,6 +3,9 @@
 //                                   openDeps (in-memory store) + createApp + serve, scheduler off,
 //                                   seeded with models, a fleet via heartbeats, and `seeded` nodes
 //                                   written straight to the store
+//   scheduled [heartbeatSeconds]    `llmgw serve` itself (apps/api startServer): an embedded store in
+//                                   a temp dataDir, liveness and the scheduler on, nothing seeded;
+//                                   heartbeatSeconds may be a fraction (set past the file's check)
 //   bare-json FILE                  a bare Hono route answering FILE's bytes
 //   bare-sse                        a bare node:http SSE server
 // It answers IPC commands: usage (CPU and memory), gc, publish (bare-sse), stop.
@@ -104,6 +107,17 @@ if (mode === "app") {
     (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
     server.close();
     await deps.store.close();
+    await rm(dataDir, { recursive: true, force: true });
+  };
+} else if (mode === "scheduled") {
+  const api = await import("../../apps/api/src/index");
+  const dataDir = await mkdtemp(join(tmpdir(), "llmgw-bench-"));
+  const config = api.loadConfig({ dataDir, listen: "127.0.0.1:0" }, {});
+  config.heartbeatSeconds = Number(args[0] || 1);
+  const server = await api.startServer(config, { log: () => undefined });
+  port = Number(new URL(server.url).port);
+  cleanup = async () => {
+    await server.close();
     await rm(dataDir, { recursive: true, force: true });
   };
 } else if (mode === "bare-json") {

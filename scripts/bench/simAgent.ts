@@ -1,0 +1,38 @@
+// One simulated node for the cold-start bench, in its own process (forked by report.ts `child`):
+//   simAgent.ts SERVER [readyAfterMs] [intervalSeconds]
+// The real agent (runAgent's heartbeat loop and the Supervisor, with its default health checks
+// every second) over a simulated machine and simulated engines, as `llmgw demo` runs each node:
+// a placed replica starts a stand-in OpenAI engine on a port of its own, healthy after about
+// readyAfterMs (±25%). The agent reports what changed only on its next heartbeat, and the server's
+// reply sets its interval (the server's heartbeatSeconds); intervalSeconds is only the first one.
+// Tells its parent when it runs; on SIGTERM stops its engines and tells the server.
+import { runAgent } from "../../apps/cli/src/agent/loop";
+import { AGENT_VERSION, simulatedMachine } from "../../apps/cli/src/agent/machine";
+import { simulatedEngines } from "../../apps/cli/src/agent/simulated";
+import { type AgentLog, Supervisor } from "../../apps/cli/src/agent/supervisor";
+
+const [server = "", readyAfterText = "500", intervalText = "1"] = process.argv.slice(2);
+const engines = simulatedEngines({ readyAfterMs: Number(readyAfterText) });
+const log: AgentLog = {
+  info: () => undefined,
+  warn: (line) => console.error(`bench agent: ${line}`),
+};
+const agent = runAgent({
+  server,
+  machine: simulatedMachine(
+    {
+      name: "cold-node",
+      memoryGB: 64,
+      cpuCount: 16,
+      engines: ["llamacpp"],
+      labels: {},
+      agentVersion: AGENT_VERSION,
+    },
+    () => engines.memoryInUseGB(),
+  ),
+  supervisor: new Supervisor({ runner: engines, log }),
+  intervalSeconds: Number(intervalText),
+  log,
+});
+process.once("SIGTERM", () => void agent.stop().finally(() => process.exit(0)));
+process.send?.({ node: "cold-node" });
