@@ -4,7 +4,17 @@ import { TRAFFIC_WINDOW_SECONDS, type TrafficSnapshot, useModelTraffic } from ".
 import { millis, rate, waited } from "../lib/units";
 
 // The chart library loads with the first card that has traffic, not with the page.
-const RequestsChart = lazy(() => import("./RequestsChart"));
+/**
+ * The chart's code comes on first use. When it cannot be fetched (the server restarted with a
+ * newer build, the network dropped), the card keeps its numbers and the chart's text summary
+ * rather than taking the whole page down.
+ */
+const RequestsChart = lazy(() =>
+  import("./RequestsChart").catch((err: unknown) => {
+    console.error("llmgw: the traffic chart could not be loaded", err);
+    return { default: () => null };
+  }),
+);
 
 const WINDOW_MINUTES = Math.round(TRAFFIC_WINDOW_SECONDS / 60);
 
