@@ -1,5 +1,5 @@
 import type { ModelTraffic } from "@llmgw/domain";
-import { lazy, Suspense } from "react";
+import { lazy, type ReactNode, Suspense } from "react";
 import { TRAFFIC_WINDOW_SECONDS, type TrafficSnapshot, useModelTraffic } from "../lib/traffic";
 import { millis, rate, waited } from "../lib/units";
 
@@ -9,11 +9,12 @@ import { millis, rate, waited } from "../lib/units";
  * newer build, the network dropped), the card keeps its numbers and the chart's text summary
  * rather than taking the whole page down.
  */
-const RequestsChart = lazy(() =>
-  import("./RequestsChart").catch((err: unknown) => {
-    console.error("llmgw: the traffic chart could not be loaded", err);
-    return { default: () => null };
-  }),
+const RequestsChart = lazy(
+  (): Promise<{ default: (props: { perSecond: readonly number[] }) => ReactNode }> =>
+    import("./RequestsChart").catch((err: unknown) => {
+      console.error("llmgw: the traffic chart could not be loaded", err);
+      return { default: () => null };
+    }),
 );
 
 const WINDOW_MINUTES = Math.round(TRAFFIC_WINDOW_SECONDS / 60);
