@@ -17,6 +17,11 @@ export type Client = {
   read(limitBytes: number): Promise<InferenceRequest>;
   /** Node's response when the answer may be written to it directly, else null. */
   readonly outgoing: ServerResponse | null;
+  /**
+   * What aborts `signal`, when the request owns it (under Node): the upstream request uses it
+   * too, instead of one more controller linked to it per attempt.
+   */
+  readonly controller: AbortController | null;
 };
 
 /** `<path>?<query>` of an absolute URL (as `new URL(url)` gives it, without parsing the rest). */
@@ -37,6 +42,7 @@ export function webClient(raw: Request): Client {
     headers: forwardedOf(raw.headers),
     read: (limitBytes) => readInference(raw, limitBytes),
     outgoing: null,
+    controller: null,
   };
 }
 
@@ -55,5 +61,6 @@ export function nodeClient(url: string, incoming: IncomingMessage, outgoing: Ser
     headers: incoming.headers,
     read: (limitBytes) => readInferenceFrom(incoming, limitBytes, gone),
     outgoing,
+    controller,
   };
 }

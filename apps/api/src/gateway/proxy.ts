@@ -49,13 +49,18 @@ export async function proxy(
       attempt > 0,
     );
     flight.sent();
-    const upstream = new AbortController();
+    // Under Node the client's own controller aborts the upstream request (a client going away is
+    // the only reason to); in process, one per attempt, linked to the client's signal.
+    const own = client.controller === null;
+    const upstream = client.controller ?? new AbortController();
     const abort = () => upstream.abort(signal.reason);
-    signal.addEventListener("abort", abort, { once: true });
-    if (signal.aborted) abort();
+    if (own) {
+      signal.addEventListener("abort", abort, { once: true });
+      if (signal.aborted) abort();
+    }
     const ended = parts.idle.began(model);
     const hold = () => {
-      signal.removeEventListener("abort", abort);
+      if (own) signal.removeEventListener("abort", abort);
       lease.release();
       ended();
     };
