@@ -8,6 +8,7 @@ import { type Auth, authorize, createAuth, securityHeaders } from "./auth";
 import type { Deps } from "./deps";
 import type { AppEnv } from "./env";
 import { AppError, errorBody, respondError } from "./errors";
+import { sendDirectly } from "./gateway/direct";
 import { onRequestPath, respondGatewayError } from "./gateway/errors";
 import { Gateway, type GatewayOptions } from "./gateway/gateway";
 import { gatewayRoutes } from "./gateway/routes";
@@ -95,6 +96,9 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   app.notFound((c) =>
     c.json(errorBody(new AppError(404, "not_found", `nothing here: ${c.req.method} ${c.req.path}`)), 404),
   );
+  // Outermost on /v1: sends the answer the gateway leaves for Node's response, once every
+  // middleware below has seen (and adjusted) its head.
+  app.use("/v1/*", sendDirectly());
   app.use("*", metrics.http.middleware());
   app.use("*", securityHeaders());
   app.use("*", authorize(auth));

@@ -61,5 +61,10 @@ const LOOPBACK_NAME = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;
  * as same-origin, so the Host it was addressed to must be a loopback name too.
  */
 export function addressedToLoopback(c: Context): boolean {
-  return LOOPBACK_NAME.test(new URL(c.req.url).hostname);
+  const url = c.req.url;
+  // The usual names are seen without parsing the URL (every request of a server without tokens asks).
+  return PLAIN_LOOPBACK_URL.test(url) || LOOPBACK_NAME.test(new URL(url).hostname);
 }
+
+/** A URL whose host is plainly a loopback name, as `new URL` would give it unchanged. */
+const PLAIN_LOOPBACK_URL = /^http:\/\/(?:localhost|127\.0\.0\.1)(?::\d{1,5})?\//;

@@ -35,20 +35,25 @@ const EVERY_RESPONSE: Readonly<Record<string, string>> = {
 export function securityHeaders(): MiddlewareHandler {
   return async (c, next) => {
     await next();
-    const headers: Record<string, string> = { ...EVERY_RESPONSE };
     const html = c.res.headers.get("content-type")?.startsWith("text/html") ?? false;
-    headers["Content-Security-Policy"] = html ? DASHBOARD_CSP : RESOURCE_CSP;
-    if (c.req.path.startsWith("/api/") && !c.res.headers.has("cache-control")) {
-      headers["Cache-Control"] = "no-store";
-    }
+    const csp = html ? DASHBOARD_CSP : RESOURCE_CSP;
+    const noStore = c.req.path.startsWith("/api/") && !c.res.headers.has("cache-control");
     try {
-      for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
+      setAll(c.res.headers, csp, noStore);
     } catch {
       // A response with immutable headers (one passed through from fetch): copy it, then set.
       const copy = new Response(c.res.body, c.res);
-      for (const [name, value] of Object.entries(headers)) copy.headers.set(name, value);
+      setAll(copy.headers, csp, noStore);
       c.res = undefined;
       c.res = copy;
     }
   };
+}
+
+const EVERY_RESPONSE_PAIRS = Object.entries(EVERY_RESPONSE);
+
+function setAll(headers: Headers, csp: string, noStore: boolean): void {
+  for (const [name, value] of EVERY_RESPONSE_PAIRS) headers.set(name, value);
+  headers.set("Content-Security-Policy", csp);
+  if (noStore) headers.set("Cache-Control", "no-store");
 }

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from "node:http";
 import { modeOf } from "@llmgw/domain";
 import type { Context } from "hono";
 import type { Deps } from "../deps";
@@ -5,13 +6,14 @@ import type { AppEnv } from "../env";
 import { AppError } from "../errors";
 import { type ClientAdmission, OPEN_ADMISSION } from "./admission";
 import { modelNamed } from "./catalogue";
+import { type Client, nodeClient, webClient } from "./client";
+import { acceptsDirect, nodeResponseOf } from "./direct";
 import { Dispatcher } from "./dispatcher";
 import { GatewayError, unavailable } from "./errors";
 import { Flight } from "./flight";
 import { IdleClock } from "./idle";
 import { type GatewayMeter, type GatewayNow, NO_METER } from "./meter";
 import { CLIENT_GONE, proxy } from "./proxy";
-import { readInference } from "./request";
 import { Upstreams } from "./upstream";
 
 export type GatewayOptions = {
@@ -43,18 +45,18 @@ export class Gateway {
   /** `POST /v1/…`: one inference request, answered by a replica of the model its body names. */
   async handle(c: Context<AppEnv>): Promise<Response> {
     const flight = new Flight(c.get("actor"), this.meter, this.#tokens);
-    const raw = c.req.raw;
+    const client = clientOf(c);
     try {
       const { gateway } = this.deps.config;
-      const request = await readInference(raw, gateway.bodyLimitMB * 1024 * 1024);
+      const request = await client.read(gateway.bodyLimitMB * 1024 * 1024);
       const model = modelNamed(await this.deps.world.snapshot(), request.model);
       flight.model = model.name;
       if (modeOf(model.scaling) === "stopped")
         throw unavailable("model_stopped", `${model.name} is stopped: an operator must start it`, 60);
       flight.onEnd(this.admission.admit(c.get("token"), model));
-      return await proxy(this.#started(), flight, model, request, raw);
+      return await proxy(this.#started(), flight, model, request, client);
     } catch (err) {
-      if (raw.signal.aborted) {
+      if (client.signal.aborted) {
         flight.end(CLIENT_GONE);
         return new Response(null, { status: CLIENT_GONE });
       }
@@ -100,4 +102,16 @@ export class Gateway {
     this.#parts = { dispatcher, upstreams: new Upstreams(), idle };
     return this.#parts;
   }
+}
+
+/**
+ * Under a real listener (@hono/node-server, `sendDirectly` around the request path) the request is
+ * read from Node's request and answered on Node's response; never the web Request's body or signal.
+ */
+function clientOf(c: Context<AppEnv>): Client {
+  const outgoing = nodeResponseOf(c.env);
+  const incoming = (c.env as { incoming?: unknown } | undefined)?.incoming;
+  if (outgoing && acceptsDirect(outgoing) && typeof incoming === "object" && incoming !== null)
+    return nodeClient(c.req.url, incoming as IncomingMessage, outgoing);
+  return webClient(c.req.raw);
 }
