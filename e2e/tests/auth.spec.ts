@@ -1,56 +1,31 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { createHash, randomBytes } from "node:crypto";
-import { fileURLToPath } from "node:url";
 import AxeBuilder from "@axe-core/playwright";
 import type { ModelView } from "@llmgw/domain";
 import { expect, type Page, test } from "@playwright/test";
 import { modelInput } from "./fixtures";
+import { newSecret, signIn, startTokenServer, type TokenServer } from "./tokenServer";
 
 // Signing in, out and back in, against a server WITH tokens (the other specs use one without):
 // started here as a child process on a port of its own, with sessions that end after 8 s idle.
 
 const TTL_SECONDS = 8;
-const secret = () => `llmgw_${randomBytes(32).toString("base64url")}`;
-const TOKENS = { operator: secret(), viewer: secret() };
+const TOKENS = { operator: newSecret(), viewer: newSecret() };
 const names = { operator: "e2e-operator", viewer: "e2e-viewer" } as const;
 
-let server: ChildProcess | null = null;
+let server: TokenServer | null = null;
 let base = "";
 let model = "";
 
 test.describe.configure({ mode: "serial" });
 
 test.beforeAll(async () => {
-  const lines = Object.entries(TOKENS).map(([role, token]) => ({
-    name: names[role as keyof typeof names],
-    role,
-    sha256: createHash("sha256").update(token).digest("hex"),
-  }));
-  const child = spawn(process.execPath, ["--import", "tsx", "auth-server.ts"], {
-    cwd: fileURLToPath(new URL("..", import.meta.url)),
-    env: {
-      ...process.env,
-      LLMGW_E2E_TOKENS: JSON.stringify(lines),
-      LLMGW_SESSION_TTL_SECONDS: String(TTL_SECONDS),
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  server = child;
-  base = await new Promise<string>((resolve, reject) => {
-    let output = "";
-    const timer = setTimeout(() => reject(new Error(`the auth server did not start:\n${output}`)), 60_000);
-    const read = (chunk: Buffer) => {
-      output += chunk.toString();
-      const ready = /llmgw ready on (http:\/\/\S+)/.exec(output);
-      if (ready?.[1]) {
-        clearTimeout(timer);
-        resolve(ready[1]);
-      }
-    };
-    child.stdout?.on("data", read);
-    child.stderr?.on("data", read);
-    child.once("exit", (code) => reject(new Error(`the auth server exited (${code}):\n${output}`)));
-  });
+  server = await startTokenServer(
+    [
+      { name: names.operator, role: "operator", secret: TOKENS.operator },
+      { name: names.viewer, role: "viewer", secret: TOKENS.viewer },
+    ],
+    { LLMGW_SESSION_TTL_SECONDS: String(TTL_SECONDS) },
+  );
+  base = server.url;
   const input = modelInput();
   const res = await fetch(`${base}/api/v1/models`, {
     method: "POST",
@@ -62,11 +37,7 @@ test.beforeAll(async () => {
 });
 
 test.afterAll(async () => {
-  const child = server;
-  if (!child || child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  child.kill("SIGTERM");
-  await exited;
+  await server?.stop();
 });
 
 /** Fails the test on any Content-Security-Policy violation: the built page must run under it. */
@@ -88,11 +59,6 @@ async function axeBlocking(page: Page): Promise<string[]> {
     .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
 }
 
-async function signIn(page: Page, token: string, within = page.getByTestId("sign-in-form")) {
-  await within.getByLabel("Access token").fill(token);
-  await within.getByRole("button", { name: "Sign in" }).click();
-}
-
 test("a page asks for a token, refuses a wrong one, then shows the page that was asked for", async ({
   page,
 }) => {
@@ -101,7 +67,7 @@ test("a page asks for a token, refuses a wrong one, then shows the page that was
 
   await expect(page.getByRole("heading", { name: "Sign in to llmgw" })).toBeVisible();
   expect(await axeBlocking(page)).toEqual([]);
-  await signIn(page, secret());
+  await signIn(page, newSecret());
   await expect(page.getByTestId("field-token").getByTestId("field-error")).toHaveText(/not valid/);
 
   await signIn(page, TOKENS.operator);

@@ -1,64 +1,30 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { createHash, randomBytes } from "node:crypto";
-import { fileURLToPath } from "node:url";
 import AxeBuilder from "@axe-core/playwright";
-import { expect, type Page, test } from "@playwright/test";
+import { expect, test } from "@playwright/test";
+import { newSecret, signIn, startTokenServer, type TokenServer } from "./tokenServer";
 
 // The Tokens page (admins only), against a server WITH tokens from llmgw.yaml, started here as a
 // child process (auth-server.ts): making a client token with limits, its secret shown once,
 // revoking it; a viewer sees neither the page's link nor its contents.
 
-const secret = () => `llmgw_${randomBytes(32).toString("base64url")}`;
-const TOKENS = { admin: secret(), viewer: secret() };
+const TOKENS = { admin: newSecret(), viewer: newSecret() };
 const names = { admin: "e2e-admin", viewer: "e2e-viewer" } as const;
 
-let server: ChildProcess | null = null;
+let server: TokenServer | null = null;
 let base = "";
 
 test.describe.configure({ mode: "serial" });
 
 test.beforeAll(async () => {
-  const lines = Object.entries(TOKENS).map(([role, token]) => ({
-    name: names[role as keyof typeof names],
-    role,
-    sha256: createHash("sha256").update(token).digest("hex"),
-  }));
-  const child = spawn(process.execPath, ["--import", "tsx", "auth-server.ts"], {
-    cwd: fileURLToPath(new URL("..", import.meta.url)),
-    env: { ...process.env, LLMGW_E2E_TOKENS: JSON.stringify(lines) },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  server = child;
-  base = await new Promise<string>((resolve, reject) => {
-    let output = "";
-    const timer = setTimeout(() => reject(new Error(`the auth server did not start:\n${output}`)), 60_000);
-    const read = (chunk: Buffer) => {
-      output += chunk.toString();
-      const ready = /llmgw ready on (http:\/\/\S+)/.exec(output);
-      if (ready?.[1]) {
-        clearTimeout(timer);
-        resolve(ready[1]);
-      }
-    };
-    child.stdout?.on("data", read);
-    child.stderr?.on("data", read);
-    child.once("exit", (code) => reject(new Error(`the auth server exited (${code}):\n${output}`)));
-  });
+  server = await startTokenServer([
+    { name: names.admin, role: "admin", secret: TOKENS.admin },
+    { name: names.viewer, role: "viewer", secret: TOKENS.viewer },
+  ]);
+  base = server.url;
 });
 
 test.afterAll(async () => {
-  const child = server;
-  if (!child || child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  child.kill("SIGTERM");
-  await exited;
+  await server?.stop();
 });
-
-async function signIn(page: Page, token: string) {
-  const form = page.getByTestId("sign-in-form");
-  await form.getByLabel("Access token").fill(token);
-  await form.getByRole("button", { name: "Sign in" }).click();
-}
 
 test("an admin makes a client token with limits, sees its secret once, and revokes it", async ({ page }) => {
   await page.goto(`${base}/`);

@@ -1,0 +1,58 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import type { Page } from "@playwright/test";
+
+// A server WITH tokens (the other specs share one without), for the specs about signing in and
+// tokens: auth-server.ts as a child process on a port of its own, its tokens from llmgw.yaml.
+
+export const newSecret = () => `llmgw_${randomBytes(32).toString("base64url")}`;
+
+export type TokenServer = { url: string; stop(): Promise<void> };
+
+/** Starts it with `tokens` (name, role and the secret whose hash the file declares). */
+export async function startTokenServer(
+  tokens: { name: string; role: string; secret: string }[],
+  env: Record<string, string> = {},
+): Promise<TokenServer> {
+  const lines = tokens.map(({ name, role, secret }) => ({
+    name,
+    role,
+    sha256: createHash("sha256").update(secret).digest("hex"),
+  }));
+  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "auth-server.ts"], {
+    cwd: fileURLToPath(new URL("..", import.meta.url)),
+    env: { ...process.env, ...env, LLMGW_E2E_TOKENS: JSON.stringify(lines) },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let output = "";
+    const timer = setTimeout(() => reject(new Error(`the auth server did not start:\n${output}`)), 60_000);
+    const read = (chunk: Buffer) => {
+      output += chunk.toString();
+      const ready = /llmgw ready on (http:\/\/\S+)/.exec(output);
+      if (ready?.[1]) {
+        clearTimeout(timer);
+        resolve(ready[1]);
+      }
+    };
+    child.stdout?.on("data", read);
+    child.stderr?.on("data", read);
+    child.once("exit", (code) => reject(new Error(`the auth server exited (${code}):\n${output}`)));
+  });
+  return {
+    url,
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+/** Signs in through the sign-in form (the page's own, or the one `within` holds). */
+export async function signIn(page: Page, token: string, within = page.getByTestId("sign-in-form")) {
+  await within.getByLabel("Access token").fill(token);
+  await within.getByRole("button", { name: "Sign in" }).click();
+}
