@@ -6,6 +6,9 @@ import { cells, fresh, rowOf, useCtl } from "./ctl-harness";
 
 const api = useCtl();
 let root = "";
+/** `token create` of a fresh name as the admin, with the role and flags a test is about. */
+const createAs = (role: string, ...flags: string[]) =>
+  api.ctl(["token", "create", "--name", fresh("x"), "--role", role, ...flags, "--token", root]);
 
 const tokenOf = (stdout: string) => /^token +(llmgw_\S+)$/m.exec(stdout)?.[1] ?? "";
 
@@ -119,60 +122,16 @@ describe("llmgw ctl token create --role client", () => {
   });
 
   it("refuses a limit that is not a whole number (usage), and limits on another role (the server's word)", async () => {
-    const notNumber = await api.ctl([
-      "token",
-      "create",
-      "--name",
-      fresh("x"),
-      "--role",
-      "client",
-      "--rpm",
-      "1.5",
-      "--token",
-      root,
-    ]);
+    const notNumber = await createAs("client", "--rpm", "1.5");
     expect(notNumber).toMatchObject({ code: 2, stdout: "" });
     expect(notNumber.stderr).toContain('--rpm: expected a whole number, got "1.5"');
-    const empty = await api.ctl([
-      "token",
-      "create",
-      "--name",
-      fresh("x"),
-      "--role",
-      "client",
-      "--models",
-      ",",
-      "--token",
-      root,
-    ]);
+    const empty = await createAs("client", "--models", ", ");
     expect(empty).toMatchObject({ code: 2, stdout: "" });
 
-    const viewer = await api.ctl([
-      "token",
-      "create",
-      "--name",
-      fresh("x"),
-      "--role",
-      "viewer",
-      "--concurrency",
-      "2",
-      "--token",
-      root,
-    ]);
+    const viewer = await createAs("viewer", "--concurrency", "2");
     expect(viewer).toMatchObject({ code: 1, stdout: "" });
     expect(viewer.stderr).toContain("concurrency: only a client token has a concurrency limit");
-    const zero = await api.ctl([
-      "token",
-      "create",
-      "--name",
-      fresh("x"),
-      "--role",
-      "client",
-      "--concurrency",
-      "0",
-      "--token",
-      root,
-    ]);
+    const zero = await createAs("client", "--concurrency", "0");
     expect(zero.code).toBe(1);
     expect(zero.stderr).toContain("concurrency: at least 1");
   });
