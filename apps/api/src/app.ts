@@ -1,10 +1,7 @@
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import { serveStatic } from "@hono/node-server/serve-static";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { HTTPException } from "hono/http-exception";
 import { type Auth, authorize, createAuth, securityHeaders } from "./auth";
+import { keyOf, ROUTES, type Route } from "./contract";
 import type { Deps } from "./deps";
 import type { AppEnv } from "./env";
 import { AppError, errorBody, respondError } from "./errors";
@@ -13,14 +10,15 @@ import { onRequestPath, respondGatewayError } from "./gateway/errors";
 import { Gateway, type GatewayOptions } from "./gateway/gateway";
 import { gatewayRoutes } from "./gateway/routes";
 import { AppMetrics, IDLE_GATEWAY, PromGatewayMeter, startTraffic } from "./metrics";
-import { mirrorFiles } from "./mirror/serveFiles";
-import { openApiDocument } from "./openapi";
-import { auditRoutes } from "./routes/audit";
-import { eventRoutes } from "./routes/events";
-import { agentRoutes, capacityRoutes, fleetRoutes } from "./routes/fleet";
+import { weightsRoutes } from "./mirror/serveFiles";
+import { agentRoutes } from "./routes/agents";
+import { capacityRoutes } from "./routes/capacity";
+import { fleetRoutes } from "./routes/fleet";
+import { register, type Served } from "./routes/handlers";
+import { metaRoutes } from "./routes/meta";
 import { mirrorRoutes } from "./routes/mirror";
 import { modelRoutes } from "./routes/models";
-import { quotaRoutes } from "./routes/quotas";
+import { auditRoutes, quotaRoutes } from "./routes/quotas";
 import { sessionRoutes } from "./routes/session";
 import { tokenRoutes } from "./routes/tokens";
 import { textPath } from "./validate";
@@ -53,22 +51,6 @@ export function startTrafficOf(app: object): () => void {
   return serving.get(app)?.startTraffic() ?? (() => {});
 }
 
-/** The API routes, chained so their types make the typed client (`hc<AppType>`). */
-function apiRoutes(deps: Deps, auth: Auth) {
-  return new Hono<AppEnv>()
-    .route("/models", modelRoutes(deps))
-    .route("/fleet", fleetRoutes(deps))
-    .route("/agents", agentRoutes(deps, auth))
-    .route("/mirror", mirrorRoutes(deps))
-    .route("/quotas", quotaRoutes(deps))
-    .route("/audit", auditRoutes(deps))
-    .route("/events", eventRoutes(deps.hub, deps.store.events))
-    .route("/", capacityRoutes(deps))
-    .route("/tokens", tokenRoutes(deps, auth))
-    .route("/session", sessionRoutes(deps, auth))
-    .get("/openapi.json", (c) => c.json(openApiDocument()));
-}
-
 /**
  * The whole HTTP surface. Order matters: timings and security headers wrap everything (refusals
  * included); `authorize` runs before any route, reading who may call what from auth/access.ts.
@@ -77,22 +59,8 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   const metrics = new AppMetrics(deps);
   const auth = createAuth(deps, { heartbeatsPer10s: options.heartbeatsPer10s });
   const app = new Hono<AppEnv>();
-  app.onError((err, c) => {
-    // The request path answers in OpenAI's error shape, the authorization middleware's refusals too.
-    if (onRequestPath(c.req.path)) return respondGatewayError(err, c);
-    if (err instanceof HTTPException && !(err instanceof AppError)) {
-      const status = err.status;
-      // Hono's own 400 is a body its validator could not parse: name the body as the field.
-      const fields = status === 400 ? { body: err.message } : undefined;
-      return c.json(
-        errorBody(
-          new AppError(status, status === 413 ? "payload_too_large" : "bad_request", err.message, fields),
-        ),
-        status,
-      );
-    }
-    return respondError(err, c);
-  });
+  // The request path answers in OpenAI's error shape, the authorization middleware's refusals too.
+  app.onError((err, c) => (onRequestPath(c.req.path) ? respondGatewayError(err, c) : respondError(err, c)));
   app.notFound((c) =>
     c.json(errorBody(new AppError(404, "not_found", `nothing here: ${c.req.method} ${c.req.path}`)), 404),
   );
@@ -113,23 +81,6 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
     c.req.method === "GET" || c.req.method === "HEAD" ? next() : limit(c, next),
   );
   app.use("/api/*", textPath());
-  const api = apiRoutes(deps, auth);
-  app.route("/api/v1", api);
-  app.all("/api/*", (c) =>
-    c.json(errorBody(new AppError(404, "not_found", `no such endpoint: ${c.req.method} ${c.req.path}`)), 404),
-  );
-  app.get("/healthz", async (c) => {
-    try {
-      await deps.store.sql.query("select 1");
-      return c.json({ ok: true, store: deps.store.kind });
-    } catch {
-      return c.json({ ok: false, store: deps.store.kind, error: "the store does not answer" }, 503);
-    }
-  });
-  app.get("/metrics", async (c) =>
-    c.text(await metrics.page(), 200, { "Content-Type": metrics.contentType }),
-  );
-  app.route("/", mirrorFiles(deps.mirror));
   let gateway: Gateway | null = null;
   const now = () => gateway?.now() ?? IDLE_GATEWAY;
   const ownMeter = options.gateway?.meter ? null : new PromGatewayMeter({ registry: metrics.registry, now });
@@ -141,14 +92,40 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
     gateway,
     startTraffic: () => (ownMeter ? startTraffic({ hub: deps.hub, now, meter: ownMeter }) : () => {}),
   });
-  app.route("/v1", gatewayRoutes(deps, gateway));
-  const dist = options.webDist;
-  if (dist && existsSync(join(dist, "index.html"))) {
-    app.use("/*", serveStatic({ root: dist }));
-    // Read per request, not at start: a rebuilt dashboard is served without a restart.
-    app.get("*", (c) => c.html(readFileSync(join(dist, "index.html"), "utf8")));
-  }
+  const dist = options.webDist ?? null;
+  register(
+    app,
+    inContractOrder([
+      ...modelRoutes(deps),
+      ...fleetRoutes(deps),
+      ...agentRoutes(deps, auth),
+      ...capacityRoutes(deps),
+      ...mirrorRoutes(deps),
+      ...quotaRoutes(deps),
+      ...auditRoutes(deps),
+      ...tokenRoutes(deps, auth),
+      ...sessionRoutes(deps, auth),
+      ...metaRoutes(deps, metrics, dist),
+      ...weightsRoutes(deps.mirror),
+      ...gatewayRoutes(deps, gateway),
+    ]),
+  );
   return app;
 }
 
-export type AppType = ReturnType<typeof apiRoutes>;
+/**
+ * The handlers in the contract's order (a fallback after what it falls back from), each route
+ * answered exactly once: a contract route without a handler, or a handler twice, stops the start.
+ */
+function inContractOrder(served: readonly Served[]): Served[] {
+  const byRoute = new Map<Route, Served>();
+  for (const s of served) {
+    if (byRoute.has(s.route)) throw new Error(`${keyOf(s.route)} has two handlers`);
+    byRoute.set(s.route, s);
+  }
+  return ROUTES.map((route) => {
+    const found = byRoute.get(route);
+    if (!found) throw new Error(`${keyOf(route)} has no handler`);
+    return found;
+  });
+}

@@ -1,5 +1,6 @@
 import type { ApiError, ErrorCode } from "@llmgw/domain";
 import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
 
@@ -78,6 +79,13 @@ export function errorBody(err: AppError): ApiError & Record<string, unknown> {
  */
 export function respondError(err: unknown, c: Context): Response {
   if (err instanceof AppError) return c.json(errorBody(err), err.status, err.headers);
+  if (err instanceof HTTPException) {
+    const status = err.status;
+    // Hono's own 400 is a body its validator could not parse: name the body as the field.
+    const fields = status === 400 ? { body: err.message } : undefined;
+    const code = status === 413 ? "payload_too_large" : "bad_request";
+    return c.json(errorBody(new AppError(status, code, err.message, fields)), status);
+  }
   if (isBodyTooLarge(err))
     return c.json(errorBody(new AppError(413, "payload_too_large", "body too large")), 413);
   console.error("llmgw: unexpected error", err);

@@ -1,7 +1,8 @@
-export { type AppOptions, type AppType, createApp, gatewayOf } from "./app";
+export { type AppOptions, createApp, gatewayOf } from "./app";
 export type { CreatedToken, SessionView, TokenCreate, TokenView } from "./auth/schemas";
 export type { Role } from "./config";
 export { type Config, ConfigError, loadConfig } from "./config";
+export type { AppType } from "./contract/appType";
 export { type Deps, openDeps } from "./deps";
 export { type ClientAdmission, OPEN_ADMISSION } from "./gateway/admission";
 export type { Gateway, GatewayOptions } from "./gateway/gateway";

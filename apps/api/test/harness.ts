@@ -5,8 +5,9 @@ import { type ApiError, apiErrorSchema, type ModelInput } from "@llmgw/domain";
 import { replicaOf } from "@llmgw/domain/testing";
 import { hc } from "hono/client";
 import { afterAll, beforeAll, beforeEach, expect } from "vitest";
-import { type AppType, createApp } from "../src/app";
+import { createApp } from "../src/app";
 import { type Config, loadConfig } from "../src/config";
+import type { AppType } from "../src/contract/appType";
 import { type Deps, openDeps } from "../src/deps";
 
 import { type heartbeat, modelInput } from "./factories";

@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { mirrorEntrySchema } from "@llmgw/domain";
 import { hc } from "hono/client";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { AppType } from "../src/app";
+import type { AppType } from "../src/contract/appType";
 import { writeGgufFile } from "../src/mirror/ggufWriter";
 import { heartbeat, modelInput } from "./harness";
 import { GB, ggufSpec } from "./mirror/fixtures";

@@ -1,8 +1,8 @@
 import { text } from "@llmgw/domain";
 import { z } from "zod";
-import type { Principal } from "./principal";
-import { MAX_SECRET_LENGTH } from "./secrets";
-import type { Role } from "./tokenRules";
+import { MAX_SECRET_LENGTH, roleSchema } from "./tokenRules";
+
+// Browser-safe (no Node, no Hono): the contract's request and answer shapes for sessions and tokens.
 
 export { type TokenCreate, tokenCreateSchema } from "./tokenRules";
 
@@ -11,35 +11,40 @@ export const signInSchema = z.strictObject({
   token: text().min(1, "paste a token").max(MAX_SECRET_LENGTH, "longer than any llmgw token"),
 });
 
-/** A token as `GET /tokens` shows it: never its secret, never its hash. */
-export type TokenView = {
-  name: string;
-  role: Role;
-  /** "config": declared in llmgw.yaml (revoke it there); "runtime": created through the API. */
-  origin: "config" | "runtime";
-  createdAt: string | null;
-  createdBy: string | null;
-  lastUsedAt: string | null;
-  /** An agent token's node: the one it was made for, else the one its first heartbeat bound; null for other roles. */
-  node: string | null;
-} & TokenLimits;
-
 /** A client token's limits (SPEC §4); null for every other role, and for a limit it does not have. */
-export type TokenLimits = {
+const tokenLimitsSchema = z.object({
   /** The catalogue names or aliases it may call; null: every model. */
-  models: string[] | null;
-  requestsPerMinute: number | null;
-  concurrency: number | null;
-};
+  models: z.array(z.string()).nullable(),
+  requestsPerMinute: z.number().int().nullable(),
+  concurrency: z.number().int().nullable(),
+});
+export type TokenLimits = z.infer<typeof tokenLimitsSchema>;
+
+/** A token as `GET /tokens` shows it: never its secret, never its hash. */
+export const tokenViewSchema = tokenLimitsSchema.extend({
+  name: z.string(),
+  role: roleSchema,
+  /** "config": declared in llmgw.yaml (revoke it there); "runtime": created through the API. */
+  origin: z.enum(["config", "runtime"]),
+  createdAt: z.string().nullable(),
+  createdBy: z.string().nullable(),
+  lastUsedAt: z.string().nullable(),
+  /** An agent token's node: the one it was made for, else the one its first heartbeat bound; null for other roles. */
+  node: z.string().nullable(),
+});
+export type TokenView = z.infer<typeof tokenViewSchema>;
 
 /** `POST /tokens`'s answer: the only time the secret is shown. */
-export type CreatedToken = TokenView & { token: string };
+export const createdTokenSchema = tokenViewSchema.extend({ token: z.string() });
+export type CreatedToken = z.infer<typeof createdTokenSchema>;
 
 /** `GET /session` and a sign-in's answer. */
-export type SessionView = {
-  name: string;
-  role: Role;
-  via: Principal["via"];
+export const sessionViewSchema = z.object({
+  name: z.string(),
+  role: roleSchema,
+  /** How the request proved who it is: nothing to prove (no tokens), a bearer token, a cookie. */
+  via: z.enum(["open", "bearer", "session"]),
   /** False on a server without tokens: everyone on loopback is `local`, an admin. */
-  tokensRequired: boolean;
-};
+  tokensRequired: z.boolean(),
+});
+export type SessionView = z.infer<typeof sessionViewSchema>;

@@ -3,8 +3,7 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 /** Tokens start with this, so one pasted into a chat or a repository is recognisable (and scannable). */
 export const TOKEN_PREFIX = "llmgw_";
 
-/** Longer than any token llmgw makes: a bigger one is refused before it is hashed. */
-export const MAX_SECRET_LENGTH = 512;
+export { MAX_SECRET_LENGTH } from "./tokenRules";
 
 /** 32 random bytes, base64url: 256 bits, so guessing is hopeless and no lockout is needed for bearers. */
 export function newToken(): string {

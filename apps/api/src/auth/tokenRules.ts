@@ -19,6 +19,9 @@ export const tokenNameSchema = text()
 /** The node an agent token speaks for (SPEC §4); only agent tokens have one. */
 export const tokenNodeSchema = nodeName;
 
+/** Longer than any token llmgw makes: a bigger one is refused before it is hashed. */
+export const MAX_SECRET_LENGTH = 512;
+
 /** A client token lists at most this many models (names or aliases). */
 export const MAX_TOKEN_MODELS = 256;
 /** Beyond these a limit is no limit; a typo of a few zeros should not pass for one. */

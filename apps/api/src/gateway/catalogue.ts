@@ -1,15 +1,7 @@
 import { type Model, modeOf } from "@llmgw/domain";
+import type { OpenAiModel } from "../contract";
 import type { Snapshot } from "../world";
 import { GatewayError } from "./errors";
-
-/** A catalogue model as OpenAI's `GET /v1/models` lists it, with its aliases under `llmgw`. */
-export type OpenAiModel = {
-  id: string;
-  object: "model";
-  created: number;
-  owned_by: string;
-  llmgw: { aliases: string[] };
-};
 
 const byNameOrAlias = new WeakMap<Snapshot, Map<string, Model>>();
 

@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { Broadcast } from "../events/broadcast";
 import type { EventHub } from "../events/hub";
 import { type EventLog, OpenStream } from "../events/openStream";
@@ -20,10 +20,10 @@ export type EventRouteOptions = { heartbeatMs?: number; maxBufferedBytes?: numbe
  * replay starts (it holds them until the replay is out) so nothing falls between the two, and ids
  * already sent are skipped.
  */
-export function eventRoutes(hub: EventHub, log: EventLog, options: EventRouteOptions = {}) {
+export function eventStream(hub: EventHub, log: EventLog, options: EventRouteOptions = {}) {
   const { heartbeatMs = HEARTBEAT_MS, maxBufferedBytes = MAX_BUFFERED_BYTES } = options;
   const broadcast = new Broadcast(hub, heartbeatMs);
-  return new Hono().get("/", (c) => {
+  return (c: Context): Response => {
     const header = c.req.header("last-event-id") ?? c.req.query("lastEventId");
     const resumeFrom = header !== undefined && /^\d+$/.test(header) ? Number(header) : null;
     // Under @hono/node-server the Node response is in the env; in process (app.request) there is none.
@@ -32,5 +32,9 @@ export function eventRoutes(hub: EventHub, log: EventLog, options: EventRouteOpt
     broadcast.add(stream);
     if (resumeFrom !== null) void stream.replay(log);
     return stream.response;
-  });
+  };
 }
+
+/** The stream on its own, at `/`: for tests that watch a hub without a whole app. */
+export const eventRoutes = (hub: EventHub, log: EventLog, options: EventRouteOptions = {}) =>
+  new Hono().get("/", eventStream(hub, log, options));

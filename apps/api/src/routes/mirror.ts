@@ -1,17 +1,10 @@
-import { Hono } from "hono";
-import { z } from "zod";
+import { contract } from "../contract";
 import type { Deps } from "../deps";
-import type { AppEnv } from "../env";
 import { mirrorEntries, planOf } from "../services/mirrorPlans";
-import { queryOf } from "../validate";
+import { handlers } from "./handlers";
 
-const planQuery = z.strictObject({ ctxPool: z.coerce.number().int().positive().max(10_000_000).optional() });
-
-export function mirrorRoutes(deps: Deps) {
-  return new Hono<AppEnv>()
-    .get("/", async (c) => c.json(await mirrorEntries(deps)))
-    .get("/:model/:version/plan", queryOf(planQuery), async (c) => {
-      const { ctxPool } = c.req.valid("query");
-      return c.json(await planOf(deps, c.req.param("model"), c.req.param("version"), ctxPool));
-    });
-}
+export const mirrorRoutes = (deps: Deps) =>
+  handlers(contract.mirror, {
+    list: () => mirrorEntries(deps),
+    plan: (_c, { param, query }) => planOf(deps, param.model, param.version, query.ctxPool),
+  });

@@ -1,13 +1,12 @@
-import { Hono, type MiddlewareHandler } from "hono";
+import type { MiddlewareHandler } from "hono";
 import type { Auth } from "../auth";
 import { clientAddress } from "../auth/rateLimit";
-import type { SessionView } from "../auth/schemas";
-import { signInSchema } from "../auth/schemas";
 import { clearedSessionCookie, overHttps, sessionCookie, sessionCookieOf } from "../auth/sessionBook";
+import { contract } from "../contract";
 import type { Deps } from "../deps";
 import type { AppEnv } from "../env";
 import { AppError, forbidden, unauthorized } from "../errors";
-import { jsonBody } from "../validate";
+import { handlers } from "./handlers";
 
 /**
  * The dashboard's sign-in: a token pasted once becomes an httpOnly session cookie (design in
@@ -15,7 +14,7 @@ import { jsonBody } from "../validate";
  */
 export function sessionRoutes(deps: Deps, auth: Auth) {
   /** Before the body is read, so malformed attempts count too. */
-  const limited: MiddlewareHandler = async (c, next) => {
+  const limited: MiddlewareHandler<AppEnv> = async (c, next) => {
     const wait = auth.signIns.take(clientAddress(c), deps.now().getTime());
     if (wait > 0) {
       throw new AppError(
@@ -30,30 +29,33 @@ export function sessionRoutes(deps: Deps, auth: Auth) {
     await next();
   };
 
-  return new Hono<AppEnv>()
-    .get("/", (c) => {
+  return handlers(contract.session, {
+    get: (c) => {
       const { name, role, via } = c.get("principal");
-      return c.json({ name, role, via, tokensRequired: via !== "open" } satisfies SessionView);
-    })
-    .post("/", limited, jsonBody(signInSchema), async (c) => {
-      const token = await auth.tokens.bySecret(c.req.valid("json").token);
-      if (!token) throw unauthorized("that token is not valid: unknown, revoked or mistyped", true);
-      if (token.role === "agent") {
-        throw forbidden("agent tokens post heartbeats; they cannot sign in to the dashboard");
-      }
-      if (token.role === "client") {
-        throw forbidden("client tokens call the request path (/v1); they cannot sign in to the dashboard");
-      }
-      c.header("Set-Cookie", sessionCookie(await auth.sessions.open(token), overHttps(c.req)));
-      await auth.tokens.used(token);
-      const view: SessionView = { name: token.name, role: token.role, via: "session", tokensRequired: true };
-      return c.json(view);
-    })
-    .delete("/", async (c) => {
+      return { name, role, via, tokensRequired: via !== "open" };
+    },
+    signIn: {
+      before: [limited],
+      handle: async (c, { body }) => {
+        const token = await auth.tokens.bySecret(body.token);
+        if (!token) throw unauthorized("that token is not valid: unknown, revoked or mistyped", true);
+        if (token.role === "agent") {
+          throw forbidden("agent tokens post heartbeats; they cannot sign in to the dashboard");
+        }
+        if (token.role === "client") {
+          throw forbidden("client tokens call the request path (/v1); they cannot sign in to the dashboard");
+        }
+        c.header("Set-Cookie", sessionCookie(await auth.sessions.open(token), overHttps(c.req)));
+        await auth.tokens.used(token);
+        return { name: token.name, role: token.role, via: "session" as const, tokensRequired: true };
+      },
+    },
+    signOut: async (c) => {
       const cookie = sessionCookieOf(c);
       const ended = cookie === undefined ? null : await auth.sessions.close(cookie);
       if (ended) auth.streams.endSession(ended);
       c.header("Set-Cookie", clearedSessionCookie(overHttps(c.req)));
-      return c.body(null, 204);
-    });
+      return null;
+    },
+  });
 }

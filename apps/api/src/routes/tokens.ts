@@ -1,22 +1,20 @@
-import { Hono } from "hono";
 import type { Auth } from "../auth";
-import { tokenCreateSchema } from "../auth/schemas";
 import { createToken, listTokens, revokeToken } from "../auth/tokenActions";
+import { contract } from "../contract";
 import type { Deps } from "../deps";
-import type { AppEnv } from "../env";
-import { jsonBody } from "../validate";
+import { handlers } from "./handlers";
 
-/** Admins' tokens (the ACCESS table in auth/rules.ts says who; these handlers do not check). */
-export function tokenRoutes(deps: Deps, auth: Auth) {
-  return new Hono<AppEnv>()
-    .get("/", async (c) => c.json(await listTokens(auth)))
-    .post("/", jsonBody(tokenCreateSchema), async (c) => {
-      const created = await createToken(deps, auth, { input: c.req.valid("json"), by: c.get("actor") });
+/** Admins' tokens (the contract says who; these handlers do not check). */
+export const tokenRoutes = (deps: Deps, auth: Auth) =>
+  handlers(contract.tokens, {
+    list: () => listTokens(auth),
+    create: async (c, { body }) => {
+      const created = await createToken(deps, auth, { input: body, by: c.get("actor") });
       c.header("Location", `/api/v1/tokens/${encodeURIComponent(created.name)}`);
-      return c.json(created, 201);
-    })
-    .delete("/:name", async (c) => {
-      await revokeToken(deps, auth, { name: c.req.param("name"), by: c.get("actor") });
-      return c.body(null, 204);
-    });
-}
+      return created;
+    },
+    revoke: async (c, { param }) => {
+      await revokeToken(deps, auth, { name: param.name, by: c.get("actor") });
+      return null;
+    },
+  });

@@ -1,4 +1,5 @@
 import { mayCall } from "@llmgw/api/access";
+import { contract } from "@llmgw/api/contract";
 import { lazy, Suspense, useEffect, useRef } from "react";
 import { PageErrorBoundary } from "../components/PageErrorBoundary";
 import { LoadError, Loading } from "../components/Status";
@@ -31,7 +32,7 @@ const PAGES = [
   { path: "/quotas", label: "Quotas", Page: QuotasRoute },
   { path: "/audit", label: "Audit", Page: AuditRoute },
   // In the nav only for a role that may call `endpoint` (the server's own access table).
-  { path: "/tokens", label: "Tokens", Page: TokensRoute, endpoint: "GET /api/v1/tokens" },
+  { path: "/tokens", label: "Tokens", Page: TokensRoute, endpoint: contract.tokens.list },
 ] as const;
 
 export function App() {

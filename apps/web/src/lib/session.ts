@@ -1,5 +1,6 @@
 import type { SessionView } from "@llmgw/api";
 import { mayCall } from "@llmgw/api/access";
+import type { Route } from "@llmgw/api/contract";
 import { useSyncExternalStore } from "react";
 
 /**
@@ -45,12 +46,12 @@ export function useSession(): SessionState {
 }
 
 /**
- * Whether the signed-in role may call an endpoint (`"PATCH /api/v1/models/:name"`), read from the
- * server's own access table: controls it would refuse are not offered.
+ * Whether the signed-in role may call a route of the contract (`contract.models.patch`), by the
+ * rule the server enforces: controls it would refuse are not offered.
  */
-export function useMayCall(endpoint: string): boolean {
+export function useMayCall(route: Pick<Route, "need">): boolean {
   const current = useSession();
-  return "session" in current && mayCall(current.session.role, endpoint);
+  return "session" in current && mayCall(current.session.role, route);
 }
 
 /** "Signed in as ops-viewer, a viewer": why a control is missing. */

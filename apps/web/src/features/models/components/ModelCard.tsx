@@ -1,3 +1,4 @@
+import { contract } from "@llmgw/api/contract";
 import type { Class, ConflictBody, ModelPatch, ModelView } from "@llmgw/domain";
 import { type FormEvent, memo, useState } from "react";
 import { ReplicaActivity } from "../../../components/ReplicaProgress";
@@ -40,7 +41,7 @@ export const ModelCard = memo(function ModelCard({ model, classes, highlighted =
 
   const declared = model.origin === "config";
   // A role the server would refuse gets no controls to be refused with (it refuses anyway).
-  const mayEdit = useMayCall("PATCH /api/v1/models/:name");
+  const mayEdit = useMayCall(contract.models.patch);
   const whoAmI = useWhoAmI();
   const readOnly = declared || !mayEdit;
   const current = cardValuesOf(model);

@@ -1,3 +1,4 @@
+import { contract } from "@llmgw/api/contract";
 import type { QuotaUsage } from "@llmgw/domain";
 import { useState } from "react";
 import { Empty } from "../../../components/Status";
@@ -7,7 +8,7 @@ import { LIMITS, QuotaEditor } from "./QuotaEditor";
 
 export function QuotaList({ quotas }: { quotas: QuotaUsage[] }) {
   const [adding, setAdding] = useState(false);
-  const maySet = useMayCall("PUT /api/v1/quotas/:owner");
+  const maySet = useMayCall(contract.quotas.put);
   const whoAmI = useWhoAmI();
   return (
     <>

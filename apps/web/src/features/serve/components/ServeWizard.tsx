@@ -1,4 +1,5 @@
 import { zodResolver } from "@hookform/resolvers/zod";
+import { contract } from "@llmgw/api/contract";
 import { type MirrorEntry, type ModelView, modelFromServeForm } from "@llmgw/domain";
 import { useEffect, useRef, useState } from "react";
 import { useForm } from "react-hook-form";
@@ -41,7 +42,7 @@ export function ServeWizard({ entries, preselect, onCreated }: Props) {
     defaultValues: usable ? initialValues(usable, usable.plan) : undefined,
   });
   const create = useCreateModel(onCreated);
-  const mayCreate = useMayCall("POST /api/v1/models");
+  const mayCreate = useMayCall(contract.models.create);
   const whoAmI = useWhoAmI();
 
   // The memory estimate depends on the context pool: ask again when the operator settles on one.

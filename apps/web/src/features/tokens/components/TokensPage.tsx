@@ -1,4 +1,5 @@
 import type { CreatedToken } from "@llmgw/api";
+import { contract } from "@llmgw/api/contract";
 import { useState } from "react";
 import { Loaded } from "../../../components/Loaded";
 import { useMayCall, useWhoAmI } from "../../../lib/session";
@@ -9,8 +10,8 @@ import { TokenList } from "./TokenList";
 
 /** Admins' tokens: the list, a form to make one, and the new secret shown once. */
 export function TokensPage() {
-  const mayList = useMayCall("GET /api/v1/tokens");
-  const mayCreate = useMayCall("POST /api/v1/tokens");
+  const mayList = useMayCall(contract.tokens.list);
+  const mayCreate = useMayCall(contract.tokens.create);
   const whoAmI = useWhoAmI();
   const tokens = useTokens(mayList);
   const [adding, setAdding] = useState(false);

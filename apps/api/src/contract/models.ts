@@ -1,0 +1,85 @@
+import {
+  headroomSchema,
+  modelInputSchema,
+  modelPatchSchema,
+  modelViewSchema,
+  targetRequestSchema,
+  targetResultSchema,
+} from "@llmgw/domain";
+import { z } from "zod";
+import { route } from "./route";
+
+/** `POST /models/:name/wake`'s answer: when the model was woken (SPEC §3 "On demand"). */
+export const wokenSchema = z.object({ model: z.string(), wokenAt: z.string() });
+
+/** The catalogue (SPEC §3). */
+export const models = {
+  list: route({
+    method: "GET",
+    path: "/api/v1/models",
+    need: "viewer",
+    summary: "every model in the catalogue, with its replicas and headroom",
+    ok: { status: 200, description: "the catalogue", schema: z.array(modelViewSchema) },
+    refusals: [],
+  }),
+  create: route({
+    method: "POST",
+    path: "/api/v1/models",
+    need: "operator",
+    summary: "add a model to the catalogue",
+    body: modelInputSchema,
+    ok: { status: 201, description: "created", schema: modelViewSchema },
+    refusals: [400, 409, 413, 415],
+  }),
+  get: route({
+    method: "GET",
+    path: "/api/v1/models/:name",
+    need: "viewer",
+    summary: "one model; its ETag is the version a PATCH must name",
+    ok: { status: 200, description: "the model", schema: modelViewSchema },
+    refusals: [404],
+  }),
+  patch: route({
+    method: "PATCH",
+    path: "/api/v1/models/:name",
+    need: "operator",
+    summary: "a JSON merge patch of the model, applied only to the version read (If-Match)",
+    headers: [{ name: "If-Match", required: true, description: 'the ETag read with the model ("7")' }],
+    body: modelPatchSchema,
+    ok: { status: 200, description: "the model as patched", schema: modelViewSchema },
+    refusals: [400, 404, 409, 412, 413, 415, 428],
+  }),
+  remove: route({
+    method: "DELETE",
+    path: "/api/v1/models/:name",
+    need: "operator",
+    summary: "remove a runtime model (a model from llmgw.yaml is removed there)",
+    ok: { status: 204, description: "removed" },
+    refusals: [404, 409],
+  }),
+  headroom: route({
+    method: "GET",
+    path: "/api/v1/models/:name/headroom",
+    need: "viewer",
+    summary: "how many more replicas the model could get, and where",
+    ok: { status: 200, description: "its headroom", schema: headroomSchema },
+    refusals: [404],
+  }),
+  target: route({
+    method: "POST",
+    path: "/api/v1/models/:name/target",
+    need: "operator",
+    summary: "ask for a number of replicas; a dry run says what it would evict",
+    body: targetRequestSchema,
+    ok: { status: 200, description: "what was (or would be) done", schema: targetResultSchema },
+    refusals: [400, 404, 409, 413, 415],
+  }),
+  wake: route({
+    method: "POST",
+    path: "/api/v1/models/:name/wake",
+    need: "operator",
+    summary: "wake an on-demand model as a request would",
+    ok: { status: 202, description: "woken", schema: wokenSchema },
+    refusals: [404, 409],
+  }),
+} as const;

@@ -1,0 +1,36 @@
+import type { MiddlewareHandler } from "hono";
+import type { Auth } from "../auth";
+import { contract } from "../contract";
+import type { Deps } from "../deps";
+import type { AppEnv } from "../env";
+import { AppError } from "../errors";
+import { heartbeat } from "../services/heartbeat";
+import { handlers } from "./handlers";
+
+export function agentRoutes(deps: Deps, auth: Auth) {
+  /** Before the body is read: a flood of beats costs the server no parsing. */
+  const limited: MiddlewareHandler<AppEnv> = async (c, next) => {
+    const token = c.get("token");
+    const wait = token ? auth.heartbeats.take(token.name, deps.now().getTime()) : 0;
+    if (wait > 0) {
+      throw new AppError(
+        429,
+        "rate_limited",
+        `more than ${auth.heartbeats.attempts} heartbeats in 10 s from ${token?.name}; try again in ${wait} s`,
+        undefined,
+        undefined,
+        { "Retry-After": String(wait) },
+      );
+    }
+    await next();
+  };
+  return handlers(contract.agents, {
+    heartbeat: {
+      before: [limited],
+      handle: (c, { body }) => {
+        const token = c.get("token");
+        return heartbeat({ deps, report: body, by: token ? { token, bindings: auth.agents } : null });
+      },
+    },
+  });
+}

@@ -1,0 +1,11 @@
+import { capacityByClass } from "@llmgw/domain";
+import { contract } from "../contract";
+import type { Deps } from "../deps";
+import { handlers } from "./handlers";
+
+export const capacityRoutes = (deps: Deps) =>
+  handlers(contract.capacity, {
+    headroom: async () => (await deps.world.snapshot()).headroomBody,
+    byClass: async () => capacityByClass((await deps.world.snapshot()).index),
+    classes: async () => (await deps.world.snapshot()).classes,
+  });

@@ -1,0 +1,24 @@
+import { modeOf } from "@llmgw/domain";
+import type { Deps } from "../deps";
+import { AppError, notFound } from "../errors";
+import { wake } from "./wake";
+
+/**
+ * An operator's wake (`POST /models/:name/wake`): what a request through the gateway does for an
+ * on-demand model, asked for by name. Only an on-demand model wakes; the others are 409.
+ */
+export async function wakeModel({ deps, input }: { deps: Deps; input: { name: string }; by: string }) {
+  const snap = await deps.world.snapshot();
+  const model = snap.modelsByName.get(input.name);
+  if (!model) throw notFound(`a model called ${input.name}`);
+  if (modeOf(model.scaling) !== "ondemand") {
+    throw new AppError(
+      409,
+      "conflict",
+      `${model.name} is not an on-demand model (it is ${modeOf(model.scaling)})`,
+    );
+  }
+  const at = deps.now();
+  await wake({ deps, model, at });
+  return { model: model.name, wokenAt: at.toISOString() };
+}
