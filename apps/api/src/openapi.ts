@@ -20,253 +20,185 @@ import {
   targetResultSchema,
 } from "@llmgw/domain";
 import { z } from "zod";
-import { signInSchema, tokenCreateSchema } from "./auth/schemas";
+import {
+  createdTokenSchema,
+  sessionViewSchema,
+  signInSchema,
+  tokenCreateSchema,
+  tokenViewSchema,
+} from "./auth/schemas";
+import { openAiErrorSchema, openAiModelSchema, ROUTES, type Route } from "./contract";
 
-// GET /api/v1/openapi.json, generated from the very schemas the routes validate with.
+// GET /api/v1/openapi.json, generated from the contract: every route the server registers, with
+// the very schemas it validates with. Only the names of shared schemas are written here.
 
-const components = {
-  ModelInput: [modelInputSchema, "input"],
-  ModelPatch: [modelPatchSchema, "input"],
-  ModelView: [modelViewSchema, "output"],
-  Headroom: [headroomSchema, "output"],
-  TargetRequest: [targetRequestSchema, "input"],
-  TargetResult: [targetResultSchema, "output"],
-  NodeView: [nodeViewSchema, "output"],
-  Replica: [replicaSchema, "output"],
-  Heartbeat: [heartbeatSchema, "input"],
-  HeartbeatReply: [heartbeatReplySchema, "output"],
-  MirrorEntry: [mirrorEntrySchema, "output"],
-  ServePlan: [servePlanSchema, "output"],
-  QuotaUsage: [quotaUsageSchema, "output"],
-  QuotaLimits: [quotaLimitsSchema, "input"],
-  Class: [classSchema, "output"],
-  Capacity: [capacitySchema, "output"],
-  AuditEntry: [auditEntrySchema, "output"],
-  Error: [apiErrorSchema, "output"],
-  Conflict: [conflictBodySchema, "output"],
-  TokenCreate: [tokenCreateSchema, "input"],
-  SignIn: [signInSchema, "input"],
-} as const;
-type Component = keyof typeof components;
+/** Schemas shown once under components and referred to by name; any other is written in place. */
+const NAMED: ReadonlyArray<readonly [string, z.ZodType, "input" | "output"]> = [
+  ["ModelInput", modelInputSchema, "input"],
+  ["ModelPatch", modelPatchSchema, "input"],
+  ["ModelView", modelViewSchema, "output"],
+  ["Headroom", headroomSchema, "output"],
+  ["TargetRequest", targetRequestSchema, "input"],
+  ["TargetResult", targetResultSchema, "output"],
+  ["NodeView", nodeViewSchema, "output"],
+  ["Replica", replicaSchema, "output"],
+  ["Heartbeat", heartbeatSchema, "input"],
+  ["HeartbeatReply", heartbeatReplySchema, "output"],
+  ["MirrorEntry", mirrorEntrySchema, "output"],
+  ["ServePlan", servePlanSchema, "output"],
+  ["QuotaUsage", quotaUsageSchema, "output"],
+  ["QuotaLimits", quotaLimitsSchema, "input"],
+  ["Class", classSchema, "output"],
+  ["Capacity", capacitySchema, "output"],
+  ["AuditEntry", auditEntrySchema, "output"],
+  ["TokenCreate", tokenCreateSchema, "input"],
+  ["TokenView", tokenViewSchema, "output"],
+  ["CreatedToken", createdTokenSchema, "output"],
+  ["SignIn", signInSchema, "input"],
+  ["SessionView", sessionViewSchema, "output"],
+  ["OpenAiModel", openAiModelSchema, "output"],
+  ["Error", apiErrorSchema, "output"],
+  ["Conflict", conflictBodySchema, "output"],
+  ["OpenAiError", openAiErrorSchema, "output"],
+];
 
-const ref = (name: Component) => ({ $ref: `#/components/schemas/${name}` });
-const json = (schema: object) => ({ content: { "application/json": { schema } } });
-const ok = (name: Component, many = false, status = "200") => ({
-  [status]: { description: "OK", ...json(many ? { type: "array", items: ref(name) } : ref(name)) },
-});
-const errors = (...codes: number[]) =>
-  Object.fromEntries(
-    codes.map((code) => [
-      String(code),
-      { description: "refused", ...json(ref(code === 412 ? "Conflict" : "Error")) },
-    ]),
-  );
-const body = (name: Component) => ({ requestBody: { required: true, ...json(ref(name)) } });
-const name = [{ name: "name", in: "path", required: true, schema: { type: "string" } }];
+type JsonSchema = Record<string, unknown>;
 
-/**
- * The request path (SPEC §7), outside /api: OpenAI's own shapes, passed through to the engines, so
- * only their outline is given here. Errors are OpenAI's `{ error: { message, type, code, param } }`.
- */
-const openAiError = {
-  type: "object",
-  properties: {
-    error: {
-      type: "object",
-      properties: {
-        message: { type: "string" },
-        type: { type: "string" },
-        code: { type: "string" },
-        param: { type: "string", nullable: true },
-      },
-    },
-  },
+const toJson = (schema: z.ZodType, io: "input" | "output"): JsonSchema =>
+  z.toJSONSchema(schema, { io, unrepresentable: "any", target: "openapi-3.0" }) as JsonSchema;
+
+/** A schema as a `$ref` when it is named, an array of one by reference, else written out. */
+function schemaOf(schema: z.ZodType, io: "input" | "output"): JsonSchema {
+  const named = NAMED.find(([, s]) => s === schema);
+  if (named) return { $ref: `#/components/schemas/${named[0]}` };
+  if (schema instanceof z.ZodArray) {
+    const item = NAMED.find(([, s]) => s === schema.element);
+    if (item) return { type: "array", items: { $ref: `#/components/schemas/${item[0]}` } };
+  }
+  return toJson(schema, io);
+}
+
+const json = (schema: JsonSchema) => ({ content: { "application/json": { schema } } });
+
+/** `/models/:name` → `/models/{name}`; a trailing `*` is the rest of the path, `{path}`. */
+const openApiPath = (path: string) => path.replace(/:([A-Za-z]+)/g, "{$1}").replace(/\*$/, "{path}");
+
+const STATUS_WORDS: Record<number, string> = {
+  400: "the request is not valid (fields name what)",
+  401: "no valid credentials: none, unknown, revoked or expired",
+  403: "the caller may not do this",
+  404: "not found",
+  409: "it conflicts with what is there",
+  412: "the model changed since it was read",
+  413: "the body is too large",
+  415: "the body is not JSON",
+  416: "the range is outside the file",
+  428: "If-Match is required",
+  429: "too many; Retry-After says when to try again",
+  502: "the engine failed",
+  503: "nothing can serve it now",
+  504: "the engine did not answer in time",
 };
-const inference = (description: string) => ({
-  servers: [{ url: "/" }],
-  post: {
-    description,
-    requestBody: {
-      required: true,
-      ...json({ type: "object", required: ["model"], properties: { model: { type: "string" } } }),
-    },
+
+/** Every refusal a route can answer: its own, and the 401 and 403 its need implies. */
+function refusalsOf(route: Route): number[] {
+  const implied = route.need === "public" ? [] : [401, 403];
+  return [...new Set([...route.refusals, ...implied])].sort((a, b) => a - b);
+}
+
+function errorSchemaOf(route: Route, status: number): JsonSchema {
+  if (route.need === "inference") return schemaOf(openAiErrorSchema, "output");
+  return schemaOf(status === 412 ? conflictBodySchema : apiErrorSchema, "output");
+}
+
+function operationOf(route: Route) {
+  const pathParameters = [...route.path.matchAll(/:([A-Za-z]+)/g)].map(([, name]) => ({
+    name,
+    in: "path",
+    required: true,
+    schema: { type: "string" },
+  }));
+  if (route.path.endsWith("*"))
+    pathParameters.push({ name: "path", in: "path", required: true, schema: { type: "string" } });
+  const query = route.query ? toJson(route.query, "input") : null;
+  const required = new Set((query?.required as string[] | undefined) ?? []);
+  const queryParameters = Object.entries(
+    (query?.properties as Record<string, JsonSchema> | undefined) ?? {},
+  ).map(([name, schema]) => ({ name, in: "query", required: required.has(name), schema }));
+  const headerParameters = (route.headers ?? []).map((h) => ({
+    name: h.name,
+    in: "header",
+    required: h.required,
+    description: h.description,
+    schema: { type: "string" },
+  }));
+  const { ok } = route;
+  const answer = ok.schema ?? ok.passedOn;
+  const content = answer
+    ? {
+        "application/json": { schema: schemaOf(answer, "output") },
+        ...(ok.passedOn ? { "text/event-stream": {} } : {}),
+      }
+    : ok.media
+      ? { [ok.media]: {} }
+      : undefined;
+  return {
+    summary: route.summary,
+    ...(route.need === "public" ? { security: [] } : {}),
+    "x-llmgw-need": route.need,
+    parameters: [...pathParameters, ...queryParameters, ...headerParameters],
+    ...(route.body ? { requestBody: { required: true, ...json(schemaOf(route.body, "input")) } } : {}),
     responses: {
-      "200": {
-        description: "the engine's answer, passed through (an event stream when `stream` is true)",
-        content: { "application/json": {}, "text/event-stream": {} },
-      },
+      ...(route.fallback
+        ? {}
+        : { [String(ok.status)]: { description: ok.description, ...(content ? { content } : {}) } }),
       ...Object.fromEntries(
-        [400, 401, 403, 404, 413, 429, 503].map((code) => [
-          String(code),
-          { description: "refused", ...json(openAiError) },
+        refusalsOf(route).map((status) => [
+          String(status),
+          { description: STATUS_WORDS[status] ?? "refused", ...json(errorSchemaOf(route, status)) },
         ]),
       ),
     },
-  },
-});
-const inferencePaths = {
-  "/v1/chat/completions": inference("OpenAI chat completions, routed to a ready replica of `model`"),
-  "/v1/completions": inference("OpenAI completions, routed to a ready replica of `model`"),
-  "/v1/embeddings": inference("OpenAI embeddings, routed to a ready replica of `model`"),
-  "/v1/{path}": {
-    ...inference("any other POST whose JSON body names a `model`, routed the same way"),
-    parameters: [{ name: "path", in: "path", required: true, schema: { type: "string" } }],
-  },
-  "/v1/models": {
-    servers: [{ url: "/" }],
-    get: {
-      description: "every catalogue model not stopped, OpenAI's list shape",
-      responses: { "200": { description: "OK" } },
-    },
-  },
-  "/v1/models/{model}": {
-    servers: [{ url: "/" }],
-    parameters: [{ name: "model", in: "path", required: true, schema: { type: "string" } }],
-    get: {
-      description: "one model by name or alias",
-      responses: { "200": { description: "OK" }, "404": { description: "refused", ...json(openAiError) } },
-    },
-  },
-};
+  };
+}
+
+/** The document's path for a route: under /api/v1 relative to its server, else from the root. */
+export function documentedPath(route: Pick<Route, "path">): string {
+  const path = openApiPath(route.path);
+  return path.startsWith("/api/v1/") ? path.slice("/api/v1".length) : path;
+}
+
+/** Operations by path, then lower-case method; `ALL` is documented as every method it answers. */
+function pathsOf(routes: readonly Route[]) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const path = documentedPath(route);
+    const entry = paths[path] ?? (route.path.startsWith("/api/v1/") ? {} : { servers: [{ url: "/" }] });
+    paths[path] = entry;
+    const methods =
+      route.method === "ALL" ? ["get", "post", "put", "patch", "delete"] : [route.method.toLowerCase()];
+    // A fallback does not take the place of a route of the same path and method.
+    for (const method of methods)
+      if (!(method in entry) || !route.fallback) entry[method] = operationOf(route);
+  }
+  return paths;
+}
 
 export function openApiDocument() {
-  const schemas = Object.fromEntries(
-    Object.entries(components).map(([key, [schema, io]]) => [
-      key,
-      z.toJSONSchema(schema, { io, unrepresentable: "any", target: "openapi-3.0" }),
-    ]),
-  );
   return {
     openapi: "3.0.3",
-    info: { title: "llmgw", version: "1", description: "The llmgw control plane's HTTP API (SPEC §3)." },
-    servers: [{ url: "/api/v1" }],
-    paths: {
-      ...inferencePaths,
-      "/models": {
-        get: { responses: ok("ModelView", true) },
-        post: { ...body("ModelInput"), responses: { ...ok("ModelView", false, "201"), ...errors(400, 409) } },
-      },
-      "/models/{name}": {
-        parameters: name,
-        get: { responses: { ...ok("ModelView"), ...errors(404) } },
-        patch: {
-          parameters: [{ name: "If-Match", in: "header", required: true, schema: { type: "string" } }],
-          ...body("ModelPatch"),
-          responses: { ...ok("ModelView"), ...errors(400, 404, 409, 412, 428) },
-        },
-        delete: { responses: { "204": { description: "removed" }, ...errors(404, 409) } },
-      },
-      "/models/{name}/headroom": {
-        parameters: name,
-        get: { responses: { ...ok("Headroom"), ...errors(404) } },
-      },
-      "/models/{name}/target": {
-        parameters: name,
-        post: { ...body("TargetRequest"), responses: { ...ok("TargetResult"), ...errors(400, 404, 409) } },
-      },
-      "/models/{name}/wake": {
-        parameters: name,
-        post: { responses: { "202": { description: "woken" }, ...errors(404, 409) } },
-      },
-      "/headroom": { get: { responses: ok("Headroom", true) } },
-      "/fleet/nodes": { get: { responses: ok("NodeView", true) } },
-      "/fleet/replicas": { get: { responses: ok("Replica", true) } },
-      "/fleet/nodes/{name}/drain": {
-        parameters: name,
-        post: { responses: { ...ok("NodeView"), ...errors(404) } },
-      },
-      "/fleet/nodes/{name}/resume": {
-        parameters: name,
-        post: { responses: { ...ok("NodeView"), ...errors(404) } },
-      },
-      "/fleet/nodes/{name}": {
-        parameters: name,
-        delete: {
-          description: "forget a down node and its replicas (409 for a live one)",
-          responses: { "204": { description: "forgotten" }, ...errors(404, 409) },
-        },
-      },
-      "/agents/heartbeat": {
-        post: {
-          description:
-            "agent: the token is bound to one node (403 for another), a replica id another node holds is 409",
-          ...body("Heartbeat"),
-          responses: { ...ok("HeartbeatReply"), ...errors(400, 403, 409, 429) },
-        },
-      },
-      "/mirror": { get: { responses: ok("MirrorEntry", true) } },
-      "/mirror/{model}/{version}/plan": {
-        parameters: [
-          { name: "model", in: "path", required: true, schema: { type: "string" } },
-          { name: "version", in: "path", required: true, schema: { type: "string" } },
-          { name: "ctxPool", in: "query", required: false, schema: { type: "integer" } },
-        ],
-        get: { responses: { ...ok("ServePlan"), ...errors(404) } },
-      },
-      "/quotas": { get: { responses: ok("QuotaUsage", true) } },
-      "/quotas/{owner}": {
-        parameters: [{ name: "owner", in: "path", required: true, schema: { type: "string" } }],
-        put: { ...body("QuotaLimits"), responses: { ...ok("QuotaUsage"), ...errors(400) } },
-      },
-      "/classes": { get: { responses: ok("Class", true) } },
-      "/capacity": { get: { responses: ok("Capacity") } },
-      "/audit": {
-        get: {
-          parameters: [
-            { name: "model", in: "query", required: false, schema: { type: "string" } },
-            {
-              name: "limit",
-              in: "query",
-              required: false,
-              schema: { type: "integer", minimum: 1, maximum: 1000 },
-            },
-          ],
-          responses: ok("AuditEntry", true),
-        },
-      },
-      "/tokens": {
-        get: {
-          description:
-            "admin: every token's name, role, origin, an agent's node and a client's models and limits, never a secret",
-          responses: {},
-        },
-        post: {
-          description: "admin: the new token is in the answer, the only time it is shown",
-          ...body("TokenCreate"),
-          responses: { "201": { description: "created" }, ...errors(400, 409) },
-        },
-      },
-      "/tokens/{name}": {
-        parameters: name,
-        delete: { responses: { "204": { description: "revoked" }, ...errors(404, 409) } },
-      },
-      "/session": {
-        get: {
-          description: "who this request is",
-          responses: { "200": { description: "OK" }, ...errors(401) },
-        },
-        post: {
-          description: "sign in: sets the httpOnly session cookie; no credentials needed",
-          security: [],
-          ...body("SignIn"),
-          responses: { "200": { description: "signed in" }, ...errors(400, 401, 403, 429) },
-        },
-        delete: {
-          description: "sign out",
-          security: [],
-          responses: { "204": { description: "signed out" } },
-        },
-      },
-      "/events": {
-        get: {
-          responses: { "200": { description: "Server-Sent Events", content: { "text/event-stream": {} } } },
-        },
-      },
+    info: {
+      title: "llmgw",
+      version: "1",
+      description:
+        "The llmgw control plane's HTTP API (SPEC §3) and the request path (SPEC §7). `x-llmgw-need` is the least role a route asks.",
     },
+    servers: [{ url: "/api/v1" }],
+    paths: pathsOf(ROUTES),
     // Every operation needs one of these unless it says otherwise (SPEC §4 "Tokens and roles").
     security: [{ bearer: [] }, { session: [] }],
     components: {
-      schemas,
+      schemas: Object.fromEntries(NAMED.map(([name, schema, io]) => [name, toJson(schema, io)])),
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer", description: "a token (llmgw_…)" },
         session: { type: "apiKey", in: "cookie", name: "llmgw_session" },

@@ -1,5 +1,4 @@
 import { describe, expect, it, vi } from "vitest";
-import { z } from "zod";
 import { beatPlaced, errorOf, heartbeat, modelInput, replicaReport, useApi } from "./harness";
 
 // The smaller routes (classes, capacity, openapi.json, healthz, metrics) and what every route
@@ -49,48 +48,6 @@ describe("GET /capacity", () => {
       gpus: 0,
       replicas: 1,
     });
-  });
-});
-
-describe("GET /openapi.json", () => {
-  it("documents every path of the API with schemas generated from the domain's", async () => {
-    const res = await api.app.request("/api/v1/openapi.json");
-    const doc = z
-      .object({
-        openapi: z.string(),
-        paths: z.record(z.string(), z.unknown()),
-        components: z.object({ schemas: z.record(z.string(), z.unknown()) }),
-      })
-      .parse(await res.json());
-
-    expect(res.status).toBe(200);
-    expect(doc.openapi).toMatch(/^3\./);
-    expect(Object.keys(doc.paths)).toEqual(
-      expect.arrayContaining([
-        "/models",
-        "/models/{name}",
-        "/models/{name}/headroom",
-        "/models/{name}/target",
-        "/models/{name}/wake",
-        "/headroom",
-        "/fleet/nodes",
-        "/fleet/replicas",
-        "/fleet/nodes/{name}/drain",
-        "/fleet/nodes/{name}/resume",
-        "/agents/heartbeat",
-        "/mirror",
-        "/mirror/{model}/{version}/plan",
-        "/quotas",
-        "/quotas/{owner}",
-        "/classes",
-        "/capacity",
-        "/audit",
-        "/events",
-      ]),
-    );
-    expect(Object.keys(doc.components.schemas)).toEqual(
-      expect.arrayContaining(["ModelInput", "ModelPatch", "ModelView", "Headroom", "ServePlan", "Error"]),
-    );
   });
 });
 

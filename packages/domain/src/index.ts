@@ -1,4 +1,3 @@
-export * from "./apiError";
 export * from "./capacity";
 export * from "./classes";
 export * from "./cores";

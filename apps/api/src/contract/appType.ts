@@ -27,7 +27,7 @@ type Nothing = Record<never, never>;
 
 type EndpointOf<R extends Route> = {
   input: ParamOf<R> & QueryOf<R> & JsonOf<R>;
-  output: OutputOf<R> extends undefined ? Record<never, never> : JSONParsed<OutputOf<R>>;
+  output: OutputOf<R> extends undefined ? undefined : JSONParsed<OutputOf<R>>;
   outputFormat: OutputOf<R> extends undefined ? "body" : "json";
   status: StatusCode;
 };

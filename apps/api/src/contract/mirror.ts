@@ -34,7 +34,7 @@ export const mirror = {
 
 const listing = {
   need: "weights",
-  summary: "a version's complete files, for an agent to fetch (files still downloading are left out)",
+  summary: "a version's complete files, an agent downloads (files still downloading are left out)",
   ok: { status: 200, description: "the files", schema: z.array(mirrorListingEntrySchema) },
   refusals: [404],
   root: true,

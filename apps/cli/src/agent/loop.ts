@@ -1,3 +1,4 @@
+import { ApiFailure, answer, connect } from "@llmgw/client";
 import { heartbeatReplicaSchema, heartbeatReplySchema } from "@llmgw/domain";
 import type { Machine } from "./machine";
 import type { AgentLog, DesiredReplica, ReportedReplica, Supervisor } from "./supervisor";
@@ -34,7 +35,7 @@ const BEAT_TIMEOUT_MS = 10_000;
  */
 export function runAgent(options: AgentOptions): RunningAgent {
   const { machine, supervisor, log } = options;
-  const url = new URL("/api/v1/agents/heartbeat", options.server).toString();
+  const { api } = connect({ server: options.server, token: options.token ?? null });
   const selfReported = options.selfReported ?? [];
   const ignored = new Set(selfReported.map((r) => r.id));
   let intervalSeconds = options.intervalSeconds;
@@ -43,26 +44,13 @@ export function runAgent(options: AgentOptions): RunningAgent {
   let wake: () => void = () => undefined;
 
   const beat = async (timeoutMs: number): Promise<unknown> => {
-    const body = JSON.stringify({
+    const report = {
       node: await machine.facts(),
       replicas: [...(await supervisor.report()), ...selfReported].map(onTheWire),
-    });
-    const res = await fetch(url, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
-      },
-      body,
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new Refused(`${res.status} ${text.slice(0, 300)}`);
-    try {
-      return JSON.parse(text);
-    } catch {
-      throw new BadReply(text.slice(0, 300));
-    }
+    };
+    return answer(
+      api.agents.heartbeat.$post({ json: report }, { init: { signal: AbortSignal.timeout(timeoutMs) } }),
+    );
   };
 
   const once = async () => {
@@ -74,9 +62,9 @@ export function runAgent(options: AgentOptions): RunningAgent {
       trouble = null;
     } catch (err) {
       const message =
-        err instanceof Refused
-          ? `the server refused the heartbeat: ${err.message}`
-          : err instanceof BadReply
+        err instanceof ApiFailure && err.status > 0 && err.code !== "not_json"
+          ? `the server refused the heartbeat: ${err.status} ${err.message.slice(0, 300)}`
+          : err instanceof BadReply || (err instanceof ApiFailure && err.code === "not_json")
             ? `the server's reply is not a heartbeat reply: ${err.message}`
             : `cannot reach ${options.server} (${describe(err)})`;
       // Said once per kind of trouble: a server down for an hour must not fill the log.
@@ -127,7 +115,6 @@ export function onTheWire(replica: ReportedReplica): ReportedReplica {
   ) as ReportedReplica;
 }
 
-class Refused extends Error {}
 class BadReply extends Error {}
 
 /**
@@ -145,6 +132,7 @@ function parseReply(reply: unknown): { intervalSeconds: number | null; replicas:
 }
 
 function describe(err: unknown): string {
+  if (err instanceof ApiFailure) return describe(err.cause);
   if (!(err instanceof Error)) return String(err);
   // fetch hides the socket error (ECONNREFUSED…) in its cause.
   const cause = err.cause instanceof Error ? `: ${err.cause.message}` : "";

@@ -54,10 +54,14 @@ export const auditCommands: Command[] = [
     summary: "who changed what, newest first",
     async run(ctx, _operands, values) {
       const limit = values.limit === undefined ? undefined : wholeNumber("--limit", values.limit);
-      const entries = await ctx.api.listAudit({
-        ...(values.model === undefined ? {} : { model: values.model }),
-        ...(limit === undefined ? {} : { limit }),
-      });
+      const entries = await ctx.answer(
+        ctx.api.audit.$get({
+          query: {
+            ...(values.model === undefined ? {} : { model: values.model }),
+            ...(limit === undefined ? {} : { limit: String(limit) }),
+          },
+        }),
+      );
       show(ctx, entries, (rows) => auditTable(rows, ctx));
       return 0;
     },

@@ -1,22 +1,10 @@
-import type { AppType, CreatedToken, TokenCreate, TokenView } from "@llmgw/api";
-import type {
-  AuditEntry,
-  Headroom,
-  MirrorEntry,
-  ModelPatch,
-  ModelView,
-  NodeView,
-  Quota,
-  QuotaUsage,
-  TargetResult,
-} from "@llmgw/domain";
-import { refusalOf } from "@llmgw/domain";
-import { type ClientRequestOptions, type ClientResponse, hc } from "hono/client";
+import { ApiFailure, answer, connect as connectClient, sent } from "@llmgw/client";
+import type { ClientRequestOptions } from "hono/client";
 
 /**
- * `llmgw ctl`'s one door to the API: Hono's typed client over the API's own route types, as the
- * dashboard's `lib/api.ts` uses it, so a path or body that drifts from the server fails the type
- * check here. Every failure becomes a `CtlError` carrying the exit code the command ends with.
+ * `llmgw ctl`'s door to the API: the one typed client, as the dashboard uses it, so a path or body
+ * that drifts from the server fails the type check here. Every failure becomes a `CtlError`
+ * carrying the exit code the command ends with.
  */
 
 export type CtlFetch = NonNullable<ClientRequestOptions["fetch"]>;
@@ -58,110 +46,38 @@ export class CtlError extends Error {
 
 export type Connection = { server: string; token: string | null; fetch?: CtlFetch | undefined };
 
-type QuotaLimits = Omit<Quota, "owner">;
-
-// Hono's client puts path parameters in as they are given.
-const segment = encodeURIComponent;
-
+/**
+ * The typed client (`@llmgw/client`) for one server, with `answer` and `sent` that end a command on
+ * a failure: a refusal is exit 1 with the API's message and fields, no answer is exit 3.
+ */
 export function connect({ server, token, fetch }: Connection) {
-  const client = hc<AppType>(`${server.replace(/\/+$/, "")}/api/v1`, {
-    ...(fetch ? { fetch } : {}),
-    headers: token ? { Authorization: `Bearer ${token}` } : {},
-  });
-
-  async function sent<R extends ClientResponse<unknown, number, "json" | "body">>(
-    pending: Promise<R>,
-  ): Promise<R> {
-    let response: R;
-    try {
-      response = await pending;
-    } catch (err) {
+  const { api } = connectClient({ server, token, ...(fetch ? { fetch } : {}) });
+  const failed = (err: unknown): never => {
+    if (!(err instanceof ApiFailure)) throw err;
+    if (err.code === "network") {
       throw new CtlError({
         exitCode: 3,
-        message: `cannot reach the llmgw server at ${server} (${causeOf(err)}); is it running? Point --server or LLMGW_SERVER at it`,
+        message: `cannot reach the llmgw server at ${server} (${causeOf(err.cause)}); is it running? Point --server or LLMGW_SERVER at it`,
       });
     }
-    if (!response.ok) throw await refusal(response);
-    return response;
-  }
-
-  async function answer<T>(pending: Promise<ClientResponse<T, number, "json">>): Promise<T> {
-    const response = await sent(pending);
-    try {
-      return (await response.json()) as T;
-    } catch {
+    if (err.code === "not_json") {
       throw new CtlError({
         exitCode: 1,
-        status: response.status,
-        message: `${server} answered ${response.status} with something that is not JSON; is it an llmgw server?`,
+        status: err.status,
+        message: `${server} answered ${err.status} with something that is not JSON; is it an llmgw server?`,
       });
     }
-  }
-
+    const { status, code, message, fields, body } = err;
+    throw new CtlError({ exitCode: 1, status, code, message, fields, body });
+  };
   return {
-    listModels: (): Promise<ModelView[]> => answer(client.models.$get()),
-    getModel: (name: string): Promise<ModelView> =>
-      answer(client.models[":name"].$get({ param: { name: segment(name) } })),
-    /** The model and its ETag, for a patch that must apply only to what was read. */
-    async getModelForEdit(name: string): Promise<{ model: ModelView; etag: string }> {
-      const response = await sent(client.models[":name"].$get({ param: { name: segment(name) } }));
-      const model = (await response.json()) as ModelView;
-      return { model, etag: response.headers.get("etag") ?? `"${model.version}"` };
-    },
-    patchModel: (name: string, patch: ModelPatch, etag: string): Promise<ModelView> =>
-      answer(
-        client.models[":name"].$patch(
-          { param: { name: segment(name) }, json: patch },
-          { headers: { "If-Match": etag } },
-        ),
-      ),
-    target: (name: string, replicas: number, dryRun: boolean): Promise<TargetResult> =>
-      answer(
-        client.models[":name"].target.$post({ param: { name: segment(name) }, json: { replicas, dryRun } }),
-      ),
-    listHeadroom: (): Promise<Headroom[]> => answer(client.headroom.$get()),
-    getHeadroom: (name: string): Promise<Headroom> =>
-      answer(client.models[":name"].headroom.$get({ param: { name: segment(name) } })),
-    listNodes: (): Promise<NodeView[]> => answer(client.fleet.nodes.$get()),
-    drainNode: (name: string): Promise<NodeView> =>
-      answer(client.fleet.nodes[":name"].drain.$post({ param: { name: segment(name) } })),
-    resumeNode: (name: string): Promise<NodeView> =>
-      answer(client.fleet.nodes[":name"].resume.$post({ param: { name: segment(name) } })),
-    async deleteNode(name: string): Promise<void> {
-      await sent(client.fleet.nodes[":name"].$delete({ param: { name: segment(name) } }));
-    },
-    listMirror: (): Promise<MirrorEntry[]> => answer(client.mirror.$get()),
-    listQuotas: (): Promise<QuotaUsage[]> => answer(client.quotas.$get()),
-    putQuota: (owner: string, limits: QuotaLimits): Promise<QuotaUsage> =>
-      answer(client.quotas[":owner"].$put({ param: { owner: segment(owner) }, json: limits })),
-    listTokens: (): Promise<TokenView[]> => answer(client.tokens.$get()),
-    /** The answer holds the secret: the only time the server shows it. */
-    createToken: (input: TokenCreate): Promise<CreatedToken> => answer(client.tokens.$post({ json: input })),
-    async revokeToken(name: string): Promise<void> {
-      await sent(client.tokens[":name"].$delete({ param: { name: segment(name) } }));
-    },
-    listAudit: (query: { model?: string; limit?: number }): Promise<AuditEntry[]> =>
-      answer(
-        client.audit.$get({
-          query: {
-            ...(query.model === undefined ? {} : { model: query.model }),
-            ...(query.limit === undefined ? {} : { limit: String(query.limit) }),
-          },
-        }),
-      ),
+    api,
+    answer: <T>(pending: Parameters<typeof answer<T>>[0]): Promise<T> => answer(pending).catch(failed),
+    sent: <R extends Response>(pending: Promise<R>): Promise<R> => sent(pending).catch(failed),
   };
 }
 
-export type Api = ReturnType<typeof connect>;
-
-/** The API's one error shape (`{ error: { code, message, fields? } }`) as a refusal, exit 1. */
-async function refusal(response: { status: number; text(): Promise<string> }): Promise<CtlError> {
-  const { status, code, message, fields, body } = refusalOf(
-    response.status,
-    await response.text().catch(() => ""),
-  );
-  return new CtlError({ exitCode: 1, status, code, message, fields, body });
-}
+export type Server = ReturnType<typeof connect>;
 
 /** Node's fetch hides the reason in `cause` (ECONNREFUSED, ENOTFOUND…). */
 function causeOf(err: unknown): string {

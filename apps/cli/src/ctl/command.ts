@@ -1,5 +1,5 @@
 import type { OptionName, Values } from "./args";
-import type { Api } from "./client";
+import type { Server } from "./client";
 import type { Style } from "./table";
 
 /** Where a command writes: `process.stdout` in the CLI, a string buffer in tests. */
@@ -7,7 +7,11 @@ export type Output = { write(chunk: string): unknown; isTTY?: boolean };
 
 /** What every command runs with. */
 export type Ctx = {
-  api: Api;
+  /** The typed client (`api.models[":name"].$get`)… */
+  api: Server["api"];
+  /** …and what a call resolves to: the contract's body, or the command ended with the refusal. */
+  answer: Server["answer"];
+  sent: Server["sent"];
   /** `--json`: stdout holds the API's JSON, pretty-printed, and nothing else. */
   json: boolean;
   style: Style;

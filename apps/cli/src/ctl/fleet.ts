@@ -2,6 +2,9 @@ import type { NodeView } from "@llmgw/domain";
 import { type Command, type Ctx, operand, show } from "./command";
 import { orDash, table, timeText } from "./table";
 
+// Hono's client puts path parameters in as they are given.
+const segment = encodeURIComponent;
+
 /** `free/total`, or `?` for a total the agent does not report (0 means "not reported"). */
 const share = (free: number, total: number, unit = "") => (total === 0 ? "?" : `${free}/${total}${unit}`);
 
@@ -51,7 +54,7 @@ export const fleetCommands: Command[] = [
     options: [],
     summary: "the nodes: state, free/total memory, cores and GPUs, replicas by class, engines",
     async run(ctx) {
-      show(ctx, await ctx.api.listNodes(), (nodes) => nodesTable(nodes, ctx));
+      show(ctx, await ctx.answer(ctx.api.fleet.nodes.$get()), (nodes) => nodesTable(nodes, ctx));
       return 0;
     },
   },
@@ -61,7 +64,9 @@ export const fleetCommands: Command[] = [
     options: [],
     summary: "no new replicas on the node; the scheduler moves its replicas elsewhere (operator)",
     async run(ctx, operands) {
-      const node = await ctx.api.drainNode(operand(operands, 0));
+      const node = await ctx.answer(
+        ctx.api.fleet.nodes[":name"].drain.$post({ param: { name: segment(operand(operands, 0)) } }),
+      );
       show(ctx, node, (n) => `${n.name} is ${n.state}\n`);
       return 0;
     },
@@ -72,7 +77,9 @@ export const fleetCommands: Command[] = [
     options: [],
     summary: "a drained node takes replicas again (operator)",
     async run(ctx, operands) {
-      const node = await ctx.api.resumeNode(operand(operands, 0));
+      const node = await ctx.answer(
+        ctx.api.fleet.nodes[":name"].resume.$post({ param: { name: segment(operand(operands, 0)) } }),
+      );
       show(ctx, node, (n) => `${n.name} is ${n.state}\n`);
       return 0;
     },
@@ -84,7 +91,7 @@ export const fleetCommands: Command[] = [
     summary: "forget a down node and its replicas; refused for a live one (operator)",
     async run(ctx, operands) {
       const name = operand(operands, 0);
-      await ctx.api.deleteNode(name);
+      await ctx.sent(ctx.api.fleet.nodes[":name"].$delete({ param: { name: segment(name) } }));
       show(ctx, { deleted: name }, () => `forgot ${name} and its replicas\n`);
       return 0;
     },

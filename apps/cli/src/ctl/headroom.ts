@@ -2,6 +2,9 @@ import type { Headroom } from "@llmgw/domain";
 import { type Command, type Ctx, operand, show } from "./command";
 import { gb, keyValues, orDash, plus, table } from "./table";
 
+// Hono's client puts path parameters in as they are given.
+const segment = encodeURIComponent;
+
 /** `+2 now, +1 by preempting batch; quota left 3; at most +3 (limited by capacity)`: the card's line. */
 export function headroomLine(h: Headroom): string {
   if (h.limitedBy === "unknown-need") {
@@ -89,9 +92,15 @@ export const headroomCommands: Command[] = [
     summary: "how many more replicas each model could get (with NAME: node by node, and why)",
     async run(ctx, operands) {
       if (operands.length === 0) {
-        show(ctx, await ctx.api.listHeadroom(), (rows) => allTable(rows, ctx));
+        show(ctx, await ctx.answer(ctx.api.headroom.$get()), (rows) => allTable(rows, ctx));
       } else {
-        show(ctx, await ctx.api.getHeadroom(operand(operands, 0)), (h) => oneModel(h, ctx));
+        show(
+          ctx,
+          await ctx.answer(
+            ctx.api.models[":name"].headroom.$get({ param: { name: segment(operand(operands, 0)) } }),
+          ),
+          (h) => oneModel(h, ctx),
+        );
       }
       return 0;
     },

@@ -128,13 +128,17 @@ async function dispatch(args: string[], io: CtlIo): Promise<number> {
     throw usage(`${command.words.join(" ")} does not take ${extra.join(", ")}; usage: ${usageLine(command)}`);
   }
   const json = values.json === true;
-  const api = connect({
+  const { api, answer, sent } = connect({
     server: serverOf(values, env),
     token: values.token || env.LLMGW_TOKEN || null,
     fetch: io.fetch,
   });
   const bold = io.stdout.isTTY === true && !json && env.NO_COLOR === undefined;
-  return command.run({ api, json, style: { bold }, stdout: io.stdout, stderr: io.stderr }, operands, values);
+  return command.run(
+    { api, answer, sent, json, style: { bold }, stdout: io.stdout, stderr: io.stderr },
+    operands,
+    values,
+  );
 }
 
 /** `llmgw ctl …` from main.ts: the process's streams and environment, the exit code as the process's. */

@@ -63,7 +63,7 @@ export const mirrorCommands: Command[] = [
     options: [],
     summary: "mirrored versions: download progress and the serve plan (engine, memory, cores)",
     async run(ctx) {
-      show(ctx, await ctx.api.listMirror(), (entries) => mirrorTable(entries, ctx));
+      show(ctx, await ctx.answer(ctx.api.mirror.$get()), (entries) => mirrorTable(entries, ctx));
       return 0;
     },
   },

@@ -99,9 +99,15 @@ export const modelSet: Command = {
   async run(ctx, operands, values) {
     const name = operand(operands, 0);
     const patch = patchOf(values);
-    const { model: before, etag } = await ctx.api.getModelForEdit(name);
+    const param = { name: encodeURIComponent(name) };
+    // The ETag read with the model: the patch applies only to what was read.
+    const read = await ctx.sent(ctx.api.models[":name"].$get({ param }));
+    const before = await read.json();
+    const etag = read.headers.get("etag") ?? `"${before.version}"`;
     try {
-      const after = await ctx.api.patchModel(name, patch, etag);
+      const after = await ctx.answer(
+        ctx.api.models[":name"].$patch({ param, json: patch }, { headers: { "If-Match": etag } }),
+      );
       show(ctx, after, (m) => changesText(before, m, ctx));
       return 0;
     } catch (err) {

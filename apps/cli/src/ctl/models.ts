@@ -5,6 +5,9 @@ import { headroomLine, needText } from "./headroom";
 import { modelSet } from "./modelSet";
 import { gb, keyValues, orDash, plus, table, timeText } from "./table";
 
+// Hono's client puts path parameters in as they are given.
+const segment = encodeURIComponent;
+
 function modelsTable(models: ModelView[], ctx: Ctx): string {
   if (models.length === 0) return "no models in the catalogue\n";
   return table(
@@ -142,7 +145,7 @@ export const modelCommands: Command[] = [
     options: [],
     summary: "the catalogue: class, owner, mode, replicas current/wanted, need and headroom",
     async run(ctx) {
-      show(ctx, await ctx.api.listModels(), (models) => modelsTable(models, ctx));
+      show(ctx, await ctx.answer(ctx.api.models.$get()), (models) => modelsTable(models, ctx));
       return 0;
     },
   },
@@ -152,7 +155,11 @@ export const modelCommands: Command[] = [
     options: [],
     summary: "one model: its card, profiles and replicas",
     async run(ctx, operands) {
-      show(ctx, await ctx.api.getModel(operand(operands, 0)), (m) => modelCard(m, ctx));
+      show(
+        ctx,
+        await ctx.answer(ctx.api.models[":name"].$get({ param: { name: segment(operand(operands, 0)) } })),
+        (m) => modelCard(m, ctx),
+      );
       return 0;
     },
   },
@@ -165,7 +172,12 @@ export const modelCommands: Command[] = [
     async run(ctx, operands, values) {
       const replicas = wholeNumber("N", operand(operands, 1));
       const dryRun = values["dry-run"] === true;
-      const result = await ctx.api.target(operand(operands, 0), replicas, dryRun);
+      const result = await ctx.answer(
+        ctx.api.models[":name"].target.$post({
+          param: { name: segment(operand(operands, 0)) },
+          json: { replicas, dryRun },
+        }),
+      );
       show(ctx, result, (r) => targetText(r, dryRun, ctx));
       // A refused target is the server saying no, though it answers 200 with the numbers.
       return result.outcome === "refused" ? 1 : 0;

@@ -3,6 +3,9 @@ import { limitOf, usage } from "./args";
 import { type Command, type Ctx, operand, show } from "./command";
 import { table } from "./table";
 
+// Hono's client puts path parameters in as they are given.
+const segment = encodeURIComponent;
+
 type Limits = Omit<Quota, "owner">;
 
 /** `used/limit`, with `-` for no limit. */
@@ -38,7 +41,7 @@ export const quotaCommands: Command[] = [
     options: [],
     summary: "each owner's limits and usage (used/limit; - is no limit)",
     async run(ctx) {
-      show(ctx, await ctx.api.listQuotas(), (quotas) => quotasTable(quotas, ctx));
+      show(ctx, await ctx.answer(ctx.api.quotas.$get()), (quotas) => quotasTable(quotas, ctx));
       return 0;
     },
   },
@@ -59,9 +62,14 @@ export const quotaCommands: Command[] = [
         throw usage("quota set: nothing to set; give at least one of --memory --cores --gpus --replicas");
       }
       // PUT replaces all four limits: start from the owner's current ones so the rest stay.
-      const current = (await ctx.api.listQuotas()).find((q) => q.owner === owner);
+      const current = (await ctx.answer(ctx.api.quotas.$get())).find((q) => q.owner === owner);
       const { memoryGB, cpuCores, gpus, replicas } = current ?? NO_LIMITS;
-      const stored = await ctx.api.putQuota(owner, { memoryGB, cpuCores, gpus, replicas, ...given });
+      const stored = await ctx.answer(
+        ctx.api.quotas[":owner"].$put({
+          param: { owner: segment(owner) },
+          json: { memoryGB, cpuCores, gpus, replicas, ...given },
+        }),
+      );
       show(ctx, stored, (q) => quotasTable([q], ctx));
       return 0;
     },

@@ -3,6 +3,9 @@ import { usage, type Values, wholeNumber } from "./args";
 import { type Command, type Ctx, operand, show } from "./command";
 import { keyValues, orDash, table, timeText } from "./table";
 
+// Hono's client puts path parameters in as they are given.
+const segment = encodeURIComponent;
+
 const ROLES: readonly Role[] = ["viewer", "operator", "admin", "agent", "client"];
 
 /** A table cell holds this many model names; `--json` has the whole list. */
@@ -88,7 +91,7 @@ export const tokenCommands: Command[] = [
     summary:
       "the tokens: llmgw.yaml's and those created here, with roles, a client's models and limits, and last use (admin)",
     async run(ctx) {
-      show(ctx, await ctx.api.listTokens(), (tokens) => tokensTable(tokens, ctx));
+      show(ctx, await ctx.answer(ctx.api.tokens.$get()), (tokens) => tokensTable(tokens, ctx));
       return 0;
     },
   },
@@ -101,7 +104,7 @@ export const tokenCommands: Command[] = [
     summary:
       "make a token and print it, once: the server keeps only its hash; an agent token speaks for --node, else for the node of its first heartbeat; a client token calls /v1 only, for --models (names or aliases; else every model), at most --rpm requests a minute and --concurrency at once (admin)",
     async run(ctx, _operands, values) {
-      const created = await ctx.api.createToken(creationOf(values));
+      const created = await ctx.answer(ctx.api.tokens.$post({ json: creationOf(values) }));
       show(ctx, created, (t) =>
         keyValues(
           [
@@ -131,7 +134,7 @@ export const tokenCommands: Command[] = [
     summary: "revoke a token: it and its browser sessions stop working at once (admin)",
     async run(ctx, operands) {
       const name = operand(operands, 0);
-      await ctx.api.revokeToken(name);
+      await ctx.sent(ctx.api.tokens[":name"].$delete({ param: { name: segment(name) } }));
       show(ctx, { revoked: name }, () => `revoked ${name}\n`);
       return 0;
     },

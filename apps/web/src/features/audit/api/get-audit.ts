@@ -1,8 +1,9 @@
 import type { AuditEntry } from "@llmgw/domain";
 import { queryOptions, useQuery } from "@tanstack/react-query";
-import { listAudit } from "../../../lib/api";
+import { answer, api } from "../../../lib/api";
 
-export const getAudit = (model: string | null): Promise<AuditEntry[]> => listAudit(model ?? undefined);
+export const getAudit = (model: string | null): Promise<AuditEntry[]> =>
+  answer(api.audit.$get({ query: model ? { model } : {} }));
 
 /** `["audit"]` prefixes every filter, so one invalidation refreshes them all. */
 export const auditQueryOptions = (model: string | null = null) =>

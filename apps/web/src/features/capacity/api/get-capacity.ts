@@ -1,8 +1,8 @@
 import type { Capacity } from "@llmgw/domain";
 import { queryOptions, useQuery } from "@tanstack/react-query";
-import { getCapacity as fetchCapacity } from "../../../lib/api";
+import { answer, api } from "../../../lib/api";
 
-export const getCapacity = (): Promise<Capacity> => fetchCapacity();
+export const getCapacity = (): Promise<Capacity> => answer(api.capacity.$get());
 
 export const capacityQueryOptions = () => queryOptions({ queryKey: ["capacity"], queryFn: getCapacity });
 

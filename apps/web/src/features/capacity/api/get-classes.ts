@@ -1,8 +1,8 @@
 import type { Class } from "@llmgw/domain";
 import { queryOptions, useQuery } from "@tanstack/react-query";
-import { listClasses } from "../../../lib/api";
+import { answer, api } from "../../../lib/api";
 
-export const getClasses = (): Promise<Class[]> => listClasses();
+export const getClasses = (): Promise<Class[]> => answer(api.classes.$get());
 
 /** Classes change rarely (configuration or an admin), so they stay fresh for a minute. */
 export const classesQueryOptions = () =>

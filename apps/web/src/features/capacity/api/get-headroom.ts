@@ -1,8 +1,8 @@
 import type { Headroom } from "@llmgw/domain";
 import { type QueryClient, queryOptions, useQuery } from "@tanstack/react-query";
-import { listHeadroom } from "../../../lib/api";
+import { answer, api } from "../../../lib/api";
 
-export const getHeadroom = (): Promise<Headroom[]> => listHeadroom();
+export const getHeadroom = (): Promise<Headroom[]> => answer(api.headroom.$get());
 
 export const headroomQueryOptions = () => queryOptions({ queryKey: ["headroom"], queryFn: getHeadroom });
 

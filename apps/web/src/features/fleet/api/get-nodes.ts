@@ -1,8 +1,8 @@
 import type { NodeView } from "@llmgw/domain";
 import { queryOptions, useQuery } from "@tanstack/react-query";
-import { listNodes } from "../../../lib/api";
+import { answer, api } from "../../../lib/api";
 
-export const getNodes = (): Promise<NodeView[]> => listNodes();
+export const getNodes = (): Promise<NodeView[]> => answer(api.fleet.nodes.$get());
 
 export const nodesQueryOptions = () => queryOptions({ queryKey: ["fleet", "nodes"], queryFn: getNodes });
 

@@ -1,8 +1,8 @@
 import type { Replica } from "@llmgw/domain";
 import { queryOptions, useQuery } from "@tanstack/react-query";
-import { listReplicas } from "../../../lib/api";
+import { answer, api } from "../../../lib/api";
 
-export const getReplicas = (): Promise<Replica[]> => listReplicas();
+export const getReplicas = (): Promise<Replica[]> => answer(api.fleet.replicas.$get());
 
 export const replicasQueryOptions = () =>
   queryOptions({ queryKey: ["fleet", "replicas"], queryFn: getReplicas });

@@ -1,8 +1,8 @@
 import type { MirrorEntry } from "@llmgw/domain";
 import { queryOptions, useQuery } from "@tanstack/react-query";
-import { listMirror } from "../../../lib/api";
+import { answer, api } from "../../../lib/api";
 
-export const getMirror = (): Promise<MirrorEntry[]> => listMirror();
+export const getMirror = (): Promise<MirrorEntry[]> => answer(api.mirror.$get());
 
 export const mirrorQueryOptions = () => queryOptions({ queryKey: ["mirror"], queryFn: getMirror });
 

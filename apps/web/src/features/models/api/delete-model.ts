@@ -1,8 +1,9 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { deleteModel as fetchDelete } from "../../../lib/api";
+import { answer, api, segment } from "../../../lib/api";
 import { forgetModel } from "./get-models";
 
-export const deleteModel = (name: string): Promise<void> => fetchDelete(name);
+export const deleteModel = (name: string): Promise<void> =>
+  answer(api.models[":name"].$delete({ param: { name: segment(name) } }));
 
 export function useDeleteModel() {
   const client = useQueryClient();

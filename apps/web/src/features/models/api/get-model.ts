@@ -1,8 +1,9 @@
 import type { ModelView } from "@llmgw/domain";
 import { queryOptions, useQuery } from "@tanstack/react-query";
-import { getModel as fetchModel } from "../../../lib/api";
+import { answer, api, segment } from "../../../lib/api";
 
-export const getModel = (name: string): Promise<ModelView> => fetchModel(name);
+export const getModel = (name: string): Promise<ModelView> =>
+  answer(api.models[":name"].$get({ param: { name: segment(name) } }));
 
 export const modelQueryOptions = (name: string) =>
   queryOptions({ queryKey: ["models", name], queryFn: () => getModel(name) });

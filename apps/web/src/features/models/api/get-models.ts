@@ -1,9 +1,9 @@
 import type { ModelView } from "@llmgw/domain";
 import { type QueryClient, queryOptions, useQuery } from "@tanstack/react-query";
-import { listModels } from "../../../lib/api";
+import { answer, api } from "../../../lib/api";
 import { modelQueryOptions } from "./get-model";
 
-export const getModels = (): Promise<ModelView[]> => listModels();
+export const getModels = (): Promise<ModelView[]> => answer(api.models.$get());
 
 export const modelsQueryOptions = () => queryOptions({ queryKey: ["models"], queryFn: getModels });
 

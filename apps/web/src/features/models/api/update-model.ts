@@ -1,6 +1,6 @@
 import { type ConflictBody, conflictBodySchema, type ModelPatch, type ModelView } from "@llmgw/domain";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { ApiFailure, patchModel } from "../../../lib/api";
+import { ApiFailure, answer, api, segment } from "../../../lib/api";
 import { withPatch } from "../card-fields";
 import { modelQueryOptions } from "./get-model";
 import { modelsQueryOptions, storeModel } from "./get-models";
@@ -8,7 +8,12 @@ import { modelsQueryOptions, storeModel } from "./get-models";
 export type UpdateModelInput = { name: string; patch: ModelPatch; version: number };
 
 export const updateModel = ({ name, patch, version }: UpdateModelInput): Promise<ModelView> =>
-  patchModel(name, patch, version);
+  answer(
+    api.models[":name"].$patch(
+      { param: { name: segment(name) }, json: patch },
+      { headers: { "If-Match": `"${version}"` } },
+    ),
+  );
 
 /** The 412's body when a PATCH was stale: the model as it is now and who changed what since. */
 export function conflictOf(error: unknown): ConflictBody | null {

@@ -1,8 +1,8 @@
 import type { QuotaUsage } from "@llmgw/domain";
 import { type QueryClient, queryOptions, useQuery } from "@tanstack/react-query";
-import { listQuotas } from "../../../lib/api";
+import { answer, api } from "../../../lib/api";
 
-export const getQuotas = (): Promise<QuotaUsage[]> => listQuotas();
+export const getQuotas = (): Promise<QuotaUsage[]> => answer(api.quotas.$get());
 
 export const quotasQueryOptions = () => queryOptions({ queryKey: ["quotas"], queryFn: getQuotas });
 

@@ -1,11 +1,12 @@
 import type { Quota, QuotaUsage } from "@llmgw/domain";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { putQuota as fetchPut } from "../../../lib/api";
+import { answer, api, segment } from "../../../lib/api";
 import { storeQuota } from "./get-quotas";
 
 export type PutQuotaInput = Quota;
 
-export const putQuota = ({ owner, ...limits }: PutQuotaInput): Promise<QuotaUsage> => fetchPut(owner, limits);
+export const putQuota = ({ owner, ...limits }: PutQuotaInput): Promise<QuotaUsage> =>
+  answer(api.quotas[":owner"].$put({ param: { owner: segment(owner) }, json: limits }));
 
 export function usePutQuota() {
   const client = useQueryClient();

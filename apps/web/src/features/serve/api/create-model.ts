@@ -1,8 +1,9 @@
 import type { ModelInput, ModelView } from "@llmgw/domain";
 import { useMutation } from "@tanstack/react-query";
-import { createModel as fetchCreate } from "../../../lib/api";
+import { answer, api } from "../../../lib/api";
 
-export const createModel = (input: ModelInput): Promise<ModelView> => fetchCreate(input);
+export const createModel = (input: ModelInput): Promise<ModelView> =>
+  answer(api.models.$post({ json: input }));
 
 /** The new model reaches the catalogue's cache through the caller (and the event stream). */
 export function useCreateModel(onCreated: (model: ModelView) => void) {

@@ -1,9 +1,14 @@
 import type { ServePlan } from "@llmgw/domain";
 import { keepPreviousData, queryOptions, useQuery } from "@tanstack/react-query";
-import { getServePlan as fetchPlan } from "../../../lib/api";
+import { answer, api, segment } from "../../../lib/api";
 
 export const getServePlan = (model: string, version: string, ctxPool: number): Promise<ServePlan> =>
-  fetchPlan(model, version, ctxPool);
+  answer(
+    api.mirror[":model"][":version"].plan.$get({
+      param: { model: segment(model), version: segment(version) },
+      query: { ctxPool: String(ctxPool) },
+    }),
+  );
 
 /** The plan for one context pool: the memory estimate grows with the pool's KV cache. */
 export const servePlanQueryOptions = (model: string, version: string, ctxPool: number) =>

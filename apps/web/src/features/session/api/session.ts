@@ -1,6 +1,6 @@
 import type { SessionView } from "@llmgw/api";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { ApiFailure, getSession, signIn, signOut } from "../../../lib/api";
+import { ApiFailure, answer, api } from "../../../lib/api";
 import { sessionState } from "../../../lib/session";
 
 /**
@@ -10,7 +10,7 @@ import { sessionState } from "../../../lib/session";
  */
 export async function checkSession({ probe = false } = {}): Promise<void> {
   try {
-    sessionState.signedIn(await getSession());
+    sessionState.signedIn(await answer(api.session.$get()));
   } catch (error) {
     if (!probe && (!(error instanceof ApiFailure) || error.status !== 401)) sessionState.unreachable();
   }
@@ -20,7 +20,8 @@ export async function checkSession({ probe = false } = {}): Promise<void> {
 export function useSignIn(onSignedIn?: (session: SessionView) => void) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: signIn,
+    // A wrong token is a 401 here, not an expiry: it is the form's to show.
+    mutationFn: (token: string) => answer(api.session.$post({ json: { token } }), { signingIn: true }),
     onSuccess: (session) => {
       sessionState.signedIn(session);
       void client.invalidateQueries();
@@ -33,7 +34,7 @@ export function useSignIn(onSignedIn?: (session: SessionView) => void) {
 export function useSignOut() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: signOut,
+    mutationFn: () => answer(api.session.$delete()),
     onSettled: () => {
       client.clear();
       sessionState.signedOut();

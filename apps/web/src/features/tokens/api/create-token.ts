@@ -1,9 +1,10 @@
 import type { CreatedToken, TokenCreate } from "@llmgw/api";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { createToken as fetchCreate } from "../../../lib/api";
+import { answer, api } from "../../../lib/api";
 import { tokensQueryOptions } from "./get-tokens";
 
-export const createToken = (input: TokenCreate): Promise<CreatedToken> => fetchCreate(input);
+export const createToken = (input: TokenCreate): Promise<CreatedToken> =>
+  answer(api.tokens.$post({ json: input }));
 
 /**
  * The list is fetched again rather than given the answer: the answer holds the secret, which must

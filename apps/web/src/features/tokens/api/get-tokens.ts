@@ -1,8 +1,8 @@
 import type { TokenView } from "@llmgw/api";
 import { queryOptions, useQuery } from "@tanstack/react-query";
-import { listTokens } from "../../../lib/api";
+import { answer, api } from "../../../lib/api";
 
-export const getTokens = (): Promise<TokenView[]> => listTokens();
+export const getTokens = (): Promise<TokenView[]> => answer(api.tokens.$get());
 
 export const tokensQueryOptions = () => queryOptions({ queryKey: ["tokens"], queryFn: getTokens });
 

@@ -1,8 +1,9 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { revokeToken as fetchRevoke } from "../../../lib/api";
+import { answer, api, segment } from "../../../lib/api";
 import { tokensQueryOptions } from "./get-tokens";
 
-export const revokeToken = (name: string): Promise<void> => fetchRevoke(name);
+export const revokeToken = (name: string): Promise<void> =>
+  answer(api.tokens[":name"].$delete({ param: { name: segment(name) } }));
 
 export function useRevokeToken() {
   const client = useQueryClient();

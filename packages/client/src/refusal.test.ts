@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { refusalOf } from "./apiError";
+import { refusalOf } from "./refusal";
 
 describe("refusalOf", () => {
   it("reads the API's error shape: code, message and the string fields", () => {

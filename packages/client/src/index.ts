@@ -1,0 +1,3 @@
+export { type AppType, contract } from "@llmgw/api/contract";
+export { ApiFailure, answer, type Connection, type ConnectOptions, connect, sent } from "./http";
+export { type Refusal, refusalOf } from "./refusal";
