@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { type Auth, authorize, createAuth, securityHeaders } from "./auth";
+import { authorize, createAuth, securityHeaders } from "./auth";
 import { keyOf, ROUTES, type Route } from "./contract";
 import type { Deps } from "./deps";
 import type { AppEnv } from "./env";

@@ -6,6 +6,7 @@ import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import type { AppMetrics } from "../metrics";
 import { openApiDocument } from "../openapi";
+import { health } from "../services/health";
 import { eventStream } from "./events";
 import { handlers } from "./handlers";
 
@@ -23,12 +24,8 @@ export function metaRoutes(deps: Deps, metrics: AppMetrics, webDist: string | nu
       throw new AppError(404, "not_found", `no such endpoint: ${c.req.method} ${c.req.path}`);
     },
     health: async (c) => {
-      try {
-        await deps.store.sql.query("select 1");
-        return { ok: true, store: deps.store.kind };
-      } catch {
-        return c.json({ ok: false, store: deps.store.kind, error: "the store does not answer" }, 503);
-      }
+      const found = await health({ deps });
+      return found.ok ? found : c.json(found, 503);
     },
     metrics: async (c) => c.text(await metrics.page(), 200, { "Content-Type": metrics.contentType }),
     // Read per request, not at start: a rebuilt dashboard is served without a restart.
