@@ -5,7 +5,8 @@ import { cp, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { loadConfig, startServer, writeGgufFile, writeNotGguf, writeSafetensorsFile } from "@llmgw/api";
+import { loadConfig, startServer } from "@llmgw/api";
+import { writeGgufFile, writeNotGguf, writeSafetensorsFile } from "@llmgw/api/testing";
 import { seedFleet, seedModels, stopOnSignal } from "./seed";
 
 const GB = 1024 ** 3;

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { writeGgufFile } from "../src/mirror/ggufWriter";
+import { writeGgufFile } from "../src/testing/ggufFiles";
 import { errorOf, useApi } from "./harness";
 import { ggufSpec } from "./mirror/fixtures";
 import { bearer, SECRETS, tokensYaml } from "./security-kit";

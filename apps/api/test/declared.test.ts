@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { writeGgufFile } from "../src/mirror/ggufWriter";
+import { writeGgufFile } from "../src/testing/ggufFiles";
 import { errorOf, heartbeat, modelInput, useApi } from "./harness";
 import { ggufSpec } from "./mirror/fixtures";
 

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { writeGgufFile, writeNotGguf, writeSafetensorsFile } from "../src/mirror/ggufWriter";
+import { writeGgufFile, writeNotGguf, writeSafetensorsFile } from "../src/testing/ggufFiles";
 import { errorOf, heartbeat, modelInput, useApi } from "./harness";
 import { GB, ggufSpec } from "./mirror/fixtures";
 

@@ -7,7 +7,7 @@ import { mirrorEntrySchema } from "@llmgw/domain";
 import { hc } from "hono/client";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { AppType } from "../src/app";
-import { writeGgufFile } from "../src/mirror/ggufWriter";
+import { writeGgufFile } from "../src/testing/ggufFiles";
 import { heartbeat, modelInput } from "./harness";
 import { GB, ggufSpec } from "./mirror/fixtures";
 import { dataOf, EventStream, parsed, type SseEvent } from "./sse";

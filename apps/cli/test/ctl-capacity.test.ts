@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { writeGgufFile } from "@llmgw/api";
+import { writeGgufFile } from "@llmgw/api/testing";
 import type { QuotaUsage } from "@llmgw/domain";
 import { describe, expect, it } from "vitest";
 import { cells, fresh, json, rowOf, useCtl } from "./ctl-harness";

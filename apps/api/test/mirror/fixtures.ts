@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach } from "vitest";
-import type { GgufFileSpec } from "../../src/mirror/ggufWriter";
+import type { GgufFileSpec } from "../../src/testing/ggufFiles";
 
 export const GB = 1_000_000_000;
 

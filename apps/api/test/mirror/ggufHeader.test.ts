@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { type GgufHeader, ggufSummary, ggufVerdict } from "@llmgw/domain";
 import { describe, expect, it } from "vitest";
 import { readGgufHeader } from "../../src/mirror/ggufHeader";
-import { ggufHeaderBytes, writeGgufFile, writeNotGguf } from "../../src/mirror/ggufWriter";
+import { ggufHeaderBytes, writeGgufFile, writeNotGguf } from "../../src/testing/ggufFiles";
 import { diskKilobytes, GB, ggufSpec, tempDir } from "./fixtures";
 
 function metadataOf(header: GgufHeader): Record<string, unknown> {

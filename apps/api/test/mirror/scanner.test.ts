@@ -2,8 +2,8 @@ import { mkdir, rename, symlink, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { readGgufHeader } from "../../src/mirror/ggufHeader";
-import { writeGgufFile, writeNotGguf, writeSafetensorsFile } from "../../src/mirror/ggufWriter";
 import { createMirror } from "../../src/mirror/scanner";
+import { writeGgufFile, writeNotGguf, writeSafetensorsFile } from "../../src/testing/ggufFiles";
 import { GB, ggufSpec, tempDir } from "./fixtures";
 
 /** A mirror with one of each thing the layout can hold. */

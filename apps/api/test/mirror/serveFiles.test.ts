@@ -1,9 +1,9 @@
 import { symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { writeGgufFile, writeNotGguf, writeSafetensorsFile } from "../../src/mirror/ggufWriter";
 import { createMirror } from "../../src/mirror/scanner";
 import { mirrorFiles } from "../../src/mirror/serveFiles";
+import { writeGgufFile, writeNotGguf, writeSafetensorsFile } from "../../src/testing/ggufFiles";
 import { GB, ggufSpec, tempDir } from "./fixtures";
 
 const SIZE = 4.7 * GB;

@@ -2,8 +2,8 @@ import { appendFile, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { MirrorVersion } from "@llmgw/domain";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { writeGgufFile, writeNotGguf } from "../../src/mirror/ggufWriter";
 import { createMirror, type Mirror, type VersionKey } from "../../src/mirror/scanner";
+import { writeGgufFile, writeNotGguf } from "../../src/testing/ggufFiles";
 import { firstCall, ggufSpec, tempDir } from "./fixtures";
 
 interface Change {

@@ -1,0 +1,3 @@
+// Stand-ins for tests, the browser tests' server and `llmgw demo`; `serve` never loads them.
+export * from "./engine";
+export * from "./ggufFiles";
