@@ -6,7 +6,8 @@ import { cp, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { loadConfig, startServer, writeGgufFile } from "@llmgw/api";
+import { loadConfig, startServer } from "@llmgw/api";
+import { writeGgufFile } from "@llmgw/api/testing";
 import { stopOnSignal } from "./seed";
 
 type TokenLine = { name: string; role: string; sha256: string };

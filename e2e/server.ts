@@ -5,7 +5,14 @@ import { cp, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { loadConfig, startServer, writeGgufFile, writeNotGguf, writeSafetensorsFile } from "@llmgw/api";
+import { loadConfig, startServer } from "@llmgw/api";
+import {
+  fancynet3b,
+  llama31_8b,
+  writeGgufFile,
+  writeNotGguf,
+  writeSafetensorsFile,
+} from "@llmgw/api/testing";
 import { seedFleet, seedModels, stopOnSignal } from "./seed";
 
 const GB = 1024 ** 3;
@@ -30,23 +37,11 @@ models:
 );
 const config = loadConfig({ config: configFile, dataDir, listen: `127.0.0.1:${port}` });
 const mirror = config.mirror.dir;
-await writeGgufFile(join(mirror, "llama-3.1-8b-instruct/Q4_K_M/llama-3.1-8b-instruct-Q4_K_M.gguf"), {
-  architecture: "llama",
-  blockCount: 32,
-  headCount: 32,
-  headCountKV: 8,
-  embeddingLength: 4096,
-  contextLength: 131072,
-  weightsBytes: Math.round(4.58 * GB),
-});
-await writeGgufFile(join(mirror, "fancynet-3b/Q8_0/fancynet-3b-Q8_0.gguf"), {
-  architecture: "fancynet",
-  blockCount: 24,
-  headCount: 16,
-  embeddingLength: 2048,
-  contextLength: 4096,
-  weightsBytes: Math.round(3.2 * GB),
-});
+await writeGgufFile(
+  join(mirror, "llama-3.1-8b-instruct/Q4_K_M/llama-3.1-8b-instruct-Q4_K_M.gguf"),
+  llama31_8b(),
+);
+await writeGgufFile(join(mirror, "fancynet-3b/Q8_0/fancynet-3b-Q8_0.gguf"), fancynet3b());
 await writeSafetensorsFile(join(mirror, "mistral-7b-instruct/bf16/model.safetensors"), Math.round(14.5 * GB));
 await writeNotGguf(join(mirror, "whisper-large/onnx/model.onnx"), 1_500_000);
 

@@ -7,5 +7,4 @@ export { type Deps, openDeps } from "./deps";
 export { type ClientAdmission, OPEN_ADMISSION } from "./gateway/admission";
 export type { Gateway, GatewayOptions } from "./gateway/gateway";
 export type { GatewayMeter, GatewayNow, RequestOutcome } from "./gateway/meter";
-export { writeGgufFile, writeNotGguf, writeSafetensorsFile } from "./mirror/ggufWriter";
 export { type RunningServer, startServer } from "./server";

@@ -1,8 +1,9 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { writeGgufFile } from "../src/mirror/ggufWriter";
+import { writeGgufFile } from "../src/testing/ggufFiles";
+import { llama3_8b } from "../src/testing/ggufModels";
 import { errorOf, useApi } from "./harness";
-import { ggufSpec } from "./mirror/fixtures";
+
 import { bearer, SECRETS, tokensYaml } from "./security-kit";
 
 // An agent token opens two doors (SPEC §4, §8): its node's heartbeat, and the mirror's files,
@@ -16,7 +17,7 @@ async function mirrored(): Promise<{ model: string; version: string; file: strin
   const model = `weights-${++sequence}`;
   const version = "q4_k_m";
   const file = "model.gguf";
-  await writeGgufFile(join(api.mirrorDir, model, version, file), ggufSpec({ weightsBytes: 1024 }));
+  await writeGgufFile(join(api.mirrorDir, model, version, file), llama3_8b({ weightsBytes: 1024 }));
   await api.deps.mirror.scan();
   return { model, version, file };
 }

@@ -1,9 +1,9 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { writeGgufFile } from "../src/mirror/ggufWriter";
+import { writeGgufFile } from "../src/testing/ggufFiles";
+import { llama3_8b } from "../src/testing/ggufModels";
 import { errorOf, heartbeat, modelInput, useApi } from "./harness";
-import { ggufSpec } from "./mirror/fixtures";
 
 // A server started with a llmgw.yaml (SPEC §4): its models are read-only through the API, its
 // classes and quotas are starting values.
@@ -80,7 +80,7 @@ describe("a model declared in the configuration file", () => {
   });
 
   it("makes the mirror's plan for a version of the same name a refusal (SPEC §2.2.8)", async () => {
-    await writeGgufFile(join(api.mirrorDir, declared.name, "q4", "weights.gguf"), ggufSpec());
+    await writeGgufFile(join(api.mirrorDir, declared.name, "q4", "weights.gguf"), llama3_8b());
     await api.deps.mirror.scan();
 
     const res = await api.client.mirror[":model"][":version"].plan.$get({

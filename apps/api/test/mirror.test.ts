@@ -1,24 +1,14 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { writeGgufFile, writeNotGguf, writeSafetensorsFile } from "../src/mirror/ggufWriter";
+import { writeGgufFile, writeNotGguf, writeSafetensorsFile } from "../src/testing/ggufFiles";
+import { llama3_8b, llama31_8b } from "../src/testing/ggufModels";
 import { errorOf, heartbeat, modelInput, useApi } from "./harness";
-import { GB, ggufSpec } from "./mirror/fixtures";
+import { GB } from "./mirror/fixtures";
 
 // GET /mirror and /mirror/:model/:version/plan (SPEC §2.2) over files dropped into the mirror
 // directory, as an operator's download would leave them.
 
 const api = useApi();
-
-/** Meta-Llama-3.1-8B-Instruct at Q4_K_M: 32 layers, 32 heads of which 8 for K/V, 4096 wide. */
-const llama31 = ggufSpec({
-  architecture: "llama",
-  blockCount: 32,
-  headCount: 32,
-  headCountKV: 8,
-  embeddingLength: 4096,
-  contextLength: 131072,
-  weightsBytes: 4.92 * GB,
-});
 
 let sequence = 0;
 /** Writes one file as `<mirror>/<model>/<version>/<file>` under a fresh model name, and rescans. */
@@ -39,7 +29,7 @@ function plan(model: string, version: string, ctxPool?: string) {
 describe("a GGUF file dropped into the mirror", () => {
   it("is listed with its header and a serve plan whose memory comes from the model's shape", async () => {
     const file = "Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf";
-    const { model, version } = await drop(file, (path) => writeGgufFile(path, llama31));
+    const { model, version } = await drop(file, (path) => writeGgufFile(path, llama31_8b()));
 
     const entries = await (await api.client.mirror.$get()).json();
 
@@ -72,7 +62,7 @@ describe("a GGUF file dropped into the mirror", () => {
   });
 
   it("has the same plan at /mirror/:model/:version/plan, and a bigger one for a bigger context pool", async () => {
-    const { model, version } = await drop("llama.gguf", (path) => writeGgufFile(path, llama31));
+    const { model, version } = await drop("llama.gguf", (path) => writeGgufFile(path, llama31_8b()));
     const listed = (await (await api.client.mirror.$get()).json())[0]?.plan;
 
     const res = await plan(model, version);
@@ -88,14 +78,14 @@ describe("a GGUF file dropped into the mirror", () => {
     await api.client.agents.heartbeat.$post({ json: heartbeat({ node: { memoryGB: 64, cpuCount: 16 } }) });
     await api.client.agents.heartbeat.$post({ json: heartbeat({ node: { memoryGB: 32, cpuCount: 8 } }) });
     await api.client.agents.heartbeat.$post({ json: heartbeat({ node: { memoryGB: 4, cpuCount: 2 } }) });
-    const { model, version } = await drop("llama.gguf", (path) => writeGgufFile(path, llama31));
+    const { model, version } = await drop("llama.gguf", (path) => writeGgufFile(path, llama31_8b()));
 
     expect((await (await plan(model, version)).json()).cpuCores).toBe(4);
   });
 
   it("warns when the largest node has less memory than the plan needs", async () => {
     await api.client.agents.heartbeat.$post({ json: heartbeat({ node: { memoryGB: 6, cpuCount: 8 } }) });
-    const { model, version } = await drop("llama.gguf", (path) => writeGgufFile(path, llama31));
+    const { model, version } = await drop("llama.gguf", (path) => writeGgufFile(path, llama31_8b()));
 
     expect((await (await plan(model, version)).json()).warning).toBe(
       "the largest node has 6 GB and this needs about 8",
@@ -103,7 +93,7 @@ describe("a GGUF file dropped into the mirror", () => {
   });
 
   it("says `already` for a version whose name a runtime model already has, without refusing", async () => {
-    const { model, version } = await drop("llama.gguf", (path) => writeGgufFile(path, llama31));
+    const { model, version } = await drop("llama.gguf", (path) => writeGgufFile(path, llama31_8b()));
     await api.client.models.$post({ json: modelInput({ name: model }) });
 
     expect(await (await plan(model, version)).json()).toMatchObject({ already: true, refusal: null });
@@ -113,7 +103,7 @@ describe("a GGUF file dropped into the mirror", () => {
 describe("versions the nodes cannot serve", () => {
   it("refuses an architecture llama.cpp does not run", async () => {
     const { model, version } = await drop("odd.gguf", (path) =>
-      writeGgufFile(path, ggufSpec({ architecture: "t-rex-9000" })),
+      writeGgufFile(path, llama3_8b({ architecture: "t-rex-9000" })),
     );
 
     expect((await (await plan(model, version)).json()).refusal).toBe(
@@ -152,7 +142,7 @@ describe("versions the nodes cannot serve", () => {
 
 describe("GET /mirror/:model/:version/plan errors", () => {
   it("is a 404 for a version the mirror does not have", async () => {
-    const { model } = await drop("llama.gguf", (path) => writeGgufFile(path, llama31));
+    const { model } = await drop("llama.gguf", (path) => writeGgufFile(path, llama31_8b()));
 
     const res = await plan(model, "no-such-version");
 
@@ -160,7 +150,7 @@ describe("GET /mirror/:model/:version/plan errors", () => {
   });
 
   it("is a 400 naming ctxPool when it is not a positive number", async () => {
-    const { model, version } = await drop("llama.gguf", (path) => writeGgufFile(path, llama31));
+    const { model, version } = await drop("llama.gguf", (path) => writeGgufFile(path, llama31_8b()));
 
     const res = await plan(model, version, "lots");
 
@@ -170,7 +160,7 @@ describe("GET /mirror/:model/:version/plan errors", () => {
 
 describe("GET /mirror/:model/:version/:file (outside /api)", () => {
   it("serves the file with Range support", async () => {
-    const { model, version, file } = await drop("llama.gguf", (path) => writeGgufFile(path, llama31));
+    const { model, version, file } = await drop("llama.gguf", (path) => writeGgufFile(path, llama31_8b()));
 
     const res = await api.app.request(`/mirror/${model}/${version}/${file}`, {
       headers: { Range: "bytes=0-3" },

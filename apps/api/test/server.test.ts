@@ -7,9 +7,10 @@ import { mirrorEntrySchema } from "@llmgw/domain";
 import { hc } from "hono/client";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { AppType } from "../src/contract/appType";
-import { writeGgufFile } from "../src/mirror/ggufWriter";
+import { writeGgufFile } from "../src/testing/ggufFiles";
+import { llama3_8b } from "../src/testing/ggufModels";
 import { heartbeat, modelInput } from "./harness";
-import { GB, ggufSpec } from "./mirror/fixtures";
+import { GB } from "./mirror/fixtures";
 import { dataOf, EventStream, parsed, type SseEvent } from "./sse";
 
 // The real `llmgw serve` process on a port the OS picks: what an agent and the dashboard talk to.
@@ -152,7 +153,7 @@ describe("llmgw serve", () => {
 
     await writeGgufFile(
       join(dataDir, "mirror", model, "q4", "weights.gguf"),
-      ggufSpec({ weightsBytes: 4.92 * GB }),
+      llama3_8b({ weightsBytes: 4.92 * GB }),
     );
 
     const seen = await stream.until((e) => e.event === "mirror.changed" && dataOf(e).model === model, 15_000);

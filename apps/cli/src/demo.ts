@@ -2,7 +2,14 @@ import { mkdtemp, open, rename, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { loadConfig, startServer, writeGgufFile, writeNotGguf, writeSafetensorsFile } from "@llmgw/api";
+import { loadConfig, startServer } from "@llmgw/api";
+import {
+  fancynet3b,
+  llama31_8b,
+  writeGgufFile,
+  writeNotGguf,
+  writeSafetensorsFile,
+} from "@llmgw/api/testing";
 import type { ModelInput } from "@llmgw/domain";
 import { type RunningAgent, runAgent } from "./agent/loop";
 import { AGENT_VERSION, type NodeFacts, simulatedMachine } from "./agent/machine";
@@ -109,19 +116,10 @@ function catalogue(base: string): ModelInput[] {
 
 /** A generated mirror: GGUF files with real headers over sparse weights, safetensors, and refusals. */
 async function writeMirror(dir: string): Promise<() => Promise<void>> {
-  const llama = {
-    architecture: "llama",
-    blockCount: 32,
-    headCount: 32,
-    headCountKV: 8,
-    embeddingLength: 4096,
-  };
-  await writeGgufFile(join(dir, "llama-3.1-8b-instruct/Q4_K_M/llama-3.1-8b-instruct-Q4_K_M.gguf"), {
-    ...llama,
-    contextLength: 131072,
-    fileType: 15,
-    weightsBytes: Math.round(4.58 * GB),
-  });
+  await writeGgufFile(
+    join(dir, "llama-3.1-8b-instruct/Q4_K_M/llama-3.1-8b-instruct-Q4_K_M.gguf"),
+    llama31_8b(),
+  );
   await writeGgufFile(join(dir, "qwen2.5-7b-instruct/Q5_K_M/qwen2.5-7b-instruct-Q5_K_M.gguf"), {
     architecture: "qwen2",
     blockCount: 28,
@@ -151,14 +149,7 @@ async function writeMirror(dir: string): Promise<() => Promise<void>> {
     split: { no: 1, count: 5 },
     weightsBytes: Math.round(45 * GB),
   });
-  await writeGgufFile(join(dir, "fancynet-3b/Q8_0/fancynet-3b-Q8_0.gguf"), {
-    architecture: "fancynet",
-    blockCount: 24,
-    headCount: 16,
-    embeddingLength: 2048,
-    contextLength: 4096,
-    weightsBytes: Math.round(3.2 * GB),
-  });
+  await writeGgufFile(join(dir, "fancynet-3b/Q8_0/fancynet-3b-Q8_0.gguf"), fancynet3b());
   for (let i = 1; i <= 3; i++) {
     await writeSafetensorsFile(
       join(dir, `mixtral-8x7b/fp16/model-0000${i}-of-00003.safetensors`),

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { writeGgufFile } from "@llmgw/api";
+import { llama3_8b, writeGgufFile } from "@llmgw/api/testing";
 import type { QuotaUsage } from "@llmgw/domain";
 import { describe, expect, it } from "vitest";
 import { cells, fresh, json, rowOf, useCtl } from "./ctl-harness";
@@ -56,17 +56,7 @@ describe("headroom, fleet and mirror", () => {
 
   it("mirror lists versions with their serve plan", async () => {
     const model = fresh("mirrored");
-    await writeGgufFile(join(api.deps.config.mirror.dir, model, "main", `${model}.Q4.gguf`), {
-      architecture: "llama",
-      blockCount: 32,
-      headCount: 32,
-      headCountKV: 8,
-      embeddingLength: 4096,
-      contextLength: 8192,
-      fileType: 15,
-      parameterCount: 8_030_261_248,
-      weightsBytes: 4_700_000_000,
-    });
+    await writeGgufFile(join(api.deps.config.mirror.dir, model, "main", `${model}.Q4.gguf`), llama3_8b());
     await api.deps.mirror.scan();
 
     const { code, stdout } = await api.ctl(["mirror"]);

@@ -3,7 +3,6 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach } from "vitest";
-import type { GgufFileSpec } from "../../src/mirror/ggufWriter";
 
 export const GB = 1_000_000_000;
 
@@ -17,22 +16,6 @@ export async function tempDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "llmgw-mirror-"));
   made.push(dir);
   return dir;
-}
-
-/** A Llama-3-8B-like Q4_K_M file; override what the test is about. */
-export function ggufSpec(overrides: Partial<GgufFileSpec> = {}): GgufFileSpec {
-  return {
-    architecture: "llama",
-    blockCount: 32,
-    headCount: 32,
-    headCountKV: 8,
-    embeddingLength: 4096,
-    contextLength: 8192,
-    fileType: 15,
-    parameterCount: 8_030_261_248,
-    weightsBytes: 4.7 * GB,
-    ...overrides,
-  };
 }
 
 /** Kilobytes the file really occupies on disk (`du`), as opposed to its apparent size. */

@@ -3,8 +3,9 @@ import { join } from "node:path";
 import { type GgufHeader, ggufSummary, ggufVerdict } from "@llmgw/domain";
 import { describe, expect, it } from "vitest";
 import { readGgufHeader } from "../../src/mirror/ggufHeader";
-import { ggufHeaderBytes, writeGgufFile, writeNotGguf } from "../../src/mirror/ggufWriter";
-import { diskKilobytes, GB, ggufSpec, tempDir } from "./fixtures";
+import { ggufHeaderBytes, writeGgufFile, writeNotGguf } from "../../src/testing/ggufFiles";
+import { llama3_8b } from "../../src/testing/ggufModels";
+import { diskKilobytes, GB, tempDir } from "./fixtures";
 
 function metadataOf(header: GgufHeader): Record<string, unknown> {
   if ("error" in header) throw new Error(`expected a header, got: ${header.error}`);
@@ -14,7 +15,7 @@ function metadataOf(header: GgufHeader): Record<string, unknown> {
 describe("readGgufHeader over files from writeGgufFile", () => {
   it("reads a 4.7 GB file's header while the file takes almost no disk", async () => {
     const path = join(await tempDir(), "llama3-8b.Q4_K_M.gguf");
-    await writeGgufFile(path, ggufSpec({ weightsBytes: 4.7 * GB }));
+    await writeGgufFile(path, llama3_8b({ weightsBytes: 4.7 * GB }));
 
     expect((await stat(path)).size).toBe(4.7 * GB);
     expect(diskKilobytes(path)).toBeLessThan(64);
@@ -33,7 +34,7 @@ describe("readGgufHeader over files from writeGgufFile", () => {
 
   it("round-trips every summary field", async () => {
     const path = join(await tempDir(), "m.gguf");
-    await writeGgufFile(path, ggufSpec({ architecture: "qwen2", keyLength: 128, valueLength: 96 }));
+    await writeGgufFile(path, llama3_8b({ architecture: "qwen2", keyLength: 128, valueLength: 96 }));
 
     expect(ggufSummary(metadataOf(await readGgufHeader(path)))).toEqual({
       architecture: "qwen2",
@@ -51,7 +52,7 @@ describe("readGgufHeader over files from writeGgufFile", () => {
 
   it.each([1, 2, 3])("reports GGUF version %i as the version field", async (ggufVersion) => {
     const path = join(await tempDir(), "m.gguf");
-    await writeGgufFile(path, ggufSpec({ ggufVersion, weightsBytes: 1_000_000 }));
+    await writeGgufFile(path, llama3_8b({ ggufVersion, weightsBytes: 1_000_000 }));
 
     expect(metadataOf(await readGgufHeader(path))).toMatchObject({
       version: ggufVersion,
@@ -61,7 +62,7 @@ describe("readGgufHeader over files from writeGgufFile", () => {
 
   it("writes split parts as gguf-split does, counting from 0", async () => {
     const path = join(await tempDir(), "m-00002-of-00003.gguf");
-    await writeGgufFile(path, ggufSpec({ split: { no: 1, count: 3 } }));
+    await writeGgufFile(path, llama3_8b({ split: { no: 1, count: 3 } }));
 
     expect(metadataOf(await readGgufHeader(path))).toMatchObject({ "split.no": 1, "split.count": 3 });
   });
@@ -72,7 +73,7 @@ describe("readGgufHeader over files from writeGgufFile", () => {
       { name: "token_embd.weight", shape: [4096, 1000] },
       { name: "output_norm.weight", shape: [4096] },
     ];
-    const spec = ggufSpec({ parameterCount: undefined, tensors, weightsBytes: 100_000_000 });
+    const spec = llama3_8b({ parameterCount: undefined, tensors, weightsBytes: 100_000_000 });
     await writeGgufFile(join(dir, "one.gguf"), spec);
     await writeGgufFile(join(dir, "part.gguf"), { ...spec, split: { no: 0, count: 2 } });
 
@@ -86,7 +87,7 @@ describe("readGgufHeader over files from writeGgufFile", () => {
 
   it("refuses to write a file too small for its own header", async () => {
     const path = join(await tempDir(), "m.gguf");
-    await expect(writeGgufFile(path, ggufSpec({ weightsBytes: 10 }))).rejects.toThrow(RangeError);
+    await expect(writeGgufFile(path, llama3_8b({ weightsBytes: 10 }))).rejects.toThrow(RangeError);
   });
 });
 
@@ -107,14 +108,14 @@ describe("readGgufHeader on files that are not good GGUF", () => {
 
   it("hands on the version of a GGUF file it cannot parse further", async () => {
     const path = join(await tempDir(), "future.gguf");
-    await writeGgufFile(path, ggufSpec({ ggufVersion: 4, weightsBytes: 1_000_000 }));
+    await writeGgufFile(path, llama3_8b({ ggufVersion: 4, weightsBytes: 1_000_000 }));
 
     expect(await readGgufHeader(path)).toEqual({ metadata: { version: 4 } });
   });
 
   it.each([6, 30, 0.5, 0.9])("says a header cut short (at %s) is truncated", async (cut) => {
     const path = join(await tempDir(), "cut.gguf");
-    const spec = ggufSpec({ tensors: [{ name: "t", shape: [8] }], weightsBytes: 1_000_000 });
+    const spec = llama3_8b({ tensors: [{ name: "t", shape: [8] }], weightsBytes: 1_000_000 });
     await writeGgufFile(path, spec);
     const headerLength = ggufHeaderBytes(spec).header.length;
     await truncate(path, cut < 1 ? Math.floor(headerLength * cut) : cut);
@@ -128,7 +129,7 @@ describe("readGgufHeader on files that are not good GGUF", () => {
       { name: "a", shape: [1024] },
       { name: "b", shape: [1024] },
     ];
-    const spec = ggufSpec({ tensors, weightsBytes: 1_000_000 });
+    const spec = llama3_8b({ tensors, weightsBytes: 1_000_000 });
     await writeGgufFile(path, spec);
     await truncate(path, ggufHeaderBytes(spec).header.length + 4096);
 
@@ -143,11 +144,11 @@ describe("readGgufHeader on files that are not good GGUF", () => {
 
 describe("the domain's verdict over headers read from disk", () => {
   it.each([
-    ["a servable single file", ggufSpec(), true, null],
-    ["GGUF version 1", ggufSpec({ ggufVersion: 1 }), false, /version 1/],
-    ["GGUF version 4", ggufSpec({ ggufVersion: 4 }), false, /version 4/],
-    ["split part 2", ggufSpec({ split: { no: 1, count: 3 } }), false, /part 2 of 3/],
-    ["an architecture llama.cpp does not run", ggufSpec({ architecture: "mystery" }), false, /mystery/],
+    ["a servable single file", llama3_8b(), true, null],
+    ["GGUF version 1", llama3_8b({ ggufVersion: 1 }), false, /version 1/],
+    ["GGUF version 4", llama3_8b({ ggufVersion: 4 }), false, /version 4/],
+    ["split part 2", llama3_8b({ split: { no: 1, count: 3 } }), false, /part 2 of 3/],
+    ["an architecture llama.cpp does not run", llama3_8b({ architecture: "mystery" }), false, /mystery/],
   ])("%s", async (_, spec, servable, reason) => {
     const path = join(await tempDir(), "m.gguf");
     await writeGgufFile(path, { ...spec, weightsBytes: 1_000_000 });

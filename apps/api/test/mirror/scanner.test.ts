@@ -2,14 +2,15 @@ import { mkdir, rename, symlink, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { readGgufHeader } from "../../src/mirror/ggufHeader";
-import { writeGgufFile, writeNotGguf, writeSafetensorsFile } from "../../src/mirror/ggufWriter";
 import { createMirror } from "../../src/mirror/scanner";
-import { GB, ggufSpec, tempDir } from "./fixtures";
+import { writeGgufFile, writeNotGguf, writeSafetensorsFile } from "../../src/testing/ggufFiles";
+import { llama3_8b } from "../../src/testing/ggufModels";
+import { GB, tempDir } from "./fixtures";
 
 /** A mirror with one of each thing the layout can hold. */
 async function populatedMirror() {
   const dir = await tempDir();
-  await writeGgufFile(join(dir, "llama3", "q4", "llama3-8b.Q4_K_M.gguf"), ggufSpec());
+  await writeGgufFile(join(dir, "llama3", "q4", "llama3-8b.Q4_K_M.gguf"), llama3_8b());
   await writeSafetensorsFile(join(dir, "mistral", "fp16", "model-00001-of-00002.safetensors"), 5 * GB);
   await writeSafetensorsFile(join(dir, "mistral", "fp16", "model-00002-of-00002.safetensors"), 4 * GB);
   await writeFile(join(dir, "mistral", "fp16", "config.json"), "{}");
@@ -19,7 +20,7 @@ async function populatedMirror() {
   await writeNotGguf(join(dir, "broken", "v1", "broken.gguf"), 1_000_000);
   await writeGgufFile(
     join(dir, "big", "v1", "big-00002-of-00003.gguf"),
-    ggufSpec({ split: { no: 1, count: 3 } }),
+    llama3_8b({ split: { no: 1, count: 3 } }),
   );
   return dir;
 }
@@ -121,11 +122,11 @@ describe("Mirror.scan", () => {
     const dir = await tempDir();
     await writeGgufFile(
       join(dir, "big", "v1", "big-00001-of-00002.gguf"),
-      ggufSpec({ split: { no: 0, count: 2 } }),
+      llama3_8b({ split: { no: 0, count: 2 } }),
     );
     await writeGgufFile(
       join(dir, "big", "v1", "big-00002-of-00002.gguf"),
-      ggufSpec({ split: { no: 1, count: 2 } }),
+      llama3_8b({ split: { no: 1, count: 2 } }),
     );
 
     const header = await createMirror({ dir }).headerOf("big", "v1");
@@ -138,7 +139,7 @@ describe("Mirror.scan", () => {
     await writeNotGguf(join(dir, "big", "v1", "big-00001-of-00002.gguf.part"), 100);
     await writeGgufFile(
       join(dir, "big", "v1", "big-00002-of-00002.gguf"),
-      ggufSpec({ split: { no: 1, count: 2 } }),
+      llama3_8b({ split: { no: 1, count: 2 } }),
     );
     const mirror = createMirror({ dir });
 
@@ -150,7 +151,7 @@ describe("Mirror.scan", () => {
     const dir = await tempDir();
     const outside = await tempDir();
     await writeFile(join(outside, "secret.gguf"), "GGUF");
-    await writeGgufFile(join(dir, "m", "v", "m.gguf"), ggufSpec({ weightsBytes: 1_000_000 }));
+    await writeGgufFile(join(dir, "m", "v", "m.gguf"), llama3_8b({ weightsBytes: 1_000_000 }));
     await writeFile(join(dir, "m", "v", ".DS_Store"), "");
     await writeFile(join(dir, "m", "README.md"), "stray");
     await mkdir(join(dir, "m", "empty"));
@@ -168,7 +169,7 @@ describe("Mirror.scan", () => {
 
   it("follows a symlink that stays inside the mirror", async () => {
     const dir = await tempDir();
-    await writeGgufFile(join(dir, "m", "v1", "m.gguf"), ggufSpec({ weightsBytes: 1_000_000 }));
+    await writeGgufFile(join(dir, "m", "v1", "m.gguf"), llama3_8b({ weightsBytes: 1_000_000 }));
     await mkdir(join(dir, "m", "v2"));
     await symlink(join(dir, "m", "v1", "m.gguf"), join(dir, "m", "v2", "m.gguf"));
 
@@ -190,7 +191,7 @@ describe("Mirror header cache", () => {
   it("reads a header once while the file is unchanged, and again when it is replaced", async () => {
     const dir = await tempDir();
     const path = join(dir, "m", "v", "m.gguf");
-    await writeGgufFile(path, ggufSpec({ blockCount: 32 }));
+    await writeGgufFile(path, llama3_8b({ blockCount: 32 }));
     const readHeader = vi.fn(readGgufHeader);
     const mirror = createMirror({ dir, readHeader });
 
@@ -199,7 +200,7 @@ describe("Mirror header cache", () => {
     await mirror.headerOf("m", "v");
     expect(readHeader).toHaveBeenCalledTimes(1);
 
-    await writeGgufFile(path, ggufSpec({ blockCount: 40 }));
+    await writeGgufFile(path, llama3_8b({ blockCount: 40 }));
     await utimes(path, new Date(), new Date(Date.now() + 5000));
     const [version] = await mirror.scan();
     expect(readHeader).toHaveBeenCalledTimes(2);
@@ -208,7 +209,7 @@ describe("Mirror header cache", () => {
 
   it("turns a reader that throws into a header error", async () => {
     const dir = await tempDir();
-    await writeGgufFile(join(dir, "m", "v", "m.gguf"), ggufSpec());
+    await writeGgufFile(join(dir, "m", "v", "m.gguf"), llama3_8b());
     const mirror = createMirror({ dir, readHeader: () => Promise.reject(new Error("disk on fire")) });
 
     expect(await mirror.headerOf("m", "v")).toEqual({ error: expect.stringMatching(/disk on fire/) });

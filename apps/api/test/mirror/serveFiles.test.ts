@@ -1,17 +1,18 @@
 import { symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { writeGgufFile, writeNotGguf, writeSafetensorsFile } from "../../src/mirror/ggufWriter";
 import { createMirror } from "../../src/mirror/scanner";
 import { mirrorFiles } from "../../src/mirror/serveFiles";
-import { GB, ggufSpec, tempDir } from "./fixtures";
+import { writeGgufFile, writeNotGguf, writeSafetensorsFile } from "../../src/testing/ggufFiles";
+import { llama3_8b } from "../../src/testing/ggufModels";
+import { GB, tempDir } from "./fixtures";
 
 const SIZE = 4.7 * GB;
 const FILE = "/mirror/llama3/q4/llama3.gguf";
 
 async function mirrorApp() {
   const dir = await tempDir();
-  await writeGgufFile(join(dir, "llama3", "q4", "llama3.gguf"), ggufSpec({ weightsBytes: SIZE }));
+  await writeGgufFile(join(dir, "llama3", "q4", "llama3.gguf"), llama3_8b({ weightsBytes: SIZE }));
   await writeSafetensorsFile(join(dir, "mistral", "fp16", "model-00001-of-00002.safetensors"), 3 * GB);
   await writeSafetensorsFile(join(dir, "mistral", "fp16", "model-00002-of-00002.safetensors"), 2 * GB);
   await writeNotGguf(join(dir, "mistral", "fp16", "tokenizer.json.part"), 10);

@@ -2,9 +2,10 @@ import { appendFile, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { MirrorVersion } from "@llmgw/domain";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { writeGgufFile, writeNotGguf } from "../../src/mirror/ggufWriter";
 import { createMirror, type Mirror, type VersionKey } from "../../src/mirror/scanner";
-import { firstCall, ggufSpec, tempDir } from "./fixtures";
+import { writeGgufFile, writeNotGguf } from "../../src/testing/ggufFiles";
+import { llama3_8b } from "../../src/testing/ggufModels";
+import { firstCall, tempDir } from "./fixtures";
 
 interface Change {
   changed: MirrorVersion[];
@@ -42,14 +43,14 @@ const hasVersion = (model: string) => (change: Change) =>
 describe("Mirror.watch", () => {
   it("sees a GGUF file dropped in through fs.watch, long before the periodic rescan", async () => {
     const dir = await tempDir();
-    await writeGgufFile(join(dir, "old", "v1", "old.gguf"), ggufSpec({ weightsBytes: 1_000_000 }));
+    await writeGgufFile(join(dir, "old", "v1", "old.gguf"), llama3_8b({ weightsBytes: 1_000_000 }));
     const mirror = createMirror({ dir, rescanMs: 60_000, settleMs: 20 });
     const changes = watchChanges(mirror);
     // The watch's first scan reports what is there; after it only fs.watch can trigger another soon.
     await changes.next(hasVersion("old"));
 
     const change = changes.next(hasVersion("new"));
-    await writeGgufFile(join(dir, "new", "v1", "new.gguf"), ggufSpec({ architecture: "qwen2" }));
+    await writeGgufFile(join(dir, "new", "v1", "new.gguf"), llama3_8b({ architecture: "qwen2" }));
 
     // Only what changed is reported: the untouched version stays out.
     const { changed, removed } = await change;
@@ -63,7 +64,7 @@ describe("Mirror.watch", () => {
     await mirror.scan();
 
     const change = watchChanges(mirror).next(hasVersion("m"));
-    await writeGgufFile(join(dir, "m", "v1", "m.gguf"), ggufSpec());
+    await writeGgufFile(join(dir, "m", "v1", "m.gguf"), llama3_8b());
 
     expect((await change).changed).toHaveLength(1);
   });
@@ -73,7 +74,7 @@ describe("Mirror.watch", () => {
     const mirror = createMirror({ dir, rescanMs: 20 });
 
     const change = watchChanges(mirror).next(hasVersion("m"));
-    await writeGgufFile(join(dir, "m", "v1", "m.gguf"), ggufSpec());
+    await writeGgufFile(join(dir, "m", "v1", "m.gguf"), llama3_8b());
 
     expect((await change).changed[0]?.files[0]?.state).toBe("complete");
   });
@@ -97,8 +98,8 @@ describe("Mirror.watch", () => {
 
   it("reports a version that went away as removed", async () => {
     const dir = await tempDir();
-    await writeGgufFile(join(dir, "m", "v1", "m.gguf"), ggufSpec());
-    await writeGgufFile(join(dir, "m", "v2", "m.gguf"), ggufSpec());
+    await writeGgufFile(join(dir, "m", "v1", "m.gguf"), llama3_8b());
+    await writeGgufFile(join(dir, "m", "v2", "m.gguf"), llama3_8b());
     const mirror = createMirror({ dir, rescanMs: 60_000, settleMs: 20 });
     await mirror.scan();
 
@@ -111,7 +112,7 @@ describe("Mirror.watch", () => {
 
   it("tells a watcher started before any scan about everything there", async () => {
     const dir = await tempDir();
-    await writeGgufFile(join(dir, "m", "v1", "m.gguf"), ggufSpec());
+    await writeGgufFile(join(dir, "m", "v1", "m.gguf"), llama3_8b());
     const mirror = createMirror({ dir, rescanMs: 60_000 });
 
     const { changed } = await watchChanges(mirror).next(() => true);

@@ -144,19 +144,23 @@ export function makeClasses(): Class[] {
   return DEFAULT_CLASSES.map((c) => ({ ...c }));
 }
 
+/**
+ * Llama 3.1 8B Instruct Q4_K_M as its GGUF header describes it: 32 layers, 32 heads of which 8 for
+ * K/V, 4096 wide, 128K context. The summary below and the files the mirror's tests and the demo
+ * write (`llama31_8b` in @llmgw/api/testing) both start from it, so the two cannot drift apart.
+ */
+export const LLAMA31_8B = {
+  architecture: "llama",
+  blockCount: 32,
+  headCount: 32,
+  headCountKV: 8,
+  embeddingLength: 4096,
+  contextLength: 131072,
+  fileType: 15,
+  parameterCount: 8_030_261_248,
+} as const;
+
 /** The GGUF summary of Llama 3.1 8B Instruct Q4_K_M, as its header gives it. */
 export function llama31Summary(overrides: Partial<GgufSummary> = {}): GgufSummary {
-  return {
-    architecture: "llama",
-    blockCount: 32,
-    headCount: 32,
-    headCountKV: 8,
-    embeddingLength: 4096,
-    keyLength: null,
-    valueLength: null,
-    contextLength: 131072,
-    fileType: 15,
-    parameterCount: 8_030_261_248,
-    ...overrides,
-  };
+  return { ...LLAMA31_8B, keyLength: null, valueLength: null, ...overrides };
 }

@@ -1,0 +1,31 @@
+import { LLAMA31_8B } from "@llmgw/domain/testing";
+import type { GgufFileSpec } from "./ggufFiles";
+
+// Named GGUF files for tests, the browser tests' server and the demo: real models' headers, so
+// plans and summaries read as they would for the files an operator downloads. Override what a
+// test is about; the rest stays the model's.
+
+const GB = 1_000_000_000;
+
+/** Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf: 4.92 GB of weights. */
+export function llama31_8b(overrides: Partial<GgufFileSpec> = {}): GgufFileSpec {
+  return { ...LLAMA31_8B, weightsBytes: 4.92 * GB, ...overrides };
+}
+
+/** Llama 3 8B at Q4_K_M, the 4.7 GB file: Llama 3.1's shape with the 8K context it had before. */
+export function llama3_8b(overrides: Partial<GgufFileSpec> = {}): GgufFileSpec {
+  return llama31_8b({ contextLength: 8192, weightsBytes: 4.7 * GB, ...overrides });
+}
+
+/** A well-formed header of an architecture llama.cpp does not know: a version the verdict refuses. */
+export function fancynet3b(overrides: Partial<GgufFileSpec> = {}): GgufFileSpec {
+  return {
+    architecture: "fancynet",
+    blockCount: 24,
+    headCount: 16,
+    embeddingLength: 2048,
+    contextLength: 4096,
+    weightsBytes: Math.round(3.2 * 1024 ** 3),
+    ...overrides,
+  };
+}

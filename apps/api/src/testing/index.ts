@@ -1,0 +1,4 @@
+// Stand-ins for tests, the browser tests' server and `llmgw demo`; `serve` never loads them.
+export * from "./engine";
+export * from "./ggufFiles";
+export * from "./ggufModels";
