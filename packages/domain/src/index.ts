@@ -1,3 +1,4 @@
+export * from "./agentReport";
 export * from "./apiError";
 export * from "./capacity";
 export * from "./classes";

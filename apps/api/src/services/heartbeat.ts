@@ -1,8 +1,11 @@
 import {
+  desiredReplicas,
   type HeartbeatReply,
   type heartbeatSchema,
   indexFleet,
+  mergeReport,
   type Node,
+  nodeFactsMoved,
   nodeUsage,
   type Replica,
 } from "@llmgw/domain";
@@ -12,7 +15,6 @@ import type { AgentBindings, NewBinding } from "../auth/agentNodes";
 import type { KnownToken } from "../auth/tokenBook";
 import type { Deps } from "../deps";
 import { AppError, badRequest } from "../errors";
-import { close, desiredReplicas, mergeReport } from "../scheduler/agentReport";
 import type { Snapshot } from "../world";
 import { type Announce, commit } from "./commit";
 
@@ -62,7 +64,7 @@ export async function heartbeat({
   const previous = snap.replicasByNode.get(facts.name) ?? [];
   const replicas = merge(previous);
 
-  const nodeChanged = !before || nodeMoved(before, node);
+  const nodeChanged = !before || nodeFactsMoved(before, node);
   // An id not on this node in the picture is new, or held elsewhere: either way the store decides.
   const replicasChanged = !sameReplicas(previous, replicas);
   if (nodeChanged || replicasChanged || binding) {
@@ -123,13 +125,6 @@ async function refuseOthers(
     `replica ${taken.id} belongs to another node, not ${node}; an agent reports only its own node's replicas`,
     { [`replicas.${taken.i}.id`]: "held by another node" },
   );
-}
-
-/** Whether the node's facts moved enough to write; lastSeen alone never does. */
-function nodeMoved(before: Node, after: Node): boolean {
-  const { lastSeen: _a, freeMemoryGB: freeBefore, ...restBefore } = before;
-  const { lastSeen: _b, freeMemoryGB: freeAfter, ...restAfter } = after;
-  return JSON.stringify(restBefore) !== JSON.stringify(restAfter) || !close(freeBefore, freeAfter);
 }
 
 function sameReplicas(a: readonly Replica[], b: readonly Replica[]): boolean {
