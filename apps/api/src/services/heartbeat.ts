@@ -2,12 +2,11 @@ import {
   desiredReplicas,
   type HeartbeatReply,
   type heartbeatSchema,
-  indexFleet,
   mergeReport,
   type Node,
   nodeFactsMoved,
-  nodeUsage,
   type Replica,
+  usageOn,
 } from "@llmgw/domain";
 import type { StoreTx } from "@llmgw/store";
 import type { z } from "zod";
@@ -15,7 +14,6 @@ import type { AgentBindings, NewBinding } from "../auth/agentNodes";
 import type { KnownToken } from "../auth/tokenBook";
 import type { Deps } from "../deps";
 import { AppError, badRequest } from "../errors";
-import type { Snapshot } from "../world";
 import { type Announce, commit } from "./commit";
 
 /**
@@ -89,7 +87,11 @@ export async function heartbeat({
         }
         if (binding) await by?.bindings.bind(tx, binding);
         if (nodeChanged) await tx.nodes.upsert(node);
-        events.unshift({ type: "node.changed", data: nodeView(snap, node, replicas) });
+        // The snapshot's index has the node as it was: its bar from the replicas just merged.
+        events.unshift({
+          type: "node.changed",
+          data: { ...node, usage: usageOn(snap.index, node, replicas) },
+        });
         return { result: stored, events };
       },
       (stored) => deps.world.patchNode(generation, node, stored),
@@ -131,10 +133,4 @@ function sameReplicas(a: readonly Replica[], b: readonly Replica[]): boolean {
   if (a.length !== b.length) return false;
   const byId = new Map(a.map((r) => [r.id, JSON.stringify(r)]));
   return b.every((r) => byId.get(r.id) === JSON.stringify(r));
-}
-
-function nodeView(snap: Snapshot, node: Node, replicas: readonly Replica[]) {
-  const index = indexFleet({ nodes: [node], replicas, models: snap.models, classes: snap.classes });
-  const usage = nodeUsage(index, node.name) ?? { free: { memoryGB: 0, cpuCores: 0, gpus: 0 }, byClass: [] };
-  return { ...node, usage };
 }
