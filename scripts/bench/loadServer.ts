@@ -26,7 +26,6 @@ console.error = (...args: unknown[]) => {
 
 const api = await import("../../apps/api/src/index");
 const { openPostgres } = await import("../../packages/store/src/index");
-const { statsOf } = await import("../../apps/api/src/scheduler/stats");
 
 const dataDir = await mkdtemp(join(tmpdir(), "llmgw-bench-load-"));
 let database: { url: string; drop(): Promise<void> } | null = null;
@@ -72,7 +71,7 @@ function usage() {
   const cpu = process.cpuUsage();
   const rss = process.memoryUsage().rss;
   peakRss = Math.max(peakRss, rss);
-  const scheduler = statsOf(server.deps);
+  const scheduler = server.deps.runtime.stats;
   const loop = { p99Ms: loopDelay.percentile(99) / 1e6, maxMs: loopDelay.max / 1e6 };
   loopDelay.reset();
   return {

@@ -74,8 +74,7 @@ if (mode === "app") {
   const seeded = Number(args[4] || 0);
   const perSeeded = Number(args[5] || 2);
   if (seeded > 0) {
-    const { heartbeatSchema } = await import("../../packages/domain/src/index");
-    const { mergeReport } = await import("../../apps/api/src/scheduler/agentReport");
+    const { heartbeatSchema, mergeReport } = await import("../../packages/domain/src/index");
     const snap = await deps.world.snapshot();
     const now = new Date().toISOString();
     await deps.store.transaction(async (tx) => {

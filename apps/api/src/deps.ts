@@ -4,6 +4,7 @@ import { openStore, type Store } from "@llmgw/store";
 import type { Config } from "./config";
 import { EventHub } from "./events/hub";
 import { createMirror, type Mirror } from "./mirror/scanner";
+import { SchedulerRuntime } from "./scheduler/runtime";
 import { World } from "./world";
 
 /** What the app is built from; tests build it with an in-memory store and a temp mirror. */
@@ -18,6 +19,12 @@ export type Deps = {
   wakes: Map<string, number>;
   /** This process, as its stored events name it (events/relay.ts tells its own from others'). */
   origin: string;
+  /**
+   * The scheduler's state in this process: its loop, leader lock, run queue and figures. On Deps
+   * because everything that reaches it (services that nudge the loop, the metrics page) is
+   * already handed Deps, as `wakes` and `world` are.
+   */
+  runtime: SchedulerRuntime;
 };
 
 /**
@@ -53,5 +60,6 @@ export async function openDeps(config: Config, options: { inMemory?: boolean } =
     now: () => new Date(),
     wakes: new Map(),
     origin: randomUUID(),
+    runtime: new SchedulerRuntime(),
   };
 }

@@ -6,7 +6,7 @@ import type { Config } from "./config";
 import { type Deps, openDeps } from "./deps";
 import { startRelay } from "./events/relay";
 import type { GatewayOptions } from "./gateway/gateway";
-import { nudgeScheduler, startScheduler } from "./scheduler";
+import { startScheduler } from "./scheduler";
 import { startLeadership } from "./scheduler/leader";
 import { markSilentNodesDown } from "./services/liveness";
 import { mirrorChanged } from "./services/mirrorPlans";
@@ -57,7 +57,7 @@ export async function startServer(
   const unlistenWakes =
     deps.store.kind === "postgres"
       ? await deps.store.db
-          .listen(WAKES_CHANNEL, () => nudgeScheduler(deps))
+          .listen(WAKES_CHANNEL, () => deps.runtime.nudge())
           .catch((err: unknown) => {
             console.error(
               `llmgw: cannot listen for wakes (the scheduler's interval takes them): ${String(err)}`,
@@ -65,7 +65,7 @@ export async function startServer(
             return null;
           })
       : null;
-  const leadership = await startLeadership(deps, { onGain: () => nudgeScheduler(deps) });
+  const leadership = await startLeadership(deps, { onGain: () => deps.runtime.nudge() });
   // A run every heartbeat interval at least (on-demand wakes go idle without any event).
   const scheduler = startScheduler(deps, {
     intervalMs: config.heartbeatSeconds * 1000,

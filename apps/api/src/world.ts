@@ -10,7 +10,7 @@ import {
   modeOf,
   type Node,
   type NodeView,
-  nodeUsage,
+  nodeView,
   type Quota,
   type Replica,
   reindexNode,
@@ -288,12 +288,9 @@ export class World {
     return seen && seen > node.lastSeen ? { ...node, lastSeen: seen } : node;
   }
 
+  /** A node as the fleet lists it (the domain's `nodeView`), with its freshest lastSeen. */
   nodeView(snap: Snapshot, node: Node): NodeView {
-    const usage = nodeUsage(snap.index, node.name) ?? {
-      free: { memoryGB: node.memoryGB, cpuCores: node.cpuCount, gpus: node.gpuTotal },
-      byClass: [],
-    };
-    return { ...this.live(node), usage };
+    return nodeView(snap.index, this.live(node));
   }
 }
 

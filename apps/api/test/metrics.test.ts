@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { createApp } from "../src/app";
-import { statsOf } from "../src/scheduler/stats";
 import { beatPlaced, heartbeat, modelInput, replicaReport, useApi } from "./harness";
 import { bucketsOf, type Page, parsePage, samplesOf, sampleValue } from "./prometheus";
 
@@ -118,7 +117,7 @@ describe("GET /metrics", () => {
   });
 
   it("shows the scheduler's figures", async () => {
-    const stats = statsOf(api.deps);
+    const { stats } = api.deps.runtime;
     const before = stats.runs;
     stats.recordRun({ place: [], evict: [], stop: [], pending: [], remove: [], heldBack: [] }, 0.25, 0);
 

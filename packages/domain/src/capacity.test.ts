@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { capacityByClass, nodeUsage } from "./capacity";
-import { indexFleet } from "./fleetIndex";
+import { capacityByClass, nodeUsage, nodeView, usageOn } from "./capacity";
+import { indexFleet, reindexNode } from "./fleetIndex";
 import type { Model, Node, Replica } from "./schemas";
 import { makeClasses, makeModel, makeNode, makeReplica } from "./testing/factories";
 
@@ -74,5 +74,50 @@ describe("nodeUsage", () => {
 
   it("is null for a node the index does not know", () => {
     expect(nodeUsage(fleet([], [], []), "nowhere")).toBeNull();
+  });
+});
+
+describe("usageOn", () => {
+  it("is the bar a heartbeat's replicas give a node, the same the index gives once they are stored", () => {
+    const batch = makeModel({ class: "batch" });
+    const node = makeNode({ memoryGB: 48, cpuCount: 12 });
+    const before = fleet([node], [makeReplica({ model: batch.name, node: node.name })], [batch]);
+    const reported = [
+      makeReplica({ model: batch.name, node: node.name, memoryGB: 10.5, cpuCores: 3 }),
+      makeReplica({ model: "ghost", node: node.name, memoryGB: 6, cpuCores: 1 }),
+    ];
+    const usage = usageOn(before, node, reported);
+    expect(usage).toEqual({
+      free: { memoryGB: 31, cpuCores: 8, gpus: 0 },
+      byClass: [
+        { class: "critical", replicas: 0, memoryGB: 0, cpuCores: 0, gpus: 0 },
+        { class: "standard", replicas: 0, memoryGB: 0, cpuCores: 0, gpus: 0 },
+        { class: "batch", replicas: 1, memoryGB: 10.5, cpuCores: 3, gpus: 0 },
+        { class: "unmanaged", replicas: 1, memoryGB: 6, cpuCores: 1, gpus: 0 },
+      ],
+    });
+    expect(nodeUsage(reindexNode(before, node, reported), node.name)).toEqual(usage);
+  });
+});
+
+describe("nodeView", () => {
+  it("is the node with its bar", () => {
+    const node = makeNode({ memoryGB: 32 });
+    const held = makeReplica({ model: "ghost", node: node.name, memoryGB: 8 });
+    expect(nodeView(fleet([node], [held], []), node)).toMatchObject({
+      ...node,
+      usage: {
+        free: { memoryGB: 24 },
+        byClass: expect.arrayContaining([expect.objectContaining({ replicas: 1 })]),
+      },
+    });
+  });
+
+  it("shows all the capacity of a node the index does not hold yet free", () => {
+    const node = makeNode({ memoryGB: 32, cpuCount: 8, gpuTotal: 1 });
+    expect(nodeView(fleet([], [], []), node)).toEqual({
+      ...node,
+      usage: { free: { memoryGB: 32, cpuCores: 8, gpus: 1 }, byClass: [] },
+    });
   });
 });

@@ -1,5 +1,5 @@
-import { DIMENSIONS, type FleetIndex, holdsResources, modelOf } from "./fleetIndex";
-import type { Capacity, ClassUsage, NodeView, Replica, Resources } from "./schemas";
+import { DIMENSIONS, type FleetIndex, freeOn, holdsResources, modelOf } from "./fleetIndex";
+import type { Capacity, ClassUsage, Node, NodeView, Replica, Resources } from "./schemas";
 
 /** The row for replicas of models the catalogue does not know. */
 export const UNMANAGED = "unmanaged";
@@ -28,29 +28,53 @@ export function capacityByClass(index: FleetIndex): Capacity {
   return { total: whole(total), free: whole(free), byClass: [...rows.values()] };
 }
 
-/** One node's bar (`NodeView.usage`): what is free there and what each class holds. Null for an unknown node. */
-export function nodeUsage(index: FleetIndex, nodeName: string): NodeView["usage"] | null {
-  const slot = index.nodeSlots.get(nodeName);
-  const record = slot === undefined ? undefined : index.nodes[slot];
-  if (slot === undefined || !record) return null;
+/**
+ * One node's bar (`NodeView.usage`), from its facts and its replicas: what is free there and what
+ * each class holds, by the catalogue the index knows. The one way a node's usage is computed: for a
+ * node in the index (`nodeUsage`) and for one a heartbeat is about to store alike.
+ */
+export function usageOn(
+  index: Pick<FleetIndex, "classes" | "models">,
+  node: Node,
+  replicas: readonly Replica[],
+): NodeView["usage"] {
   const rows = classRows(index);
-  for (const replica of record.replicas) addTo(rows, index, replica);
-  const at = slot * DIMENSIONS;
+  for (const replica of replicas) addTo(rows, index, replica);
+  const free = freeOn(node, replicas);
   return {
     free: whole({
-      memoryGB: Math.max(0, index.free[at] ?? 0),
-      cpuCores: Math.max(0, index.free[at + 1] ?? 0),
-      gpus: Math.max(0, index.free[at + 2] ?? 0),
+      memoryGB: Math.max(0, free.memoryGB),
+      cpuCores: Math.max(0, free.cpuCores),
+      gpus: Math.max(0, free.gpus),
     }),
     byClass: [...rows.values()],
   };
+}
+
+/** One indexed node's bar (`usageOn`). Null for a node the index does not hold. */
+export function nodeUsage(index: FleetIndex, nodeName: string): NodeView["usage"] | null {
+  const slot = index.nodeSlots.get(nodeName);
+  const record = slot === undefined ? undefined : index.nodes[slot];
+  return record ? usageOn(index, record.node, record.replicas) : null;
+}
+
+/**
+ * A node as the fleet lists it (`GET /fleet/nodes`, `node.changed`): its facts and its bar. One
+ * the index does not hold yet shows all its capacity free.
+ */
+export function nodeView(index: FleetIndex, node: Node): NodeView {
+  const usage = nodeUsage(index, node.name) ?? {
+    free: { memoryGB: node.memoryGB, cpuCores: node.cpuCount, gpus: node.gpuTotal },
+    byClass: [],
+  };
+  return { ...node, usage };
 }
 
 /**
  * A row per configured class, highest first, then classes models name that the configuration
  * does not (as they come), then unmanaged: the same rows in the same order on every bar.
  */
-function classRows(index: FleetIndex): Map<string, ClassUsage> {
+function classRows(index: Pick<FleetIndex, "classes" | "models">): Map<string, ClassUsage> {
   const rows = new Map<string, ClassUsage>();
   for (const c of [...index.classes].sort((a, b) => b.rank - a.rank)) rows.set(c.name, row(c.name));
   for (const { model } of index.models.values())
@@ -60,7 +84,7 @@ function classRows(index: FleetIndex): Map<string, ClassUsage> {
   return rows;
 }
 
-function addTo(rows: Map<string, ClassUsage>, index: FleetIndex, replica: Replica): void {
+function addTo(rows: Map<string, ClassUsage>, index: Pick<FleetIndex, "models">, replica: Replica): void {
   if (!holdsResources(replica)) return;
   const name = modelOf(index.models, replica)?.model.class ?? UNMANAGED;
   const target = rows.get(name) ?? row(name);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { currentReplicas, indexFleet, quotaUsage, reindexNode } from "./fleetIndex";
+import { currentReplicas, freeOn, indexFleet, quotaUsage, reindexNode } from "./fleetIndex";
 import { headroom, headroomAll } from "./headroom";
 import type { Model, Node, Replica } from "./schemas";
 import { makeClasses, makeModel, makeNode, makeReplica, replicaOf } from "./testing/factories";
@@ -23,6 +23,25 @@ describe("quotaUsage", () => {
     const fleet = index([node], replicas, [mine, theirs]);
     expect(quotaUsage("research", fleet)).toEqual({ memoryGB: 16, cpuCores: 4, gpus: 1, replicas: 2 });
     expect(quotaUsage("nobody", fleet)).toEqual({ memoryGB: 0, cpuCores: 0, gpus: 0, replicas: 0 });
+  });
+});
+
+describe("freeOn", () => {
+  it("is the node's capacity less what its replicas hold, failed ones holding nothing", () => {
+    const node = makeNode({ memoryGB: 64, cpuCount: 16, gpuTotal: 2 });
+    const replicas = [
+      makeReplica({ node: node.name, memoryGB: 20.5, cpuCores: 4, gpus: 1 }),
+      makeReplica({ node: node.name, state: "stopping", memoryGB: 8, cpuCores: 2 }),
+      makeReplica({ node: node.name, state: "failed", memoryGB: 8, cpuCores: 2 }),
+    ];
+    expect(freeOn(node, replicas)).toEqual({ memoryGB: 35.5, cpuCores: 10, gpus: 1 });
+  });
+
+  it("goes below zero on an overcommitted node, as the index keeps it", () => {
+    const node = makeNode({ memoryGB: 16, cpuCount: 4 });
+    const replicas = [makeReplica({ node: node.name, memoryGB: 24, cpuCores: 2 })];
+    expect(freeOn(node, replicas)).toEqual({ memoryGB: -8, cpuCores: 2, gpus: 0 });
+    expect([...index([node], replicas, []).free]).toEqual([-8, 2, 0]);
   });
 });
 

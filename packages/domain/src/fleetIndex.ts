@@ -1,6 +1,6 @@
 import { classRank } from "./classes";
 import { emptyUsage, type QuotaAmounts } from "./quota";
-import type { Class, Model, Node, Replica } from "./schemas";
+import type { Class, Model, Node, Replica, Resources } from "./schemas";
 
 /** A replica the catalogue knows, with the class it would be preempted as. */
 export interface HeldReplica {
@@ -164,7 +164,6 @@ export function reindexNode(index: FleetIndex, node: Node, replicas: readonly Re
   }
   const here = replicas.map((r) => (r.node === node.name ? r : { ...r, node: node.name }));
   const ranksCells = ranks * DIMENSIONS;
-  next.free.fill(0, slot * DIMENSIONS, (slot + 1) * DIMENSIONS);
   next.below.fill(0, slot * ranksCells, (slot + 1) * ranksCells);
   next.belowCount.fill(0, slot * ranks, (slot + 1) * ranks);
   for (const replica of here) {
@@ -197,6 +196,30 @@ export function modelOf<T>(
   replica: Pick<Replica, "model" | "unmanaged">,
 ): T | undefined {
   return replica.unmanaged ? undefined : models.get(replica.model);
+}
+
+/**
+ * What a node has left for more replicas: its capacity less what every replica there holds
+ * (negative when overcommitted). The one rule for a node's free room: the index, a node's bar and
+ * a heartbeat's `node.changed` all take it from here.
+ */
+export function freeOn(node: Node, replicas: readonly Replica[]): Resources {
+  // What is held first, capacity last: the order the index has always summed in, so fractional
+  // amounts round the same wherever a node's free room is computed.
+  let memoryGB = 0;
+  let cpuCores = 0;
+  let gpus = 0;
+  for (const replica of replicas) {
+    if (!holdsResources(replica)) continue;
+    memoryGB -= replica.memoryGB;
+    cpuCores -= replica.cpuCores;
+    gpus -= replica.gpus;
+  }
+  return {
+    memoryGB: memoryGB + node.memoryGB,
+    cpuCores: cpuCores + node.cpuCount,
+    gpus: gpus + node.gpuTotal,
+  };
 }
 
 /** A replica holds resources in every state but `failed`. */
@@ -248,17 +271,12 @@ function count(
 }
 
 /**
- * Takes a replica's resources from its node's free capacity and, for a catalogue model, adds them
- * at its rank slot (made into "below slot s" sums by `finishNode`). Unmanaged replicas hold
- * resources but are never preempted: nothing here may stop them.
+ * Adds what a catalogue model's replica holds at its rank slot (made into "below slot s" sums by
+ * `finishNode`). Unmanaged replicas hold resources (`freeOn` counts them) but are never
+ * preempted: nothing here may stop them.
  */
 function hold(index: Building, slot: number, replica: Replica, known: IndexedModel | undefined): void {
-  if (!holdsResources(replica)) return;
-  const at = slot * DIMENSIONS;
-  index.free[at] = (index.free[at] ?? 0) - replica.memoryGB;
-  index.free[at + 1] = (index.free[at + 1] ?? 0) - replica.cpuCores;
-  index.free[at + 2] = (index.free[at + 2] ?? 0) - replica.gpus;
-  if (!known) return;
+  if (!known || !holdsResources(replica)) return;
   const ranks = index.ranks.length;
   const cell = (slot * ranks + known.rankSlot) * DIMENSIONS;
   index.below[cell] = (index.below[cell] ?? 0) + replica.memoryGB;
@@ -268,16 +286,17 @@ function hold(index: Building, slot: number, replica: Replica, known: IndexedMod
     (index.belowCount[slot * ranks + known.rankSlot] ?? 0) + 1;
 }
 
-/** Completes a node once its replicas are held: capacity, free, and the sums below each rank. */
+/** Completes a node once its replicas are held: capacity, free (`freeOn`), and the sums below each rank. */
 function finishNode(index: Building, slot: number, node: Node, replicas: readonly Replica[]): void {
   index.nodes[slot] = { node, replicas };
   const at = slot * DIMENSIONS;
   index.capacity[at] = node.memoryGB;
   index.capacity[at + 1] = node.cpuCount;
   index.capacity[at + 2] = node.gpuTotal;
-  index.free[at] = (index.free[at] ?? 0) + node.memoryGB;
-  index.free[at + 1] = (index.free[at + 1] ?? 0) + node.cpuCount;
-  index.free[at + 2] = (index.free[at + 2] ?? 0) + node.gpuTotal;
+  const free = freeOn(node, replicas);
+  index.free[at] = free.memoryGB;
+  index.free[at + 1] = free.cpuCores;
+  index.free[at + 2] = free.gpus;
 
   // From "held at slot s" to "held below slot s": an exclusive prefix sum over the ranks.
   const ranks = index.ranks.length;

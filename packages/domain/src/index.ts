@@ -1,3 +1,4 @@
+export * from "./agentReport";
 export * from "./capacity";
 export * from "./classes";
 export * from "./cores";
@@ -11,7 +12,6 @@ export * from "./patch";
 export * from "./quota";
 export * from "./runModes";
 export * from "./schedule";
-export * from "./scheduleApply";
 export * from "./schemas";
 export * from "./serveForm";
 export * from "./servePlan";

@@ -1,10 +1,9 @@
 import type { EventType, Schedule } from "@llmgw/domain";
 import type { Deps } from "../deps";
 import { adoptRunningOnDemand, alwaysLeader, type LeaderCheck, ownEvents, runOnce } from "./reconcile";
-import { statsOf } from "./stats";
 
 export { type LeaderCheck, runOnce } from "./reconcile";
-export { statsOf } from "./stats";
+export { SchedulerRuntime } from "./runtime";
 
 export interface SchedulerOptions {
   /** A run at least this often (ms): catches what no event announces, such as wakes going idle. */
@@ -33,8 +32,6 @@ const TRIGGERS: ReadonlySet<EventType> = new Set([
   "quota.changed",
 ]);
 
-const running = new WeakMap<Deps, Scheduler>();
-
 /**
  * The reconcile loop (SPEC §2.6): a run shortly after every change that can matter and every
  * `intervalMs`, never two at once. Null when LLMGW_SCHEDULER=off: replicas then come only from
@@ -60,7 +57,7 @@ export function startScheduler(deps: Deps, options: SchedulerOptions = {}): Sche
     current = runOnce(deps, leader)
       .then((plan: Schedule | null) => {
         // Writes a heartbeat overtook were left: plan again from the newer state.
-        if (plan && statsOf(deps).lastSkipped > 0) again = true;
+        if (plan && deps.runtime.stats.lastSkipped > 0) again = true;
       })
       .catch((err: unknown) => log(`llmgw: scheduler run failed: ${String(err)}`))
       .finally(() => {
@@ -110,14 +107,9 @@ export function startScheduler(deps: Deps, options: SchedulerOptions = {}): Sche
       timer = null;
       await current;
       settle();
-      running.delete(deps);
+      if (deps.runtime.loop === scheduler) deps.runtime.loop = null;
     },
   };
-  running.set(deps, scheduler);
+  deps.runtime.loop = scheduler;
   return scheduler;
-}
-
-/** Asks this app's scheduler, if one runs, for a run soon (a wake announces no event of its own). */
-export function nudgeScheduler(deps: Deps): void {
-  running.get(deps)?.nudge();
 }

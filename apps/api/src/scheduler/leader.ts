@@ -9,8 +9,6 @@ export interface Leadership {
   stop(): Promise<void>;
 }
 
-const leaders = new WeakMap<Deps, Leadership>();
-
 /**
  * Keeps trying for the scheduler's lock (SPEC §4: one process places replicas at a time) every
  * `retryMs`; while held, the same check proves the lock's connection is still alive. `onGain` runs
@@ -44,15 +42,10 @@ export async function startLeadership(
     },
     async stop() {
       clearInterval(timer);
-      leaders.delete(deps);
+      if (deps.runtime.leadership === leadership) deps.runtime.leadership = null;
       await lock.close();
     },
   };
-  leaders.set(deps, leadership);
+  deps.runtime.leadership = leadership;
   return leadership;
-}
-
-/** Whether this app's process is the scheduler's leader; an app started without one (tests) is. */
-export function isLeader(deps: Deps): boolean {
-  return leaders.get(deps)?.held ?? true;
 }

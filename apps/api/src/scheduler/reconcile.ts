@@ -3,7 +3,6 @@ import { modelOf, modeOf, type Replica, type Schedule, schedule, scheduleWrites 
 import type { Deps } from "../deps";
 import { type Announce, commit } from "../services/commit";
 import type { Snapshot } from "../world";
-import { statsOf } from "./stats";
 
 /** Whether this process may place replicas now (SPEC §4: one process at a time, by advisory lock). */
 export type LeaderCheck = () => Promise<boolean>;
@@ -12,25 +11,21 @@ export const alwaysLeader: LeaderCheck = async () => true;
 /** Data objects of the events the scheduler published: the loop does not wake itself up for them. */
 export const ownEvents = new WeakSet<object>();
 
-/** Runs never overlap, whoever starts them (the loop, a test, a route): each waits for the last. */
-const queues = new WeakMap<Deps, Promise<unknown>>();
-
 /**
  * One reconcile (SPEC §2.6): loads the snapshot, forgets on-demand wakes that have gone idle,
  * plans, and stores the decisions in one transaction with a `replica.changed` event each. Null
  * when this process is not to schedule (LLMGW_SCHEDULER=off, or not the leader).
  */
 export function runOnce(deps: Deps, leader: LeaderCheck = alwaysLeader): Promise<Schedule | null> {
-  const run = (queues.get(deps) ?? Promise.resolve())
-    .catch(() => undefined)
-    .then(() => reconcile(deps, leader));
-  queues.set(deps, run);
+  // Runs never overlap, whoever starts them (the loop, a test, a route): each waits for the last.
+  const run = deps.runtime.queue.catch(() => undefined).then(() => reconcile(deps, leader));
+  deps.runtime.queue = run;
   return run;
 }
 
 async function reconcile(deps: Deps, leader: LeaderCheck): Promise<Schedule | null> {
   if (!deps.config.scheduler || !(await leader())) return null;
-  const stats = statsOf(deps);
+  const { stats } = deps.runtime;
   const started = performance.now();
   try {
     const snap = await deps.world.snapshot();

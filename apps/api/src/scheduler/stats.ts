@@ -1,5 +1,4 @@
 import type { Schedule } from "@llmgw/domain";
-import type { Deps } from "../deps";
 
 export const DECISION_KINDS = ["place", "evict", "stop", "pending", "remove", "heldBack"] as const;
 type Kind = (typeof DECISION_KINDS)[number];
@@ -26,16 +25,4 @@ export class SchedulerStats {
     this.errors += 1;
     this.seconds += seconds;
   }
-}
-
-const stats = new WeakMap<Deps, SchedulerStats>();
-
-/** The scheduler's figures for one app (kept beside it, not in it: Deps stays what builds the app). */
-export function statsOf(deps: Deps): SchedulerStats {
-  let found = stats.get(deps);
-  if (!found) {
-    found = new SchedulerStats();
-    stats.set(deps, found);
-  }
-  return found;
 }

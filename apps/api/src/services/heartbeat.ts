@@ -1,10 +1,12 @@
 import {
+  desiredReplicas,
   type HeartbeatReply,
   type heartbeatSchema,
-  indexFleet,
+  mergeReport,
   type Node,
-  nodeUsage,
+  nodeFactsMoved,
   type Replica,
+  usageOn,
 } from "@llmgw/domain";
 import type { StoreTx } from "@llmgw/store";
 import type { z } from "zod";
@@ -12,8 +14,6 @@ import type { AgentBindings, NewBinding } from "../auth/agentNodes";
 import type { KnownToken } from "../auth/tokenBook";
 import type { Deps } from "../deps";
 import { AppError, badRequest } from "../errors";
-import { close, desiredReplicas, mergeReport } from "../scheduler/agentReport";
-import type { Snapshot } from "../world";
 import { type Announce, commit } from "./commit";
 
 /**
@@ -62,7 +62,7 @@ export async function heartbeat({
   const previous = snap.replicasByNode.get(facts.name) ?? [];
   const replicas = merge(previous);
 
-  const nodeChanged = !before || nodeMoved(before, node);
+  const nodeChanged = !before || nodeFactsMoved(before, node);
   // An id not on this node in the picture is new, or held elsewhere: either way the store decides.
   const replicasChanged = !sameReplicas(previous, replicas);
   if (nodeChanged || replicasChanged || binding) {
@@ -87,7 +87,11 @@ export async function heartbeat({
         }
         if (binding) await by?.bindings.bind(tx, binding);
         if (nodeChanged) await tx.nodes.upsert(node);
-        events.unshift({ type: "node.changed", data: nodeView(snap, node, replicas) });
+        // The snapshot's index has the node as it was: its bar from the replicas just merged.
+        events.unshift({
+          type: "node.changed",
+          data: { ...node, usage: usageOn(snap.index, node, replicas) },
+        });
         return { result: stored, events };
       },
       (stored) => deps.world.patchNode(generation, node, stored),
@@ -125,21 +129,8 @@ async function refuseOthers(
   );
 }
 
-/** Whether the node's facts moved enough to write; lastSeen alone never does. */
-function nodeMoved(before: Node, after: Node): boolean {
-  const { lastSeen: _a, freeMemoryGB: freeBefore, ...restBefore } = before;
-  const { lastSeen: _b, freeMemoryGB: freeAfter, ...restAfter } = after;
-  return JSON.stringify(restBefore) !== JSON.stringify(restAfter) || !close(freeBefore, freeAfter);
-}
-
 function sameReplicas(a: readonly Replica[], b: readonly Replica[]): boolean {
   if (a.length !== b.length) return false;
   const byId = new Map(a.map((r) => [r.id, JSON.stringify(r)]));
   return b.every((r) => byId.get(r.id) === JSON.stringify(r));
-}
-
-function nodeView(snap: Snapshot, node: Node, replicas: readonly Replica[]) {
-  const index = indexFleet({ nodes: [node], replicas, models: snap.models, classes: snap.classes });
-  const usage = nodeUsage(index, node.name) ?? { free: { memoryGB: 0, cpuCores: 0, gpus: 0 }, byClass: [] };
-  return { ...node, usage };
 }

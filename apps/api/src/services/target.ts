@@ -9,7 +9,6 @@ import {
 } from "@llmgw/domain";
 import type { Deps } from "../deps";
 import { notFound } from "../errors";
-import { nudgeScheduler } from "../scheduler";
 import type { Snapshot } from "../world";
 import { patchModel, refuseDeclared } from "./patchModel";
 
@@ -89,7 +88,7 @@ export async function target({
   const running = modeOf(model.scaling);
   const mode = replicas === 0 ? "stopped" : running === "stopped" ? "always" : running;
   await patchModel({ deps, name, ifMatch: model.version, patch: { mode, replicas }, by });
-  nudgeScheduler(deps);
+  deps.runtime.nudge();
   return { ...result, applied: true };
 }
 

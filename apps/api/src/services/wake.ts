@@ -1,6 +1,5 @@
 import type { Model } from "@llmgw/domain";
 import type { Deps } from "../deps";
-import { nudgeScheduler } from "../scheduler";
 
 /**
  * Records that an on-demand model is wanted (SPEC §2.6): `POST /models/:name/wake` and a request
@@ -12,5 +11,5 @@ export async function wake({ deps, model, at }: { deps: Deps; model: Model; at: 
   const ms = at.getTime();
   await deps.store.wakes.wake(model.name, ms);
   if (ms > (deps.wakes.get(model.name) ?? Number.NEGATIVE_INFINITY)) deps.wakes.set(model.name, ms);
-  nudgeScheduler(deps);
+  deps.runtime.nudge();
 }

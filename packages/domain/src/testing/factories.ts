@@ -1,3 +1,4 @@
+import type { ReportedReplica } from "../agentReport";
 import { DEFAULT_CLASSES } from "../classes";
 import type {
   Class,
@@ -113,6 +114,11 @@ export function replicaOf(model: Model, overrides: Partial<Replica> = {}): Repli
     gpus: profile?.gpus ?? 0,
     ...overrides,
   });
+}
+
+/** A replica as an agent reports it: ready, with a fresh id; give `model`, and a stored replica's `id` to report that one. */
+export function makeReported(overrides: Partial<ReportedReplica> = {}): ReportedReplica {
+  return { id: next("replica"), model: "unknown-model", state: "ready", ...overrides };
 }
 
 export function makeMirrorFile(overrides: Partial<MirrorFile> = {}): MirrorFile {

@@ -1,5 +1,5 @@
-import { candidatesOf, DIMENSIONS, type FleetIndex, type HeldReplica, modelOf } from "./fleetIndex";
-import type { Replica, Resources } from "./schemas";
+import { candidatesOf, DIMENSIONS, type FleetIndex, type HeldReplica, modelOf } from "../fleetIndex";
+import type { Replica, Resources } from "../schemas";
 
 /** Where preemption makes room for one replica, and whom it evicts there (none: stopping replicas leave room). */
 export interface Preemption {

@@ -1,12 +1,12 @@
-import { type FleetIndex, type IndexedModel, indexFleet, modelOf } from "./fleetIndex";
-import { replicaNeed } from "./need";
-import { type Placement, placementKey, placementOf } from "./placement";
+import { type FleetIndex, type IndexedModel, indexFleet, modelOf } from "../fleetIndex";
+import { replicaNeed } from "../need";
+import { type Placement, placementKey, placementOf } from "../placement";
+import type { Model, Replica, Resources } from "../schemas";
+import { ChangeLog, QuotaLedger, sameNeed } from "./ledger";
+import { unplacedReason } from "./reasons";
+import { isLive, Room } from "./room";
+import { compareText, extraFirst, oldestFirst, wantedReplicas } from "./rules";
 import type { Eviction, HeldBack, Schedule, ScheduleInput } from "./schedule";
-import { ChangeLog, QuotaLedger, sameNeed } from "./scheduleLedger";
-import { unplacedReason } from "./scheduleReasons";
-import { isLive, Room } from "./scheduleRoom";
-import { compareText, extraFirst, oldestFirst, wantedReplicas } from "./scheduleRules";
-import type { Model, Replica, Resources } from "./schemas";
 
 /** A model's replicas as this run has left them so far. */
 interface Sorted {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import type { Model, Node, Quota, Replica } from "../schemas";
+import { makeClasses, makeModel, makeNode, makeQuota, replicaOf } from "../testing/factories";
+import { applySchedule, changesNothing } from "./apply";
 import { type ScheduleInput, schedule, wantedReplicas } from "./schedule";
-import { applySchedule, changesNothing } from "./scheduleApply";
-import type { Model, Node, Quota, Replica } from "./schemas";
-import { makeClasses, makeModel, makeNode, makeQuota, replicaOf } from "./testing/factories";
 
 // SPEC §2.6 by example: each test builds the fleet it is about and reads the planner's decisions.
 

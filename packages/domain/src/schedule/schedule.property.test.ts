@@ -1,12 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_CLASSES } from "./classes";
-import { indexFleet } from "./fleetIndex";
-import { headroom } from "./headroom";
+import { DEFAULT_CLASSES } from "../classes";
+import { indexFleet } from "../fleetIndex";
+import { headroom } from "../headroom";
+import type { Class, Model, Node, Quota, Replica } from "../schemas";
+import { makeModel, makeNode, makeProfile, makeReplica } from "../testing/factories";
+import { applySchedule, changesNothing, scheduleWrites } from "./apply";
 import { type Schedule, type ScheduleInput, schedule, wantedReplicas } from "./schedule";
-import { applySchedule, changesNothing, scheduleWrites } from "./scheduleApply";
-import type { Class, Model, Node, Quota, Replica } from "./schemas";
-import { makeModel, makeNode, makeProfile, makeReplica } from "./testing/factories";
 
 // The planner on random fleets: mixed classes (one the configuration does not know), selectors,
 // engines, node states, quotas, unmanaged and failed replicas, on-demand models woken or not.

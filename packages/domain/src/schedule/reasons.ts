@@ -1,7 +1,7 @@
-import { DIMENSIONS } from "./fleetIndex";
-import { type Placement, UNKNOWN_NEED } from "./placement";
-import type { Room } from "./scheduleRoom";
-import type { Resources } from "./schemas";
+import { DIMENSIONS } from "../fleetIndex";
+import { type Placement, UNKNOWN_NEED } from "../placement";
+import type { Resources } from "../schemas";
+import type { Room } from "./room";
 
 /** How many node names a reason lists before it counts the rest. */
 const NAMED = 3;

@@ -1,8 +1,8 @@
-import type { FleetIndex } from "./fleetIndex";
-import { Planner } from "./schedulePlanner";
-import type { Class, Model, Node, Quota, Replica } from "./schemas";
+import type { FleetIndex } from "../fleetIndex";
+import type { Class, Model, Node, Quota, Replica } from "../schemas";
+import { Planner } from "./planner";
 
-export { wantedReplicas } from "./scheduleRules";
+export { wantedReplicas } from "./rules";
 
 export interface ScheduleInput {
   models: readonly Model[];

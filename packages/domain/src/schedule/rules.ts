@@ -1,5 +1,5 @@
-import { modeOf } from "./runModes";
-import type { Model, Replica } from "./schemas";
+import { modeOf } from "../runModes";
+import type { Model, Replica } from "../schemas";
 
 // The small rules the planner goes by: how many replicas a model wants, and in which order
 // replicas go when only some of them do.

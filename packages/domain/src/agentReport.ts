@@ -1,13 +1,10 @@
-import {
-  defaultProfile,
-  type HeartbeatReply,
-  type heartbeatSchema,
-  type Model,
-  modelOf,
-  type Replica,
-} from "@llmgw/domain";
+import type { z } from "zod";
+import { modelOf } from "./fleetIndex";
+import { defaultProfile } from "./need";
+import type { HeartbeatReply, heartbeatReplicaSchema, Model, Node, Replica } from "./schemas";
 
-export type ReportedReplica = ReturnType<typeof heartbeatSchema.parse>["replicas"][number];
+/** A replica as an agent's heartbeat reports it, once the schema has parsed it. */
+export type ReportedReplica = z.output<typeof heartbeatReplicaSchema>;
 
 /**
  * Live measurements move a little on every beat; they are written when they move by this much
@@ -95,7 +92,8 @@ function fromReport(
     memoryGB: reported.memoryGB ?? profile?.minMemoryGB ?? 0,
     cpuCores: reported.cpuCores ?? profile?.cpuCores ?? 0,
     gpus: reported.gpus ?? profile?.gpus ?? 0,
-    measuredMemoryGB: known && close(known.measuredMemoryGB, measured) ? known.measuredMemoryGB : measured,
+    measuredMemoryGB:
+      known && sameReading(known.measuredMemoryGB, measured) ? known.measuredMemoryGB : measured,
     startedAt: known?.startedAt ?? now,
     reason: stopping ? (known?.reason ?? null) : (reported.reason ?? null),
     // Where requests go: only while the agent says the engine answers there, and never for an
@@ -109,9 +107,20 @@ function fromReport(
   };
 }
 
-export function close(a: number | null, b: number | null): boolean {
+/**
+ * Whether two readings of a live measurement (GB) are the same for the store: they differ by less
+ * than `SIGNIFICANT_GB`. Not reported (null) is the same only as not reported.
+ */
+export function sameReading(a: number | null, b: number | null): boolean {
   if (a === null || b === null) return a === b;
   return Math.abs(a - b) < SIGNIFICANT_GB;
+}
+
+/** Whether an agent's node facts moved enough to write: lastSeen alone never does, free memory by `SIGNIFICANT_GB`. */
+export function nodeFactsMoved(before: Node, after: Node): boolean {
+  const { lastSeen: _a, freeMemoryGB: freeBefore, ...restBefore } = before;
+  const { lastSeen: _b, freeMemoryGB: freeAfter, ...restAfter } = after;
+  return JSON.stringify(restBefore) !== JSON.stringify(restAfter) || !sameReading(freeBefore, freeAfter);
 }
 
 /**

@@ -1,0 +1,28 @@
+import type { Scheduler } from "./index";
+import type { Leadership } from "./leader";
+import { SchedulerStats } from "./stats";
+
+/**
+ * What one app's scheduler holds while it runs: the loop, the leader lock, the queue that keeps
+ * runs from overlapping, and the figures `/metrics` shows. Made once with the app's Deps
+ * (`deps.runtime`), so the loop, routes that nudge it and the metrics page reach the same one.
+ */
+export class SchedulerRuntime {
+  /** The reconcile loop, while one runs (`startScheduler` sets it, its `stop` clears it). */
+  loop: Scheduler | null = null;
+  /** The leader lock, while this process tries for it (`startLeadership`). */
+  leadership: Leadership | null = null;
+  /** The last run started: runs never overlap, whoever starts them, so the next waits for it. */
+  queue: Promise<unknown> = Promise.resolve();
+  readonly stats = new SchedulerStats();
+
+  /** Asks the loop, if one runs, for a run soon (a wake announces no event of its own). */
+  nudge(): void {
+    this.loop?.nudge();
+  }
+
+  /** Whether this process is the scheduler's leader; one started without a lock (tests) is. */
+  get leads(): boolean {
+    return this.leadership?.held ?? true;
+  }
+}
