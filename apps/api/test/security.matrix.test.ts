@@ -212,7 +212,7 @@ describe("the access table", () => {
     const missing = ROUTES.filter((r) => !(r.key in ACCESS)).map((r) => r.key);
     expect(
       missing,
-      `routes without a rule (they fall back to ${UNLISTED}): add them to auth/rules.ts`,
+      `routes without a rule (they fall back to ${UNLISTED}): declare them in the contract (src/contract)`,
     ).toEqual([]);
   });
 
