@@ -62,7 +62,7 @@ function apiRoutes(deps: Deps, auth: Auth) {
     .route("/mirror", mirrorRoutes(deps))
     .route("/quotas", quotaRoutes(deps))
     .route("/audit", auditRoutes(deps))
-    .route("/events", eventRoutes(deps.hub, deps.store.events))
+    .route("/events", eventRoutes(deps.hub, deps.store.events, { logger: deps.log }))
     .route("/", capacityRoutes(deps))
     .route("/tokens", tokenRoutes(deps, auth))
     .route("/session", sessionRoutes(deps, auth))
@@ -139,7 +139,8 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   });
   serving.set(app, {
     gateway,
-    startTraffic: () => (ownMeter ? startTraffic({ hub: deps.hub, now, meter: ownMeter }) : () => {}),
+    startTraffic: () =>
+      ownMeter ? startTraffic({ hub: deps.hub, log: deps.log, now, meter: ownMeter }) : () => {},
   });
   app.route("/v1", gatewayRoutes(deps, gateway));
   const dist = options.webDist;

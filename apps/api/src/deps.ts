@@ -3,6 +3,7 @@ import { mkdir } from "node:fs/promises";
 import { openStore, type Store } from "@llmgw/store";
 import type { Config } from "./config";
 import { EventHub } from "./events/hub";
+import { type Logger, silentLogger } from "./log";
 import { createMirror, type Mirror } from "./mirror/scanner";
 import { World } from "./world";
 
@@ -18,6 +19,8 @@ export type Deps = {
   wakes: Map<string, number>;
   /** This process, as its stored events name it (events/relay.ts tells its own from others'). */
   origin: string;
+  /** The process's logger (log.ts); silent unless `openDeps` is given one. */
+  log: Logger;
 };
 
 /**
@@ -25,7 +28,11 @@ export type Deps = {
  * quotas from the configuration (starting values: the API may change them later) and makes the
  * catalogue's declared models match the file.
  */
-export async function openDeps(config: Config, options: { inMemory?: boolean } = {}): Promise<Deps> {
+export async function openDeps(
+  config: Config,
+  options: { inMemory?: boolean; log?: Logger } = {},
+): Promise<Deps> {
+  const log = options.log ?? silentLogger();
   const store = await openStore(
     config.databaseUrl
       ? { databaseUrl: config.databaseUrl }
@@ -49,9 +56,10 @@ export async function openDeps(config: Config, options: { inMemory?: boolean } =
     store,
     hub: new EventHub(),
     world: new World(store),
-    mirror: createMirror({ dir: config.mirror.dir }),
+    mirror: createMirror({ dir: config.mirror.dir, log }),
     now: () => new Date(),
     wakes: new Map(),
     origin: randomUUID(),
+    log,
   };
 }
