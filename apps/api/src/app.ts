@@ -15,6 +15,7 @@ import { gatewayRoutes } from "./gateway/routes";
 import { AppMetrics, IDLE_GATEWAY, PromGatewayMeter, startTraffic } from "./metrics";
 import { mirrorFiles } from "./mirror/serveFiles";
 import { openApiDocument } from "./openapi";
+import { requestId } from "./requestId";
 import { auditRoutes } from "./routes/audit";
 import { eventRoutes } from "./routes/events";
 import { agentRoutes, capacityRoutes, fleetRoutes } from "./routes/fleet";
@@ -99,6 +100,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   // Outermost on /v1: sends the answer the gateway leaves for Node's response, once every
   // middleware below has seen (and adjusted) its head.
   app.use("/v1/*", sendDirectly());
+  app.use("*", requestId(deps.log));
   app.use("*", metrics.http.middleware());
   app.use("*", securityHeaders());
   app.use("*", authorize(auth));
