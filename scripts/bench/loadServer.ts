@@ -48,7 +48,7 @@ if (postgres) {
 // The environment `llmgw serve` would see, minus the developer's own LLMGW_* and DATABASE_URL.
 const env: NodeJS.ProcessEnv = { ...(database ? { DATABASE_URL: database.url } : {}) };
 const config = api.loadConfig({ dataDir, listen: "127.0.0.1:0" }, env);
-const server = await api.startServer(config, { webDist: null, log: () => {} });
+const server = await api.startServer(config, { webDist: null, log: api.silentLogger() });
 
 for (let i = 0; i < models; i++) {
   const res = await fetch(`${server.url}/api/v1/models`, {

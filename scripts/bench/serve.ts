@@ -113,7 +113,7 @@ if (mode === "app") {
   const dataDir = await mkdtemp(join(tmpdir(), "llmgw-bench-"));
   const config = api.loadConfig({ dataDir, listen: "127.0.0.1:0" }, {});
   config.heartbeatSeconds = Number(args[0] || 1);
-  const server = await api.startServer(config, { log: () => undefined });
+  const server = await api.startServer(config, { log: api.silentLogger() });
   port = Number(new URL(server.url).port);
   cleanup = async () => {
     await server.close();

@@ -11,6 +11,7 @@ import { Gateway, type GatewayOptions } from "./gateway/gateway";
 import { gatewayRoutes } from "./gateway/routes";
 import { AppMetrics, IDLE_GATEWAY, PromGatewayMeter, startTraffic } from "./metrics";
 import { weightsRoutes } from "./mirror/serveFiles";
+import { requestId } from "./requestId";
 import { agentRoutes } from "./routes/agents";
 import { capacityRoutes } from "./routes/capacity";
 import { fleetRoutes } from "./routes/fleet";
@@ -67,6 +68,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   // Outermost on /v1: sends the answer the gateway leaves for Node's response, once every
   // middleware below has seen (and adjusted) its head.
   app.use("/v1/*", sendDirectly());
+  app.use("*", requestId(deps.log));
   app.use("*", metrics.http.middleware());
   app.use("*", securityHeaders());
   app.use("*", authorize(auth));
@@ -90,7 +92,8 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   });
   serving.set(app, {
     gateway,
-    startTraffic: () => (ownMeter ? startTraffic({ hub: deps.hub, now, meter: ownMeter }) : () => {}),
+    startTraffic: () =>
+      ownMeter ? startTraffic({ hub: deps.hub, log: deps.log, now, meter: ownMeter }) : () => {},
   });
   const dist = options.webDist ?? null;
   register(

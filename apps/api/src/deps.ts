@@ -3,6 +3,7 @@ import { mkdir } from "node:fs/promises";
 import { openStore, type Store } from "@llmgw/store";
 import type { Config } from "./config";
 import { EventHub } from "./events/hub";
+import { type Logger, silentLogger } from "./log";
 import { createMirror, type Mirror } from "./mirror/scanner";
 import { SchedulerRuntime } from "./scheduler/runtime";
 import { World } from "./world";
@@ -25,6 +26,8 @@ export type Deps = {
    * already handed Deps, as `wakes` and `world` are.
    */
   runtime: SchedulerRuntime;
+  /** The process's logger (log.ts); silent unless `openDeps` is given one. */
+  log: Logger;
 };
 
 /**
@@ -32,7 +35,11 @@ export type Deps = {
  * quotas from the configuration (starting values: the API may change them later) and makes the
  * catalogue's declared models match the file.
  */
-export async function openDeps(config: Config, options: { inMemory?: boolean } = {}): Promise<Deps> {
+export async function openDeps(
+  config: Config,
+  options: { inMemory?: boolean; log?: Logger } = {},
+): Promise<Deps> {
+  const log = options.log ?? silentLogger();
   const store = await openStore(
     config.databaseUrl
       ? { databaseUrl: config.databaseUrl }
@@ -56,10 +63,11 @@ export async function openDeps(config: Config, options: { inMemory?: boolean } =
     store,
     hub: new EventHub(),
     world: new World(store),
-    mirror: createMirror({ dir: config.mirror.dir }),
+    mirror: createMirror({ dir: config.mirror.dir, log }),
     now: () => new Date(),
     wakes: new Map(),
     origin: randomUUID(),
     runtime: new SchedulerRuntime(),
+    log,
   };
 }

@@ -75,7 +75,7 @@ export function errorBody(err: AppError): ApiError & Record<string, unknown> {
 
 /**
  * Hono's onError: known errors keep their status; anything else is a 500 whose body says nothing of
- * the cause (no message, stack or SQL: those go to the server's log only).
+ * the cause (no message, stack or SQL: requestId.ts logs those, with the request's id).
  */
 export function respondError(err: unknown, c: Context): Response {
   if (err instanceof AppError) return c.json(errorBody(err), err.status, err.headers);
@@ -88,7 +88,6 @@ export function respondError(err: unknown, c: Context): Response {
   }
   if (isBodyTooLarge(err))
     return c.json(errorBody(new AppError(413, "payload_too_large", "body too large")), 413);
-  console.error("llmgw: unexpected error", err);
   return c.json({ error: { code: "internal", message: "internal error; see the server log" } }, 500);
 }
 

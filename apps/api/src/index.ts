@@ -7,4 +7,13 @@ export { type Deps, openDeps } from "./deps";
 export { type ClientAdmission, OPEN_ADMISSION } from "./gateway/admission";
 export type { Gateway, GatewayOptions } from "./gateway/gateway";
 export type { GatewayMeter, GatewayNow, RequestOutcome } from "./gateway/meter";
+export {
+  createLogger,
+  LOG_FORMATS,
+  LOG_LEVELS,
+  type LogFormat,
+  type Logger,
+  type LogLevel,
+  silentLogger,
+} from "./log";
 export { type RunningServer, startServer } from "./server";

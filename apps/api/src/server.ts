@@ -6,6 +6,7 @@ import type { Config } from "./config";
 import { type Deps, openDeps } from "./deps";
 import { startRelay } from "./events/relay";
 import type { GatewayOptions } from "./gateway/gateway";
+import { createLogger, type Logger } from "./log";
 import { startScheduler } from "./scheduler";
 import { startLeadership } from "./scheduler/leader";
 import { markSilentNodesDown } from "./services/liveness";
@@ -21,19 +22,19 @@ const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1)$/;
 
 /**
  * `llmgw serve`: the store, the mirror's watch, liveness, and the API and dashboard on one port.
- * Logs one line when it is ready to answer.
+ * Logs one line when it is ready to answer (JSON lines on standard output unless given a logger).
  */
 export async function startServer(
   config: Config,
-  options: { webDist?: string | null; log?: (line: string) => void; gateway?: GatewayOptions } = {},
+  options: { webDist?: string | null; log?: Logger; gateway?: GatewayOptions } = {},
 ): Promise<RunningServer> {
-  const log = options.log ?? ((line: string) => console.log(line));
+  const log = options.log ?? createLogger();
   if (config.tokens.length === 0 && !LOOPBACK.test(config.listen.host)) {
     throw new Error(
       `refusing to listen on ${config.listen.host}: no tokens are configured, so anyone who can reach it could change the fleet. Listen on 127.0.0.1, or configure tokens in llmgw.yaml`,
     );
   }
-  const deps = await openDeps(config);
+  const deps = await openDeps(config, { log });
   const app = createApp(deps, {
     webDist: options.webDist ?? null,
     ...(options.gateway ? { gateway: options.gateway } : {}),
@@ -42,10 +43,10 @@ export async function startServer(
   const stopTraffic = startTrafficOf(app);
   await deps.mirror.scan();
   const stopWatch = deps.mirror.watch((changed, removed) => {
-    mirrorChanged(deps, changed, removed).catch((err) => console.error("llmgw: mirror update failed", err));
+    mirrorChanged(deps, changed, removed).catch((err: unknown) => log.error({ err }, "mirror update failed"));
   });
   const liveness = setInterval(
-    () => void markSilentNodesDown(deps).catch((err) => console.error("llmgw: liveness check failed", err)),
+    () => void markSilentNodesDown(deps).catch((err: unknown) => log.error({ err }, "liveness check failed")),
     Math.min(1000, config.heartbeatSeconds * 1000),
   );
   liveness.unref();
@@ -59,9 +60,7 @@ export async function startServer(
       ? await deps.store.db
           .listen(WAKES_CHANNEL, () => deps.runtime.nudge())
           .catch((err: unknown) => {
-            console.error(
-              `llmgw: cannot listen for wakes (the scheduler's interval takes them): ${String(err)}`,
-            );
+            log.warn({ err }, "cannot listen for wakes (the scheduler's interval takes them)");
             return null;
           })
       : null;
@@ -86,7 +85,7 @@ export async function startServer(
   const open =
     config.tokens.length === 0 ? "; no tokens configured: loopback only, every request accepted" : "";
   const placing = scheduler ? "" : "; scheduler off: replicas come only from agents";
-  log(`llmgw ready on ${url} (${store}, mirror ${config.mirror.dir}${open}${placing})`);
+  log.info({ url }, `llmgw ready on ${url} (${store}, mirror ${config.mirror.dir}${open}${placing})`);
 
   return {
     url,

@@ -5,6 +5,7 @@ import OpenAI, { PermissionDeniedError } from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newToken, sha256Hex } from "../src/auth/secrets";
 import { loadConfig } from "../src/config";
+import { silentLogger } from "../src/log";
 import { type RunningServer, startServer } from "../src/server";
 import { StandInEngine } from "../src/testing/engine";
 import { modelInput } from "./harness";
@@ -46,7 +47,7 @@ beforeAll(async () => {
     { config: file, dataDir: root, listen: "127.0.0.1:0" },
     { LLMGW_SCHEDULER: "off" },
   );
-  server = await startServer(config, { log: () => {} });
+  server = await startServer(config, { log: silentLogger() });
   engine = await StandInEngine.start({ tokensPerSecond: 1000, replyTokens: 4 });
   for (const name of ["allowed", "other"]) {
     await as(SECRET.admin, "POST", "/api/v1/models", modelInput({ name, scaling: { min: 1, max: 1 } }));

@@ -2,7 +2,7 @@ import { mkdtemp, open, rename, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { loadConfig, startServer } from "@llmgw/api";
+import { type Logger, loadConfig, startServer } from "@llmgw/api";
 import {
   fancynet3b,
   llama31_8b,
@@ -15,6 +15,7 @@ import { type RunningAgent, runAgent } from "./agent/loop";
 import { AGENT_VERSION, type NodeFacts, simulatedMachine } from "./agent/machine";
 import { simulatedEngines } from "./agent/simulated";
 import { type AgentLog, type ReportedReplica, Supervisor } from "./agent/supervisor";
+import { loggerFrom, logOptions } from "./logging";
 import { ensureDashboard, stopOnSignals } from "./serve";
 
 const GB = 1024 ** 3;
@@ -187,13 +188,13 @@ async function writeMirror(dir: string): Promise<() => Promise<void>> {
  * Each simulated node runs the real agent (heartbeat loop and supervisor) over a simulated machine
  * and simulated engines: replicas appear when the scheduler places them, exactly as on a fleet.
  */
-function startAgent(server: string, node: SimNode, intervalSeconds: number): RunningAgent {
+function startAgent(server: string, node: SimNode, intervalSeconds: number, logger: Logger): RunningAgent {
   const engines = simulatedEngines();
   const selfHeldGB = (node.selfReported ?? []).reduce((sum, r) => sum + (r.memoryGB ?? 0), 0);
   const log: AgentLog = {
-    // The demo's console is for the operator watching it: engines starting is what the dashboard shows.
+    // The demo's log is for the operator watching it: engines starting is what the dashboard shows.
     info: () => undefined,
-    warn: (line) => console.error(`demo agent ${node.facts.name}: ${line}`),
+    warn: (line) => logger.warn({ node: node.facts.name }, line),
   };
   return runAgent({
     server,
@@ -208,9 +209,10 @@ function startAgent(server: string, node: SimNode, intervalSeconds: number): Run
 export async function demo(args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
-    options: { "data-dir": { type: "string" }, listen: { type: "string" } },
+    options: { "data-dir": { type: "string" }, listen: { type: "string" }, ...logOptions },
     strict: true,
   });
+  const log = loggerFrom(values);
   const dataDir = values["data-dir"] ?? (await mkdtemp(join(tmpdir(), "llmgw-demo-")));
   const configFile = join(dataDir, "llmgw.yaml");
   await writeFile(
@@ -235,7 +237,7 @@ export async function demo(args: string[]): Promise<void> {
   );
   const config = loadConfig({ config: configFile, dataDir, listen: values.listen });
   const advance = await writeMirror(config.mirror.dir);
-  const server = await startServer(config, { webDist: ensureDashboard() });
+  const server = await startServer(config, { webDist: ensureDashboard(log), log });
   stopOnSignals(server);
 
   const models = catalogue(config.mirror.baseUrl);
@@ -246,10 +248,13 @@ export async function demo(args: string[]): Promise<void> {
       body: JSON.stringify(model),
     });
     if (!res.ok && res.status !== 409)
-      console.error(`demo: ${model.name}: ${res.status} ${await res.text()}`);
+      log.error({ model: model.name, status: res.status, body: await res.text() }, "demo model refused");
   }
   const nodes = fleet();
-  for (const node of nodes) startAgent(server.url, node, HEARTBEAT_SECONDS);
+  for (const node of nodes) startAgent(server.url, node, HEARTBEAT_SECONDS, log);
   setInterval(() => void advance().catch(() => undefined), 1000).unref();
-  console.log(`llmgw demo: ${nodes.length} simulated nodes, ${models.length + 1} models; open ${server.url}`);
+  log.info(
+    { url: server.url, nodes: nodes.length, models: models.length + 1 },
+    `llmgw demo: ${nodes.length} simulated nodes, ${models.length + 1} models; open ${server.url}`,
+  );
 }

@@ -2,6 +2,7 @@ import { ConfigError } from "@llmgw/api";
 import { agent } from "./agent";
 import { ctl } from "./ctl";
 import { demo } from "./demo";
+import { LOG_USAGE } from "./logging";
 import { serve } from "./serve";
 
 const USAGE = `llmgw — a control plane for serving LLMs on your own fleet
@@ -10,7 +11,9 @@ const USAGE = `llmgw — a control plane for serving LLMs on your own fleet
   llmgw demo  [--data-dir D] [--listen HOST:PORT]                 serve with a simulated fleet and mirror
   llmgw agent --server URL [--token T] [--label k=v]…            report this machine and run its replicas
   llmgw ctl   <models|model|fleet|mirror|quotas|quota|headroom|audit> …   the API from a terminal
-`;
+
+serve, demo and agent log one line an event on standard output:
+${LOG_USAGE}`;
 
 const commands: Record<string, (args: string[]) => Promise<void>> = { serve, demo, agent, ctl };
 

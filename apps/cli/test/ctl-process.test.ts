@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type AppType, loadConfig, type RunningServer, startServer } from "@llmgw/api";
+import { type AppType, loadConfig, type RunningServer, silentLogger, startServer } from "@llmgw/api";
 import { makeNode } from "@llmgw/domain/testing";
 import { hc } from "hono/client";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -22,7 +22,7 @@ beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "llmgw-ctl-process-"));
   // No placement: the catalogue stays as the test seeds it between ctl's read and the test's.
   const config = { ...loadConfig({ dataDir, listen: "127.0.0.1:0" }, {}), scheduler: false };
-  server = await startServer(config, { log: () => {} });
+  server = await startServer(config, { log: silentLogger() });
 });
 
 afterAll(async () => {

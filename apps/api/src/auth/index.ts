@@ -1,4 +1,5 @@
 import type { Deps } from "../deps";
+import type { Logger } from "../log";
 import { AgentBindings } from "./agentNodes";
 import { ClientLimits } from "./clientLimits";
 import { LiveStreams } from "./liveStreams";
@@ -30,6 +31,7 @@ export type Auth = {
   heartbeats: RateLimit;
   /** A client token's models, requests a minute and concurrency, for the request path (SPEC §7.6). */
   clientLimits: ClientLimits;
+  log: Logger;
 };
 
 export function createAuth(deps: Deps, limits: { heartbeatsPer10s?: number | undefined } = {}): Auth {
@@ -42,5 +44,6 @@ export function createAuth(deps: Deps, limits: { heartbeatsPer10s?: number | und
     agents: new AgentBindings(deps, tokens),
     heartbeats: new RateLimit(limits.heartbeatsPer10s ?? HEARTBEATS_PER_10S, 10_000),
     clientLimits: new ClientLimits(() => deps.now().getTime()),
+    log: deps.log,
   };
 }

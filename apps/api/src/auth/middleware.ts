@@ -61,7 +61,12 @@ export function authorize(auth: Auth): MiddlewareHandler<AppEnv> {
     await Promise.all([
       auth.tokens.used(found.token),
       found.session && !watching ? auth.sessions.used(found.session) : undefined,
-    ]).catch((err: unknown) => console.error("llmgw: recording a token's use failed", err));
+    ]).catch((err: unknown) =>
+      auth.log.error(
+        { err, requestId: c.get("requestId"), token: principal.name },
+        "recording a token's use failed",
+      ),
+    );
     if (watching)
       auth.streams.follow(c, principal, found.session ? auth.sessions.msLeft(found.session) : null);
   };

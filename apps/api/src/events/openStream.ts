@@ -95,7 +95,10 @@ export class OpenStream {
     return this.#closed;
   }
 
-  /** Sends what the client missed after `resumeFrom`, then the events held meanwhile, then goes live. */
+  /**
+   * Sends what the client missed after `resumeFrom`, then the events held meanwhile, then goes live.
+   * A failed replay ends the stream (the client reconnects and asks again) and rejects.
+   */
   async replay(log: EventLog): Promise<void> {
     try {
       for (;;) {
@@ -109,8 +112,8 @@ export class OpenStream {
       this.#held = null;
       for (const event of held) this.#send(event, frameOf(event));
     } catch (err) {
-      console.error("llmgw: replaying events failed", err);
       this.end();
+      throw err;
     }
   }
 

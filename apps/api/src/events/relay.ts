@@ -1,4 +1,5 @@
 import { EVENTS_CHANNEL, type Store, type Unlisten } from "@llmgw/store";
+import type { Logger } from "../log";
 import type { World } from "../world";
 import type { EventHub, LiveEvent } from "./hub";
 
@@ -26,11 +27,11 @@ export interface Relay {
  * append holds an advisory lock until commit), so reading after the cursor never skips one.
  */
 export async function startRelay(
-  deps: { store: Store; hub: EventHub; world: World; origin: string },
-  options: { pollMs?: number; gapMs?: number; log?: (line: string) => void } = {},
+  deps: { store: Store; hub: EventHub; world: World; origin: string; log: Logger },
+  options: { pollMs?: number; gapMs?: number } = {},
 ): Promise<Relay> {
-  const { store, hub, world, origin } = deps;
-  const { pollMs = 1_000, gapMs = GAP_MS, log = (line: string) => console.error(line) } = options;
+  const { store, hub, world, origin, log } = deps;
+  const { pollMs = 1_000, gapMs = GAP_MS } = options;
   let cursor = await store.events.latestId();
   let queue: Promise<void> = Promise.resolve();
   let stopped = false;
@@ -42,7 +43,7 @@ export async function startRelay(
 
   /** One delivery at a time, in the order asked: the cursor only moves forward. */
   const serially = (job: () => Promise<void>): Promise<void> => {
-    const next = queue.then(job).catch((err: unknown) => log(`llmgw: event relay: ${String(err)}`));
+    const next = queue.then(job).catch((err: unknown) => log.error({ err }, "event relay failed"));
     queue = next;
     return next;
   };
@@ -134,7 +135,7 @@ export async function startRelay(
         if (notified > cursor) void later();
       });
     } catch (err) {
-      log(`llmgw: event relay cannot listen (polling only until it can): ${String(err)}`);
+      log.warn({ err }, "event relay cannot listen (polling only until it can)");
     }
   };
   await listen();

@@ -128,7 +128,7 @@ export class Dispatcher {
       return;
     }
     this.#pumping = this.#pumpAll()
-      .catch((err: unknown) => console.error("llmgw: the gateway's dispatch failed", err))
+      .catch((err: unknown) => this.deps.log.error({ err }, "the gateway's dispatch failed"))
       .finally(() => {
         this.#pumping = null;
         if (this.#again) {
@@ -172,7 +172,7 @@ export class Dispatcher {
     if (lane.wokenAt !== null && lane.queue.length > 1) return;
     lane.wokenAt = performance.now();
     wake({ deps: this.deps, model, at: this.deps.now() }).catch((err: unknown) =>
-      console.error(`llmgw: recording ${model.name}'s wake failed`, err),
+      this.deps.log.error({ err, model: model.name }, "recording a wake failed"),
     );
   }
 

@@ -64,6 +64,5 @@ export function respondGatewayError(err: unknown, c: Context): Response {
     const code = err.status === 413 ? "payload_too_large" : "invalid_request";
     return c.json(gatewayErrorBody(err.status, code, err.message), err.status);
   }
-  console.error("llmgw: unexpected error on the request path", err);
   return c.json(gatewayErrorBody(500, "internal", "internal error; see the server log"), 500);
 }

@@ -1,3 +1,4 @@
+import type { Logger } from "../log";
 import type { GatewayMeter } from "./meter";
 import type { Usage } from "./usage";
 
@@ -18,6 +19,7 @@ export class Flight {
     readonly token: string,
     private readonly meter: GatewayMeter,
     private readonly tokens: Map<string, number>,
+    private readonly log: Logger,
   ) {
     tokens.set(token, (tokens.get(token) ?? 0) + 1);
   }
@@ -46,7 +48,7 @@ export class Flight {
       try {
         release();
       } catch (err) {
-        console.error("llmgw: releasing a request's hold failed", err);
+        this.log.error({ err, model: this.model, token: this.token }, "releasing a request's hold failed");
       }
     }
     const now = performance.now();

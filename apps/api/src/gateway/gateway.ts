@@ -44,7 +44,7 @@ export class Gateway {
 
   /** `POST /v1/…`: one inference request, answered by a replica of the model its body names. */
   async handle(c: Context<AppEnv>): Promise<Response> {
-    const flight = new Flight(c.get("actor"), this.meter, this.#tokens);
+    const flight = new Flight(c.get("actor"), this.meter, this.#tokens, this.deps.log);
     const client = clientOf(c);
     try {
       const { gateway } = this.deps.config;

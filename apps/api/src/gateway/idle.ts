@@ -75,7 +75,7 @@ export class IdleClock {
         if (at > (this.deps.wakes.get(model.name) ?? Number.NEGATIVE_INFINITY))
           this.deps.wakes.set(model.name, at);
       },
-      (err: unknown) => console.error(`llmgw: refreshing ${model.name}'s wake failed`, err),
+      (err: unknown) => this.deps.log.error({ err, model: model.name }, "refreshing a wake failed"),
     );
   }
 

@@ -1,6 +1,7 @@
 import type { ModelTraffic } from "@llmgw/domain";
 import type { EventHub } from "../events/hub";
 import type { GatewayNow } from "../gateway/meter";
+import { type Logger, silentLogger } from "../log";
 import type { ModelSecond } from "./gateway";
 
 const TICK_MS = 1_000;
@@ -58,9 +59,9 @@ export function startTraffic(options: {
   meter: { takeSecond(): Map<string, ModelSecond> };
   /** Tests tick faster; SPEC §7.7 says every second. */
   intervalMs?: number;
-  log?: (line: string) => void;
+  log?: Logger;
 }): () => void {
-  const { hub, now, meter, intervalMs = TICK_MS, log = (line: string) => console.error(line) } = options;
+  const { hub, now, meter, intervalMs = TICK_MS, log = silentLogger() } = options;
   // What finished before the timer started is not this tick's.
   meter.takeSecond();
   let last = performance.now();
@@ -73,7 +74,7 @@ export function startTraffic(options: {
         hub.sendEphemeral({ type: "model.traffic", data });
       }
     } catch (err) {
-      log(`llmgw: model.traffic: ${String(err)}`);
+      log.error({ err }, "sending model.traffic failed");
     }
   }, intervalMs);
   timer.unref();

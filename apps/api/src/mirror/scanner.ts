@@ -1,6 +1,7 @@
 import { readdir, readFile, realpath, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { type GgufHeader, ggufSummary, type MirrorFile, type MirrorVersion } from "@llmgw/domain";
+import { type Logger, silentLogger } from "../log";
 import { readGgufHeader } from "./ggufHeader";
 import { isBookkeeping, isSafeSegment, PART_SUFFIX, realPathInside, SIZE_SUFFIX } from "./paths";
 import { type MirrorListener, watchMirror } from "./watch";
@@ -18,6 +19,8 @@ export interface MirrorOptions {
   settleMs?: number;
   /** Use `fs.watch` as well as the periodic rescan. Default true. */
   fsWatch?: boolean;
+  /** Where a watch listener's failure is told; silent by default. */
+  log?: Logger;
 }
 
 export interface Mirror {
@@ -174,6 +177,7 @@ export function createMirror(options: MirrorOptions): Mirror {
           rescanMs: options.rescanMs ?? 2000,
           settleMs: options.settleMs ?? 100,
           fsWatch: options.fsWatch ?? true,
+          log: options.log ?? silentLogger(),
         },
         onChange,
       ),

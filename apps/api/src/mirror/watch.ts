@@ -1,5 +1,6 @@
 import { type FSWatcher, watch } from "node:fs";
 import type { MirrorVersion } from "@llmgw/domain";
+import type { Logger } from "../log";
 
 export interface VersionKey {
   model: string;
@@ -16,6 +17,7 @@ export interface WatchOptions {
   rescanMs: number;
   settleMs: number;
   fsWatch: boolean;
+  log: Logger;
 }
 
 /**
@@ -68,7 +70,7 @@ export function watchMirror(options: WatchOptions, onChange: MirrorListener): ()
       onChange(changed, removed);
     } catch (err) {
       // A listener's bug must not stop the mirror being watched for everyone else.
-      console.error("mirror watch listener failed", err);
+      options.log.error({ err, dir }, "mirror watch listener failed");
     }
   }
 

@@ -2,6 +2,7 @@ import { type Context, Hono } from "hono";
 import { Broadcast } from "../events/broadcast";
 import type { EventHub } from "../events/hub";
 import { type EventLog, OpenStream } from "../events/openStream";
+import { type Logger, silentLogger } from "../log";
 
 export type { EventLog } from "../events/openStream";
 
@@ -12,7 +13,7 @@ const HEARTBEAT_MS = 15_000;
  */
 const MAX_BUFFERED_BYTES = 1024 * 1024;
 
-export type EventRouteOptions = { heartbeatMs?: number; maxBufferedBytes?: number };
+export type EventRouteOptions = { heartbeatMs?: number; maxBufferedBytes?: number; logger?: Logger };
 
 /**
  * One multiplexed stream of every change. A client that reconnects with `Last-Event-ID` gets what
@@ -21,7 +22,11 @@ export type EventRouteOptions = { heartbeatMs?: number; maxBufferedBytes?: numbe
  * already sent are skipped.
  */
 export function eventStream(hub: EventHub, log: EventLog, options: EventRouteOptions = {}) {
-  const { heartbeatMs = HEARTBEAT_MS, maxBufferedBytes = MAX_BUFFERED_BYTES } = options;
+  const {
+    heartbeatMs = HEARTBEAT_MS,
+    maxBufferedBytes = MAX_BUFFERED_BYTES,
+    logger = silentLogger(),
+  } = options;
   const broadcast = new Broadcast(hub, heartbeatMs);
   return (c: Context): Response => {
     const header = c.req.header("last-event-id") ?? c.req.query("lastEventId");
@@ -30,7 +35,10 @@ export function eventStream(hub: EventHub, log: EventLog, options: EventRouteOpt
     const outgoing = (c.env as { outgoing?: unknown } | undefined)?.outgoing;
     const stream = new OpenStream({ outgoing, resumeFrom, maxBufferedBytes });
     broadcast.add(stream);
-    if (resumeFrom !== null) void stream.replay(log);
+    if (resumeFrom !== null)
+      stream
+        .replay(log)
+        .catch((err: unknown) => logger.error({ err, resumeFrom }, "replaying events failed"));
     return stream.response;
   };
 }

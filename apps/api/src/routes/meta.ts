@@ -15,7 +15,7 @@ export function metaRoutes(deps: Deps, metrics: AppMetrics, webDist: string | nu
   const page = webDist && existsSync(join(webDist, "index.html")) ? join(webDist, "index.html") : null;
   let document: ReturnType<typeof openApiDocument> | null = null;
   return handlers(contract.meta, {
-    events: eventStream(deps.hub, deps.store.events),
+    events: eventStream(deps.hub, deps.store.events, { logger: deps.log }),
     openapi: () => {
       document ??= openApiDocument();
       return document;

@@ -12,7 +12,6 @@ export interface SchedulerOptions {
   debounceMs?: number;
   /** Asked before every run; the advisory lock of SPEC §4 slots in here. */
   leader?: LeaderCheck;
-  log?: (line: string) => void;
 }
 
 export interface Scheduler {
@@ -40,7 +39,6 @@ const TRIGGERS: ReadonlySet<EventType> = new Set([
 export function startScheduler(deps: Deps, options: SchedulerOptions = {}): Scheduler | null {
   if (!deps.config.scheduler) return null;
   const { intervalMs = 5_000, debounceMs = 75, leader = alwaysLeader } = options;
-  const log = options.log ?? ((line: string) => console.error(line));
   let timer: ReturnType<typeof setTimeout> | null = null;
   let current: Promise<void> | null = null;
   let again = false;
@@ -59,7 +57,7 @@ export function startScheduler(deps: Deps, options: SchedulerOptions = {}): Sche
         // Writes a heartbeat overtook were left: plan again from the newer state.
         if (plan && deps.runtime.stats.lastSkipped > 0) again = true;
       })
-      .catch((err: unknown) => log(`llmgw: scheduler run failed: ${String(err)}`))
+      .catch((err: unknown) => deps.log.error({ err }, "scheduler run failed"))
       .finally(() => {
         current = null;
         if (again && !stopped) {
@@ -85,7 +83,7 @@ export function startScheduler(deps: Deps, options: SchedulerOptions = {}): Sche
   const interval = setInterval(nudge, intervalMs);
   interval.unref();
   current = adoptRunningOnDemand(deps)
-    .catch((err: unknown) => log(`llmgw: scheduler could not read the fleet: ${String(err)}`))
+    .catch((err: unknown) => deps.log.error({ err }, "scheduler could not read the fleet"))
     .finally(() => {
       current = null;
       again = false;

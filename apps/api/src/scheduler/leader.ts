@@ -17,17 +17,19 @@ export interface Leadership {
  */
 export async function startLeadership(
   deps: Deps,
-  options: { retryMs?: number; onGain?: () => void; log?: (line: string) => void } = {},
+  options: { retryMs?: number; onGain?: () => void } = {},
 ): Promise<Leadership> {
   const { retryMs = 2_000, onGain } = options;
   // Alone on PGlite the process always leads: nothing worth saying.
-  const log =
-    deps.store.kind === "pglite" ? () => {} : (options.log ?? ((line: string) => console.error(line)));
+  const worthSaying = deps.store.kind !== "pglite";
   const lock: LeaderLock = leaderLock({ kind: deps.store.kind, databaseUrl: deps.config.databaseUrl });
   let was = false;
   const tick = async () => {
     const now = await lock.check().catch(() => false);
-    if (now !== was) log(now ? "llmgw: this process now runs the scheduler" : "llmgw: scheduler lock lost");
+    if (now !== was && worthSaying) {
+      if (now) deps.log.info("this process now runs the scheduler");
+      else deps.log.warn("scheduler lock lost");
+    }
     const gained = now && !was;
     was = now;
     if (gained) onGain?.();

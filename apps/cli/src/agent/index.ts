@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { LOG_USAGE, loggerFrom, logOptions } from "../logging";
 import { engineCommands } from "./command";
 import { argRules } from "./engineArgs";
 import { engineEnvironment, engineEnvNames } from "./engineEnv";
@@ -23,7 +24,7 @@ const USAGE = `llmgw agent --server URL [--token T] [--label k=v]… [--name N] 
                         one naming a file, host, port or log, nor one the command sets
   --engine-env NAME     pass this variable to the engines too; repeatable. They start with PATH,
                         HOME, locale, temp dirs, CUDA_*/NVIDIA_* and the like, never LLMGW_*
-`;
+${LOG_USAGE}`;
 
 /** `llmgw agent`: reports this machine and runs the replicas the server places on it. */
 export async function agent(args: string[]): Promise<void> {
@@ -39,6 +40,7 @@ export async function agent(args: string[]): Promise<void> {
       "allow-arg": { type: "string", multiple: true, default: [] },
       "engine-env": { type: "string", multiple: true, default: [] },
       help: { type: "boolean", short: "h" },
+      ...logOptions,
     },
     strict: true,
   });
@@ -51,10 +53,8 @@ export async function agent(args: string[]): Promise<void> {
   const intervalSeconds = values.interval === undefined ? 5 : Number(values.interval);
   if (!(intervalSeconds > 0)) throw new Error(`--interval wants seconds, got "${values.interval}"`);
 
-  const log: AgentLog = {
-    info: (line) => console.log(`llmgw agent: ${line}`),
-    warn: (line) => console.error(`llmgw agent: ${line}`),
-  };
+  const logger = loggerFrom(values);
+  const log: AgentLog = { info: (line) => logger.info(line), warn: (line) => logger.warn(line) };
   const machine = probeMachine({ labels: labels(values.label), name: values.name });
   const supervisor = new Supervisor({
     runner: processEngines({
