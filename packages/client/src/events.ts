@@ -18,9 +18,16 @@ export type ReceivedEvent = LiveEvent & { id: number | null };
  * The frames of a `text/event-stream` body as they arrive. Lines end in LF, CRLF or CR; `data:`
  * lines join with "\n"; a frame without `data:` dispatches nothing; `retry:` and unknown fields
  * are ignored. `id` is the frame's own `id:` line (null without one), not the last one seen.
+ * Aborting `signal` cancels the body, wherever the reading waits, and ends the frames.
  */
-export async function* sseFrames(body: ReadableStream<Uint8Array>): AsyncGenerator<SseFrame> {
+export async function* sseFrames(
+  body: ReadableStream<Uint8Array>,
+  signal?: AbortSignal,
+): AsyncGenerator<SseFrame> {
   const reader = body.getReader();
+  const cancel = () => void reader.cancel().catch(() => undefined);
+  if (signal?.aborted) cancel();
+  signal?.addEventListener("abort", cancel, { once: true });
   const decoder = new TextDecoder();
   let buffer = "";
   let id: string | null = null;
@@ -55,6 +62,7 @@ export async function* sseFrames(body: ReadableStream<Uint8Array>): AsyncGenerat
       }
     }
   } finally {
+    signal?.removeEventListener("abort", cancel);
     await reader.cancel().catch(() => undefined);
   }
 }
@@ -124,7 +132,7 @@ export async function* liveEvents(
       if (!res.ok || !res.body) throw new EventStreamRefused(`the event stream answered ${res.status}`);
       const type = res.headers.get("content-type") ?? "";
       if (!type.startsWith("text/event-stream")) throw new EventStreamRefused(`the event stream is ${type}`);
-      for await (const frame of sseFrames(res.body)) {
+      for await (const frame of sseFrames(res.body, signal)) {
         if (frame.kind === "comment") {
           onComment?.(frame.text);
           continue;
