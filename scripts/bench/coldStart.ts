@@ -11,6 +11,9 @@
 // on its next heartbeat (up to one interval), checks the engine's health once a second (the
 // Supervisor's default) so a 500 ms load counts as 1 s, and reports it ready on the heartbeat after:
 // read the figures beside HEARTBEAT and READY_MS. Informational: the issue sets no aim.
+
+import { liveEvents, type ReceivedEvent } from "../../packages/client/src/events";
+import type { ReplicaChange } from "../../packages/domain/src/index";
 import { child, median, type Row } from "./report";
 
 export const names = ["cold start"];
@@ -20,32 +23,19 @@ const READY_MS = Number(process.env.BENCH_COLDSTART_READY_MS ?? 500);
 const MODEL = "cold";
 const NODE = "cold-node";
 
-type Event = { at: number; type: string; data: Record<string, unknown> };
+type Event = ReceivedEvent & { at: number };
 type Phases = { placed: number; ready: number; firstByte: number; total: number };
 
 /** Every event of the server's stream, stamped with performance.now() as it arrives here. */
 async function listen(url: string, signal: AbortSignal): Promise<Event[]> {
   const events: Event[] = [];
-  const res = await fetch(url, { signal });
-  if (!res.ok || !res.body) throw new Error(`${url}: ${res.status}`);
-  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-  void (async () => {
-    let buffer = "";
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      const at = performance.now();
-      buffer += value;
-      for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
-        const frame = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const type = /^event: (.*)$/m.exec(frame)?.[1];
-        const data = /^data: (.*)$/m.exec(frame)?.[1];
-        if (type && data) events.push({ at, type, data: JSON.parse(data) as Event["data"] });
-      }
-    }
-  })().catch(() => undefined);
-  return events;
+  // Resolves on the server's opening comment: from then on the stream has every event.
+  return new Promise((resolve, reject) => {
+    const reading = liveEvents(url, { signal, reconnectMs: null, onComment: () => resolve(events) });
+    void (async () => {
+      for await (const event of reading) events.push({ ...event, at: performance.now() });
+    })().then(() => reject(new Error(`${url}: the event stream ended`)), reject);
+  });
 }
 
 async function until<T>(what: string, check: () => Promise<T | null> | T | null, timeoutMs = 30_000) {
@@ -93,7 +83,7 @@ export async function run(): Promise<Row[]> {
       return nodes.some((n) => n.name === NODE && n.state === "ready") ? true : null;
     });
 
-    const ofModel = (from: number, test: (data: Event["data"]) => boolean) => () =>
+    const ofModel = (from: number, test: (data: ReplicaChange) => boolean) => () =>
       events
         .slice(from)
         .find((e) => e.type === "replica.changed" && e.data.model === MODEL && test(e.data)) ?? null;

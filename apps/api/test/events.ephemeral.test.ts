@@ -1,6 +1,7 @@
+import type { EventOf } from "@llmgw/domain";
 import { Hono } from "hono";
 import { afterEach, describe, expect, it } from "vitest";
-import { EventHub, type LiveEvent } from "../src/events/hub";
+import { type CommittedEvent, EventHub } from "../src/events/hub";
 import type { EventLog } from "../src/events/openStream";
 import { eventRoutes } from "../src/routes/events";
 import { EventStream, parsed } from "./sse";
@@ -14,10 +15,19 @@ afterEach(async () => {
 });
 
 let nextId = 1;
-const stored = (): LiveEvent => ({ id: nextId++, type: "model.changed", data: { name: `m-${nextId}` } });
-const traffic = (model: string) => ({
-  type: "model.traffic" as const,
-  data: { model, requestsPerSecond: 1, inFlight: 0, queued: 0, waitingSeconds: null, waking: false },
+const stored = (): CommittedEvent => ({ id: nextId++, type: "model.removed", data: { name: `m-${nextId}` } });
+const traffic = (model: string): EventOf<"model.traffic"> => ({
+  type: "model.traffic",
+  data: {
+    model,
+    requestsPerSecond: 1,
+    inFlight: 0,
+    queued: 0,
+    waitingSeconds: null,
+    waking: false,
+    firstByteP50Ms: null,
+    tokensPerSecond: 0,
+  },
 });
 
 async function streamOf(app: Hono, headers: Record<string, string> = {}): Promise<EventStream> {
@@ -40,16 +50,16 @@ describe("an ephemeral event", () => {
 
     for (const stream of streams) {
       expect((await stream.take(3)).map(parsed)).toEqual([
-        { id: String(before.id), event: "model.changed", data: before.data },
+        { id: String(before.id), event: "model.removed", data: before.data },
         { id: null, event: "model.traffic", data: traffic("tiny").data },
-        { id: String(after.id), event: "model.changed", data: after.data },
+        { id: String(after.id), event: "model.removed", data: after.data },
       ]);
     }
   });
 
   it("is not given to the hub's stored-event listeners (the scheduler's)", () => {
     const hub = new EventHub();
-    const seen: LiveEvent[] = [];
+    const seen: CommittedEvent[] = [];
     hub.subscribe((event) => seen.push(event));
 
     hub.sendEphemeral(traffic("tiny"));

@@ -1,9 +1,10 @@
 import { request } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
+import type { EventData } from "@llmgw/domain";
 import { Hono } from "hono";
 import { afterEach, describe, expect, it } from "vitest";
-import { EventHub, type LiveEvent } from "../src/events/hub";
+import { type CommittedEvent, EventHub } from "../src/events/hub";
 import { type EventLog, type OpenStream, openStreamOf } from "../src/events/openStream";
 import { type EventRouteOptions, eventRoutes } from "../src/routes/events";
 import { EventStream, parsed } from "./sse";
@@ -19,9 +20,10 @@ afterEach(async () => {
 });
 
 let nextId = 1;
-const event = (data: unknown = { name: `m-${nextId}` }): LiveEvent => ({
+/** A small stored event; `data` may be longer (padding in the name) or count its encodings. */
+const event = (data: EventData<"model.removed"> = { name: `m-${nextId}` }): CommittedEvent => ({
   id: nextId++,
-  type: "model.changed",
+  type: "model.removed",
   data,
 });
 
@@ -76,19 +78,21 @@ describe("one event to many streams", () => {
       }),
     );
     let encoded = 0;
-    const published = event({
+    const counted = {
+      name: "once",
       toJSON: () => {
         encoded++;
         return { name: "once" };
       },
-    });
+    };
+    const published = event(counted);
 
     hub.publish([published]);
 
     for (const stream of [...overSockets, ...inProcess]) {
       expect(parsed(await stream.next())).toEqual({
         id: String(published.id),
-        event: "model.changed",
+        event: "model.removed",
         data: { name: "once" },
       });
     }
@@ -149,7 +153,7 @@ describe("one event to many streams", () => {
     const reader = res.body?.getReader();
     if (!reader) throw new Error("no body");
 
-    for (let i = 0; i < 10; i++) hub.publish([event({ padding: "x".repeat(1000) })]);
+    for (let i = 0; i < 10; i++) hub.publish([event({ name: "x".repeat(1000) })]);
 
     expect(hub.listeners).toBe(0);
     await expect(reader.read()).rejects.toThrow("too slowly");
@@ -175,7 +179,7 @@ describe("one event to many streams", () => {
     // The kernel's socket buffers take a few megabytes first; then the server's own buffer grows.
     let published = 0;
     while (hub.listeners > 0 && published < 2000) {
-      hub.publish([event({ padding })]);
+      hub.publish([event({ name: padding })]);
       published++;
       await new Promise((resolve) => setImmediate(resolve));
     }

@@ -1,3 +1,4 @@
+import { liveEventOf } from "@llmgw/client/events";
 import { Hono } from "hono";
 import { afterEach, describe, expect, it } from "vitest";
 import { EventHub } from "../src/events/hub";
@@ -33,6 +34,21 @@ describe("GET /events", () => {
     expect(node).toMatchObject({ event: "node.changed", data: { name: body.node.name } });
     expect(model).toMatchObject({ event: "model.changed", data: { name: input.name } });
     expect(Number(model?.id)).toBeGreaterThan(Number(node?.id));
+  });
+
+  it("sends only the domain's events: each live and replayed frame reads as its type's payload", async () => {
+    const stream = await events();
+    await api.client.agents.heartbeat.$post({ json: heartbeat() });
+    await api.client.models.$post({ json: modelInput() });
+    await api.client.quotas[":owner"].$put({
+      param: { owner: "research" },
+      json: { memoryGB: 1, cpuCores: null, gpus: null, replicas: null },
+    });
+    const live = await stream.take(3);
+    const replayed = await (await events({ "Last-Event-ID": "0" })).take(3);
+
+    // The store's log is trusted, not parsed, on the way out (packages/store events.ts): checked here.
+    for (const frame of [...live, ...replayed]) expect(liveEventOf(frame), frame.data).not.toBeNull();
   });
 
   it("resumes after Last-Event-ID with exactly the events that came later, in order, then goes live", async () => {

@@ -1,5 +1,8 @@
-// Reads a Server-Sent Events response as it arrives, so a test awaits the event it expects
-// (with a deadline) instead of sleeping and hoping it came.
+import { sseFrames } from "@llmgw/client/events";
+
+// Reads a Server-Sent Events response as it arrives (the client's one reader, `sseFrames`), so a
+// test awaits the event it expects (with a deadline) instead of sleeping and hoping it came. The
+// frames stay as the server wrote them (`data` a string): tests check the wire, ids and bytes.
 
 export interface SseEvent {
   id: string | null;
@@ -12,7 +15,7 @@ const DEFAULT_WAIT_MS = 5000;
 export class EventStream {
   readonly comments: string[] = [];
   readonly #queue: SseEvent[] = [];
-  readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
+  readonly #closing = new AbortController();
   #wake: (() => void) | null = null;
   #ended: Error | null = null;
 
@@ -29,7 +32,7 @@ export class EventStream {
     if (!res.headers.get("content-type")?.startsWith("text/event-stream")) {
       throw new Error(`the event stream is ${res.headers.get("content-type")}`);
     }
-    const stream = new EventStream(res.body.getReader());
+    const stream = new EventStream(res.body);
     await stream.#waitFor(
       () => stream.comments.length > 0 || stream.#queue.length > 0,
       ms,
@@ -38,9 +41,8 @@ export class EventStream {
     return stream;
   }
 
-  private constructor(reader: ReadableStreamDefaultReader<Uint8Array>) {
-    this.#reader = reader;
-    void this.#pump();
+  private constructor(body: ReadableStream<Uint8Array>) {
+    void this.#pump(body);
   }
 
   /** The next event, whatever it is. */
@@ -76,23 +78,14 @@ export class EventStream {
   }
 
   async close(): Promise<void> {
-    await this.#reader.cancel().catch(() => undefined);
+    this.#closing.abort();
   }
 
-  async #pump(): Promise<void> {
-    const decoder = new TextDecoder();
-    let buffer = "";
+  async #pump(body: ReadableStream<Uint8Array>): Promise<void> {
     try {
-      for (;;) {
-        const { done, value } = await this.#reader.read();
-        if (done) break;
-        buffer += decoder.decode(value, { stream: true }).replace(/\r\n?/g, "\n");
-        let end = buffer.indexOf("\n\n");
-        while (end >= 0) {
-          this.#block(buffer.slice(0, end));
-          buffer = buffer.slice(end + 2);
-          end = buffer.indexOf("\n\n");
-        }
+      for await (const frame of sseFrames(body, this.#closing.signal)) {
+        if (frame.kind === "comment") this.comments.push(frame.text);
+        else this.#queue.push({ id: frame.id, event: frame.event, data: frame.data });
         this.#wake?.();
       }
       this.#ended = new Error("the event stream ended");
@@ -100,25 +93,6 @@ export class EventStream {
       this.#ended = err instanceof Error ? err : new Error(String(err));
     }
     this.#wake?.();
-  }
-
-  #block(block: string): void {
-    let id: string | null = null;
-    let event = "message";
-    const data: string[] = [];
-    for (const line of block.split("\n")) {
-      if (line.startsWith(":")) {
-        this.comments.push(line.slice(1).trim());
-        continue;
-      }
-      const colon = line.indexOf(":");
-      const field = colon < 0 ? line : line.slice(0, colon);
-      const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
-      if (field === "id") id = value;
-      else if (field === "event") event = value;
-      else if (field === "data") data.push(value);
-    }
-    if (data.length > 0) this.#queue.push({ id, event, data: data.join("\n") });
   }
 
   async #waitFor(ready: () => boolean, ms: number, what: string): Promise<void> {

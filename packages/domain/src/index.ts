@@ -2,6 +2,7 @@ export * from "./agentReport";
 export * from "./capacity";
 export * from "./classes";
 export * from "./cores";
+export * from "./events";
 export * from "./evictions";
 export * from "./fleetIndex";
 export * from "./gguf";

@@ -389,17 +389,6 @@ export const apiErrorSchema = z.object({
 });
 export type ApiError = z.infer<typeof apiErrorSchema>;
 
-export const eventTypeSchema = z.enum([
-  "model.changed",
-  "model.removed",
-  "node.changed",
-  "node.removed",
-  "replica.changed",
-  "mirror.changed",
-  "quota.changed",
-  "model.traffic",
-]);
-
 /**
  * What one process's gateway did for a model in the last second (SPEC §7.7), sent every second
  * the model has traffic. Not stored: a browser that reconnects gets the next one.
@@ -417,7 +406,6 @@ export const modelTrafficSchema = z.object({
   tokensPerSecond: z.number().min(0),
 });
 export type ModelTraffic = z.infer<typeof modelTrafficSchema>;
-export type EventType = z.infer<typeof eventTypeSchema>;
 
 /** Resources held per class: one row per class, plus "unmanaged" for replicas of unknown models. */
 export const classUsageSchema = resourcesSchema.extend({ class: z.string(), replicas: count });

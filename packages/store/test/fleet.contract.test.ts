@@ -194,10 +194,11 @@ describe.each(backends())("fleet, quotas, audit and events on $name", (backend) 
 
   describe("events", () => {
     it("appends many at once, in the caller's order, with one id each", async () => {
-      const many = Array.from({ length: 60 }, (_, n) => ({
-        type: n % 2 === 0 ? ("replica.changed" as const) : ("node.changed" as const),
-        data: { n },
-      }));
+      const many = Array.from({ length: 60 }, (_, n) =>
+        n % 2 === 0
+          ? { type: "model.removed" as const, data: { name: `m-${n}` } }
+          : { type: "node.removed" as const, data: { name: `n-${n}` } },
+      );
       const ids = await store.transaction((tx) => tx.events.appendAll(many));
       expect(ids).toHaveLength(60);
       expect(ids).toEqual([...ids].sort((a, b) => a - b));
@@ -205,47 +206,47 @@ describe.each(backends())("fleet, quotas, audit and events on $name", (backend) 
       expect(stored).toEqual(many.map((event, i) => ({ id: ids[i], ...event })));
       expect(await store.events.appendAll([])).toEqual([]);
       // An origin, when given, comes back with the event (the relay tells its own from others').
-      const [mine] = await store.events.appendAll([{ type: "quota.changed", data: {} }], "process-a");
-      expect(await store.events.since((mine ?? 0) - 1)).toEqual([
-        { id: mine, type: "quota.changed", data: {}, origin: "process-a" },
-      ]);
+      const gone = { type: "model.removed" as const, data: { name: "gone" } };
+      const [mine] = await store.events.appendAll([gone], "process-a");
+      expect(await store.events.since((mine ?? 0) - 1)).toEqual([{ id: mine, ...gone, origin: "process-a" }]);
     });
 
     it("hands out increasing ids and resumes after any of them", async () => {
       expect(await store.events.latestId()).toBe(0);
       const ids: number[] = [];
-      for (const n of [1, 2, 3]) ids.push(await store.events.append("model.changed", { n }));
+      for (const n of [1, 2, 3]) ids.push(await store.events.append("model.removed", { name: `m-${n}` }));
       expect(ids).toEqual([...ids].sort((a, b) => a - b));
       expect(new Set(ids).size).toBe(3);
       expect(await store.events.latestId()).toBe(ids[2]);
       expect(await store.events.since(ids[0] ?? 0)).toEqual([
-        { id: ids[1], type: "model.changed", data: { n: 2 } },
-        { id: ids[2], type: "model.changed", data: { n: 3 } },
+        { id: ids[1], type: "model.removed", data: { name: "m-2" } },
+        { id: ids[2], type: "model.removed", data: { name: "m-3" } },
       ]);
       expect(await store.events.since(0, 1)).toHaveLength(1);
     });
 
     it("appends inside a transaction with the change it announces, or not at all", async () => {
       const node = aNode();
+      const view = { ...node, usage: { free: { memoryGB: 0, cpuCores: 0, gpus: 0 }, byClass: [] } };
       await store
         .transaction(async (tx) => {
           await tx.nodes.upsert(node);
-          await tx.events.append("node.changed", node);
+          await tx.events.append("node.changed", view);
           throw new Error("abandoned");
         })
         .catch(() => undefined);
       expect(await store.events.latestId()).toBe(0);
       const id = await store.transaction(async (tx) => {
         await tx.nodes.upsert(node);
-        return tx.events.append("node.changed", node);
+        return tx.events.append("node.changed", view);
       });
-      expect(await store.events.since(0)).toEqual([{ id, type: "node.changed", data: node }]);
+      expect(await store.events.since(0)).toEqual([{ id, type: "node.changed", data: view }]);
     });
 
     it("prunes all but the newest", async () => {
-      for (const n of [1, 2, 3, 4]) await store.events.append("quota.changed", { n });
+      for (const n of [1, 2, 3, 4]) await store.events.append("model.removed", { name: `m-${n}` });
       expect(await store.events.prune(2)).toBe(2);
-      expect((await store.events.since(0)).map((e) => e.data)).toEqual([{ n: 3 }, { n: 4 }]);
+      expect((await store.events.since(0)).map((e) => e.data)).toEqual([{ name: "m-3" }, { name: "m-4" }]);
     });
   });
 

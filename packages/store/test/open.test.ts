@@ -21,13 +21,13 @@ describe("PGlite in a data directory", () => {
 
     const first = await openStore({ dataDir });
     await first.models.insert(model);
-    const eventId = await first.events.append("model.changed", model);
+    const eventId = await first.events.append("model.removed", { name: model.name });
     await first.close();
 
     const second = await openStore({ dataDir });
     try {
       expect(await second.models.resolve("persisted")).toEqual(model);
-      expect(await second.events.append("model.changed", model)).toBeGreaterThan(eventId);
+      expect(await second.events.append("model.removed", { name: model.name })).toBeGreaterThan(eventId);
       const applied = await second.sql.query<{ id: number }>("select id from schema_migrations");
       expect(applied).toHaveLength(MIGRATIONS.length);
     } finally {
@@ -137,7 +137,7 @@ describe.runIf(postgres !== undefined)("PostgreSQL shared by several processes",
       // Concurrent transactions, each announcing its change: ids must become visible in order.
       const ids = await Promise.all(
         Array.from({ length: 20 }, (_, n) =>
-          writer.transaction((tx) => tx.events.append("quota.changed", { n })),
+          writer.transaction((tx) => tx.events.append("model.removed", { name: `m-${n}` })),
         ),
       );
       await allHeard;

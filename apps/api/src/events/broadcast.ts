@@ -1,5 +1,6 @@
+import type { EphemeralEvent } from "@llmgw/domain";
 import { ephemeralFrameOf, frameOf } from "./frame";
-import type { EphemeralEvent, EventHub, LiveEvent } from "./hub";
+import type { CommittedEvent, EventHub } from "./hub";
 import type { OpenStream } from "./openStream";
 
 /**
@@ -33,7 +34,7 @@ export class Broadcast {
     stream.whenClosed(() => this.#remove(stream));
   }
 
-  #deliver(event: LiveEvent): void {
+  #deliver(event: CommittedEvent): void {
     const frame = frameOf(event);
     for (const stream of this.#streams) stream.deliver(event, frame);
   }

@@ -1,17 +1,18 @@
-import type { EphemeralEvent, LiveEvent } from "./hub";
+import type { EphemeralEvent } from "@llmgw/domain";
+import type { CommittedEvent } from "./hub";
 
 /** The comment a stream opens with: the client knows it is subscribed. */
 export const OPENING = Buffer.from(": llmgw events\n\n");
 export const HEARTBEAT = Buffer.from(": heartbeat\n\n");
 
-const frames = new WeakMap<LiveEvent, Buffer>();
+const frames = new WeakMap<CommittedEvent, Buffer>();
 
 /**
  * An event as the bytes every stream sends, encoded once: the hub hands the same event object to
  * each open stream, so 10,000 streams cost one JSON.stringify, not 10,000. Kept while the event
  * object lives (a replay's events are fresh objects, encoded for the one stream replaying them).
  */
-export function frameOf(event: LiveEvent): Buffer {
+export function frameOf(event: CommittedEvent): Buffer {
   let frame = frames.get(event);
   if (frame === undefined) {
     // JSON.stringify escapes line breaks, so the data is one `data:` line.

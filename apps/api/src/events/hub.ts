@@ -1,16 +1,11 @@
-import type { EventType } from "@llmgw/domain";
+import type { ChangeEvent, EphemeralEvent } from "@llmgw/domain";
 
-export type LiveEvent = { id: number; type: EventType; data: unknown };
-type Listener = (event: LiveEvent) => void;
-/**
- * An event for this process's open streams alone, never stored (`model.traffic`, SPEC §7.7): it
- * has no id, so a stream sends it without an `id:` line and a client's Last-Event-ID stays the
- * last stored event's. A client that reconnects is not replayed it; it gets the next one.
- */
-export type EphemeralEvent = { type: EventType; data: unknown };
+/** A change event as committed: the domain's union with the id the store gave it. */
+export type CommittedEvent = ChangeEvent & { id: number };
+type Listener = (event: CommittedEvent) => void;
 type EphemeralListener = (event: EphemeralEvent) => void;
 /** Delivers this process's own committed events in id order, together with other processes' (relay.ts). */
-export type Sequencer = (own: LiveEvent[]) => Promise<void>;
+export type Sequencer = (own: CommittedEvent[]) => Promise<void>;
 
 /**
  * Fans committed events out to this process's open streams. Events are written to the store in
@@ -32,7 +27,7 @@ export class EventHub {
    * publishes them at once; sharing PostgreSQL with others, the relay interleaves them with the
    * others' events so every stream sees each id once, in order.
    */
-  async announce(events: LiveEvent[]): Promise<void> {
+  async announce(events: CommittedEvent[]): Promise<void> {
     if (this.#sequencer) await this.#sequencer(events);
     else this.publish(events);
   }
@@ -42,7 +37,7 @@ export class EventHub {
     this.#sequencer = sequencer;
   }
 
-  publish(events: Iterable<LiveEvent>): void {
+  publish(events: Iterable<CommittedEvent>): void {
     for (const event of events) for (const listener of this.#listeners) listener(event);
   }
 
@@ -52,7 +47,11 @@ export class EventHub {
     return () => this.#ephemeral.delete(listener);
   }
 
-  /** Hands an unstored event to this process's streams now (no sequencing: it has no id to order). */
+  /**
+   * Hands an ephemeral event (`model.traffic`, SPEC §7.7) to this process's streams now: it is
+   * never stored and has no id to order, so a stream sends it without an `id:` line and a client's
+   * Last-Event-ID stays the last stored event's. A client that reconnects gets the next one.
+   */
   sendEphemeral(event: EphemeralEvent): void {
     for (const listener of this.#ephemeral) listener(event);
   }

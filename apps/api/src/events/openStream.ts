@@ -1,9 +1,9 @@
 import type { ServerResponse } from "node:http";
 import { frameOf, HEARTBEAT, OPENING } from "./frame";
-import type { LiveEvent } from "./hub";
+import type { CommittedEvent } from "./hub";
 
 export type EventLog = {
-  since(id: number, limit: number): Promise<LiveEvent[]>;
+  since(id: number, limit: number): Promise<CommittedEvent[]>;
 };
 
 const REPLAY_PAGE = 1000;
@@ -37,7 +37,7 @@ export class OpenStream {
   /** The id last sent; -1 before the first when the client did not resume. */
   #sent: number;
   /** Live events that arrived during the replay (sent after it), or null once live. */
-  #held: LiveEvent[] | null;
+  #held: CommittedEvent[] | null;
   #heldBytes = 0;
   /** Heartbeat ticks (two per heartbeat interval) since anything was written. */
   #quietTicks = 0;
@@ -118,7 +118,7 @@ export class OpenStream {
   }
 
   /** A live event (`frame` is `frameOf(event)`, shared by every stream). */
-  deliver(event: LiveEvent, frame: Buffer): void {
+  deliver(event: CommittedEvent, frame: Buffer): void {
     if (this.#closed) return;
     if (this.#held) {
       this.#held.push(event);
@@ -171,7 +171,7 @@ export class OpenStream {
     else this.#controller?.error(new Error("the client reads the event stream too slowly"));
   }
 
-  #send(event: LiveEvent, frame: Buffer): void {
+  #send(event: CommittedEvent, frame: Buffer): void {
     // Live events seen during the replay arrive twice; ids only move forward.
     if (event.id <= this.#sent) return;
     this.#sent = event.id;

@@ -1,7 +1,7 @@
 import { EVENTS_CHANNEL, type Store, type Unlisten } from "@llmgw/store";
 import type { Logger } from "../log";
 import type { World } from "../world";
-import type { EventHub, LiveEvent } from "./hub";
+import type { CommittedEvent, EventHub } from "./hub";
 
 const PAGE = 1000;
 /** How long an event waits for an earlier id before the relay reads the store for it (ms). */
@@ -36,7 +36,7 @@ export async function startRelay(
   let queue: Promise<void> = Promise.resolve();
   let stopped = false;
   /** This process's committed events not published yet: an earlier id is still on its way. */
-  const pending = new Map<number, LiveEvent>();
+  const pending = new Map<number, CommittedEvent>();
   /** Announcements waiting for their last id to go out. */
   let waiters: { upTo: number; resolve: () => void }[] = [];
   let gapTimer: ReturnType<typeof setTimeout> | null = null;
@@ -50,7 +50,7 @@ export async function startRelay(
 
   /** Publishes this process's events that follow the cursor, and releases whoever waited for them. */
   const flush = () => {
-    const out: LiveEvent[] = [];
+    const out: CommittedEvent[] = [];
     for (let next = pending.get(cursor + 1); next !== undefined; next = pending.get(cursor + 1)) {
       pending.delete(next.id);
       out.push(next);

@@ -1,7 +1,15 @@
 import { randomUUID } from "node:crypto";
-import { modelOf, modeOf, type Replica, type Schedule, schedule, scheduleWrites } from "@llmgw/domain";
+import {
+  type ChangeEvent,
+  modelOf,
+  modeOf,
+  type Replica,
+  type Schedule,
+  schedule,
+  scheduleWrites,
+} from "@llmgw/domain";
 import type { Deps } from "../deps";
-import { type Announce, commit } from "../services/commit";
+import { commit } from "../services/commit";
 import type { Snapshot } from "../world";
 
 /** Whether this process may place replicas now (SPEC §4: one process at a time, by advisory lock). */
@@ -69,7 +77,7 @@ async function apply(deps: Deps, snap: Snapshot, plan: Schedule): Promise<number
     }
     const current = new Map<string, string>();
     for (const r of await tx.replicas.listByNodes([...nodes])) current.set(r.id, JSON.stringify(r));
-    const events: Announce[] = [];
+    const events: ChangeEvent[] = [];
     const kept: typeof writes = [];
     let skipped = 0;
     for (const write of writes) {

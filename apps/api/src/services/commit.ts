@@ -1,9 +1,7 @@
-import type { EventType } from "@llmgw/domain";
+import type { ChangeEvent } from "@llmgw/domain";
 import type { StoreTx } from "@llmgw/store";
 import type { Deps } from "../deps";
-import type { LiveEvent } from "../events/hub";
-
-export type Announce = { type: EventType; data: unknown };
+import type { CommittedEvent } from "../events/hub";
 
 /**
  * Runs one change in one transaction with the events that announce it: the change, its audit
@@ -14,7 +12,7 @@ export type Announce = { type: EventType; data: unknown };
  */
 export async function commit<T>(
   deps: Pick<Deps, "store" | "world" | "hub" | "origin">,
-  change: (tx: StoreTx) => Promise<{ result: T; events: Announce[] }>,
+  change: (tx: StoreTx) => Promise<{ result: T; events: ChangeEvent[] }>,
   /** Brings the world up to date after the commit; by default the snapshot is read again. */
   refresh: (result: T) => void = () => deps.world.invalidate(),
 ): Promise<T> {
@@ -22,7 +20,7 @@ export async function commit<T>(
     const { result, events } = await change(tx);
     // Appended last, all at once: on PostgreSQL the event append holds a lock until commit.
     const ids = await tx.events.appendAll(events, deps.origin);
-    const published: LiveEvent[] = events.map((event, i) => ({ id: ids[i] ?? 0, ...event }));
+    const published: CommittedEvent[] = events.map((event, i) => ({ id: ids[i] ?? 0, ...event }));
     return { result, published };
   });
   refresh(result);

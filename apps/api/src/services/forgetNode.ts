@@ -1,6 +1,7 @@
+import type { ChangeEvent } from "@llmgw/domain";
 import type { Deps } from "../deps";
 import { AppError, notFound } from "../errors";
-import { type Announce, commit } from "./commit";
+import { commit } from "./commit";
 
 /**
  * Forgets a `down` node and its replicas (SPEC §3, §4): a machine gone for good no longer fills
@@ -30,7 +31,7 @@ export async function forgetNode({ deps, input, by }: { deps: Deps; input: { nam
     await tx.audit.append([
       { at, by, action: "node.delete", target: input.name, field: "state", before: "down", after: null },
     ]);
-    const events: Announce[] = replicas.map((r) => ({
+    const events: ChangeEvent[] = replicas.map((r) => ({
       type: "replica.changed",
       data: { ...r, removed: true },
     }));

@@ -1,4 +1,5 @@
 import {
+  type ChangeEvent,
   desiredReplicas,
   type HeartbeatReply,
   type heartbeatSchema,
@@ -14,7 +15,7 @@ import type { AgentBindings, NewBinding } from "../auth/agentNodes";
 import type { KnownToken } from "../auth/tokenBook";
 import type { Deps } from "../deps";
 import { AppError, badRequest } from "../errors";
-import { type Announce, commit } from "./commit";
+import { commit } from "./commit";
 
 /**
  * An agent's report (SPEC §3, §4): updates the node and merges the report into its replicas (see
@@ -71,7 +72,7 @@ export async function heartbeat({
     await commit(
       deps,
       async (tx) => {
-        const events: Announce[] = [];
+        const events: ChangeEvent[] = [];
         let stored = previous;
         if (replicasChanged) {
           // Merged again with the rows as they are now: the scheduler may have placed one since the snapshot.
@@ -82,7 +83,10 @@ export async function heartbeat({
           for (const replica of upserted) events.push({ type: "replica.changed", data: replica });
           const rowsById = new Map(rows.map((r) => [r.id, r]));
           for (const id of removed) {
-            events.push({ type: "replica.changed", data: { ...rowsById.get(id), id, removed: true } });
+            // `removed` is what the delete took of the rows read above in this transaction; one
+            // another writer put on the node in between is announced by its node.changed alone.
+            const row = rowsById.get(id);
+            if (row) events.push({ type: "replica.changed", data: { ...row, removed: true } });
           }
         }
         if (binding) await by?.bindings.bind(tx, binding);

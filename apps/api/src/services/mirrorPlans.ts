@@ -1,8 +1,15 @@
-import { ggufVerdict, type MirrorEntry, type MirrorVersion, type ServePlan, servePlan } from "@llmgw/domain";
+import {
+  type ChangeEvent,
+  ggufVerdict,
+  type MirrorEntry,
+  type MirrorVersion,
+  type ServePlan,
+  servePlan,
+} from "@llmgw/domain";
 import type { Deps } from "../deps";
 import { notFound } from "../errors";
 import type { VersionKey } from "../mirror/scanner";
-import { type Announce, commit } from "./commit";
+import { commit } from "./commit";
 
 /** SPEC §2.2 with the real fleet, catalogue and the version's GGUF header. */
 export async function planFor(deps: Deps, version: MirrorVersion, ctxPool?: number): Promise<ServePlan> {
@@ -44,7 +51,7 @@ export async function mirrorChanged(
 ): Promise<void> {
   const entries = await Promise.all(changed.map(async (v) => ({ ...v, plan: await planFor(deps, v) })));
   await commit(deps, async (tx) => {
-    const events: Announce[] = [];
+    const events: ChangeEvent[] = [];
     for (const entry of entries) {
       const { plan: _plan, ...version } = entry;
       await tx.mirror.put(version);

@@ -1,4 +1,5 @@
-import type { MirrorEntry, ModelTraffic, ModelView, NodeView, QuotaUsage, Replica } from "@llmgw/domain";
+import { liveEventOf } from "@llmgw/client/events";
+import { EVENT_TYPES, type EventData, type EventType } from "@llmgw/domain";
 import { useSyncExternalStore } from "react";
 import { API_BASE } from "./api";
 
@@ -10,34 +11,17 @@ import { API_BASE } from "./api";
  * EventSource reconnects by itself and sends `Last-Event-ID`, so the server replays what was
  * missed. When the browser gives up (the server answered with an error), we open a new one with
  * `?lastEventId=` after a pause, and ask the app to refetch in case the replay cannot cover the gap.
+ *
+ * Events and their payloads are the domain's union (`@llmgw/domain` events.ts), each frame parsed
+ * by it (`liveEventOf`): a handler gets its type's payload, and a payload change that breaks a
+ * screen fails the type check.
  */
-
-export type LiveEvents = {
-  "model.changed": ModelView;
-  "model.removed": { name: string };
-  "node.changed": NodeView;
-  "node.removed": { name: string };
-  "replica.changed": Replica & { removed?: boolean };
-  "mirror.changed": MirrorEntry | { model: string; version: string; removed: true };
-  "quota.changed": QuotaUsage;
-  /** Every second a model has traffic through the gateway; no event id, not replayed (SPEC §7.7). */
-  "model.traffic": ModelTraffic;
-};
-export type LiveEventType = keyof LiveEvents;
-const EVENT_TYPES: LiveEventType[] = [
-  "model.changed",
-  "model.removed",
-  "node.changed",
-  "node.removed",
-  "replica.changed",
-  "mirror.changed",
-  "quota.changed",
-  "model.traffic",
-];
 
 export type LiveStatus = "connecting" | "online" | "offline";
 
-type Handler<K extends LiveEventType> = (data: LiveEvents[K]) => void;
+type Handler<K extends EventType> = (data: EventData<K>) => void;
+/** Each type's handlers, kept by type so a handler is only ever given its own type's payload. */
+type Handlers = { [K in EventType]: Set<Handler<K>> };
 
 const RETRY_MS = [1000, 2000, 5000, 10000];
 
@@ -48,7 +32,7 @@ export class LiveStream {
   #wasOffline = false;
   #retries = 0;
   #retryTimer: ReturnType<typeof setTimeout> | null = null;
-  readonly #handlers = new Map<LiveEventType, Set<(data: never) => void>>();
+  readonly #handlers = Object.fromEntries(EVENT_TYPES.map((type) => [type, new Set()])) as Handlers;
   readonly #statusListeners = new Set<() => void>();
   readonly #resyncListeners = new Set<() => void>();
 
@@ -73,15 +57,10 @@ export class LiveStream {
     this.#open();
   }
 
-  on<K extends LiveEventType>(type: K, handler: Handler<K>): () => void {
-    let set = this.#handlers.get(type);
-    if (!set) {
-      set = new Set();
-      this.#handlers.set(type, set);
-    }
-    const stored = handler as (data: never) => void;
-    set.add(stored);
-    return () => set.delete(stored);
+  on<K extends EventType>(type: K, handler: Handler<K>): () => void {
+    const set: Set<Handler<K>> = this.#handlers[type];
+    set.add(handler);
+    return () => set.delete(handler);
   }
 
   /** Called after the stream comes back from being offline: events may have been missed. */
@@ -100,10 +79,11 @@ export class LiveStream {
   };
 
   /** Delivers one event as if it had come from the server (used by tests and by the stream itself). */
-  dispatch<K extends LiveEventType>(type: K, data: LiveEvents[K]): void {
-    for (const handler of this.#handlers.get(type) ?? []) {
+  dispatch<K extends EventType>(type: K, data: EventData<K>): void {
+    const handlers: Set<Handler<K>> = this.#handlers[type];
+    for (const handler of handlers) {
       try {
-        (handler as Handler<K>)(data);
+        handler(data);
       } catch (error) {
         console.error(`llmgw: handling ${type} failed`, error);
       }
@@ -130,16 +110,11 @@ export class LiveStream {
       if (source.readyState === EventSource.CLOSED) this.#retryLater();
     };
     for (const type of EVENT_TYPES) {
-      source.addEventListener(type, (event) => {
-        const message = event as MessageEvent<string>;
+      source.addEventListener(type, (message: MessageEvent<string>) => {
         if (message.lastEventId) this.#lastEventId = message.lastEventId;
-        let data: unknown;
-        try {
-          data = JSON.parse(message.data);
-        } catch {
-          return;
-        }
-        this.dispatch(type, data as LiveEvents[typeof type]);
+        // EventSource keeps the last id for frames without one (ephemeral events): not theirs.
+        const event = liveEventOf({ id: null, event: type, data: message.data });
+        if (event !== null) this.dispatch(event.type, event.data);
       });
     }
   }

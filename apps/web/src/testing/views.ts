@@ -1,5 +1,16 @@
-import { type Headroom, type Model, type ModelView, modeOf, type Profile, type Replica } from "@llmgw/domain";
-import { makeModel } from "@llmgw/domain/testing";
+import {
+  type Headroom,
+  type Model,
+  type ModelView,
+  modeOf,
+  type Node,
+  type NodeView,
+  type Profile,
+  type Quota,
+  type QuotaUsage,
+  type Replica,
+} from "@llmgw/domain";
+import { makeModel, makeNode, makeQuota } from "@llmgw/domain/testing";
 
 /** A model as the API lists it, with an empty headroom line unless the test says otherwise. */
 type ViewOverrides = Partial<Model> & {
@@ -31,4 +42,17 @@ export function makeView(overrides: ViewOverrides = {}): ModelView {
     },
     quota: quota ?? { owner: base.owner, remaining: null },
   };
+}
+
+/** A node as the API lists it: all of it free unless the test says otherwise. */
+export function makeNodeView(overrides: Partial<Node> & { usage?: NodeView["usage"] } = {}): NodeView {
+  const { usage, ...node } = overrides;
+  const base = makeNode(node);
+  const free = { memoryGB: base.memoryGB, cpuCores: base.cpuCount, gpus: base.gpuTotal };
+  return { ...base, usage: usage ?? { free, byClass: [] } };
+}
+
+/** An owner's quota with nothing used yet. */
+export function makeQuotaUsage(overrides: Partial<Quota> & Pick<Quota, "owner">): QuotaUsage {
+  return { ...makeQuota(overrides), used: { memoryGB: 0, cpuCores: 0, gpus: 0, replicas: 0 } };
 }

@@ -1,17 +1,16 @@
-import { type EventType, eventTypeSchema } from "@llmgw/domain";
+import { type ChangeEvent, type ChangeEventType, changeEventTypeSchema, type EventData } from "@llmgw/domain";
 import { jsonb, onlyRow, type Queryable } from "../db";
 import { LOCK } from "../migrations";
 
 /** Every append NOTIFYs this channel with the new id, so other processes on one PostgreSQL catch up. */
 export const EVENTS_CHANNEL = "llmgw_events";
 
-export interface StoredEvent {
+/** An event as the log holds it: one of the domain's change events, with its id. */
+export type StoredEvent = ChangeEvent & {
   id: number;
-  type: EventType;
-  data: unknown;
   /** Which process appended it (its `origin` argument), when it said. */
   origin?: string | null;
-}
+};
 
 export interface Events {
   /**
@@ -19,12 +18,12 @@ export interface Events {
    * the last id it saw never skips one. Call it last in a transaction: on PostgreSQL it holds a lock
    * until commit (see below), and row locks taken after it can deadlock with another writer.
    */
-  append(type: EventType, data: unknown): Promise<number>;
+  append<T extends ChangeEventType>(type: T, data: EventData<T>): Promise<number>;
   /**
    * Appends several events, in order, in one statement; returns their ids (ascending, one per
    * event). A change announcing fifty replicas holds the lock for one round trip, not fifty.
    */
-  appendAll(events: readonly { type: EventType; data: unknown }[], origin?: string): Promise<number[]>;
+  appendAll(events: readonly ChangeEvent[], origin?: string): Promise<number[]>;
   /** Events with an id above `id`, oldest first. */
   since(id: number, limit?: number): Promise<StoredEvent[]>;
   /** 0 when there are none. */
@@ -34,6 +33,17 @@ export interface Events {
 }
 
 type EventRow = { id: number; type: string; data: unknown; origin: string | null };
+
+/**
+ * The one place the log's payloads are trusted, not parsed: only `appendAll`, typed by the
+ * domain's union, writes the table, so a row's data is what its type says. Parsing every row
+ * would cost a replay (a page of 1,000 per reconnecting stream, thousands of streams after a
+ * restart) far more than the read, and Zod's output (stripped keys, defaults) could differ from
+ * the stored bytes the streams must resend unchanged. The type itself is still checked.
+ */
+function logged(row: EventRow): ChangeEvent {
+  return { type: changeEventTypeSchema.parse(row.type), data: row.data } as ChangeEvent;
+}
 
 export function events(sql: Queryable): Events {
   const appendAll: Events["appendAll"] = (events, origin) =>
@@ -66,7 +76,7 @@ export function events(sql: Queryable): Events {
     });
   return {
     async append(type, data) {
-      const [id] = await appendAll([{ type, data }]);
+      const [id] = await appendAll([{ type, data } as ChangeEvent]);
       if (id === undefined) throw new Error("an event append returned no id");
       return id;
     },
@@ -80,8 +90,7 @@ export function events(sql: Queryable): Events {
       );
       return rows.map((row) => ({
         id: row.id,
-        type: eventTypeSchema.parse(row.type),
-        data: row.data,
+        ...logged(row),
         ...(row.origin === null ? {} : { origin: row.origin }),
       }));
     },

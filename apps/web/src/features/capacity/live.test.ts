@@ -1,8 +1,9 @@
 import type { Headroom } from "@llmgw/domain";
+import { makeReplica } from "@llmgw/domain/testing";
 import { QueryClient } from "@tanstack/react-query";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { LiveStream } from "../../lib/live";
-import { makeView } from "../../testing/views";
+import { makeNodeView, makeQuotaUsage, makeView } from "../../testing/views";
 import { capacityQueryOptions } from "./api/get-capacity";
 import { headroomQueryOptions } from "./api/get-headroom";
 import { CAPACITY_REFRESH_MS, subscribeCapacity } from "./live";
@@ -52,14 +53,14 @@ describe("subscribeCapacity", () => {
     const { client, live, invalidated, off } = setUp([model.headroom]);
     const invalidate = vi.spyOn(client, "invalidateQueries");
     live.dispatch("model.changed", model);
-    live.dispatch("replica.changed", { ...model.replicas[0], model: model.name } as never);
-    live.dispatch("quota.changed", { owner: model.owner } as never);
+    live.dispatch("replica.changed", makeReplica({ model: model.name }));
+    live.dispatch("quota.changed", makeQuotaUsage({ owner: model.owner }));
     expect(invalidated()).toBe(false);
     vi.advanceTimersByTime(0);
     expect(invalidated()).toBe(true);
     // One refetch of capacity and one of headroom for the three events.
     expect(invalidate).toHaveBeenCalledTimes(2);
-    live.dispatch("node.changed", { name: "n" } as never);
+    live.dispatch("node.changed", makeNodeView());
     vi.advanceTimersByTime(CAPACITY_REFRESH_MS - 1);
     expect(invalidate).toHaveBeenCalledTimes(2);
     vi.advanceTimersByTime(1);

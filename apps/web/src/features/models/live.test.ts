@@ -2,7 +2,7 @@ import type { Replica } from "@llmgw/domain";
 import { QueryClient } from "@tanstack/react-query";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { LiveStream } from "../../lib/live";
-import { makeView } from "../../testing/views";
+import { makeNodeView, makeQuotaUsage, makeView } from "../../testing/views";
 import { modelsQueryOptions } from "./api/get-models";
 import { subscribeModels } from "./live";
 
@@ -58,8 +58,8 @@ describe("subscribeModels", () => {
   it("does not refetch the whole catalogue for fleet events: headroom is the capacity feature's", () => {
     const { a, client, live, off } = setUp();
     const invalidate = vi.spyOn(client, "invalidateQueries");
-    live.dispatch("node.changed", { name: "node-a" } as never);
-    live.dispatch("quota.changed", { owner: a.owner } as never);
+    live.dispatch("node.changed", makeNodeView({ name: "node-a" }));
+    live.dispatch("quota.changed", makeQuotaUsage({ owner: a.owner }));
     live.dispatch("replica.changed", replicaOf(a.name));
     live.dispatch("model.changed", { ...a, version: a.version + 1 });
     vi.runAllTimers();

@@ -1,0 +1,70 @@
+import { z } from "zod";
+import {
+  mirrorEntrySchema,
+  mirrorVersionSchema,
+  modelSchema,
+  modelTrafficSchema,
+  modelViewSchema,
+  nodeSchema,
+  nodeViewSchema,
+  quotaUsageSchema,
+  replicaSchema,
+} from "./schemas";
+
+// The event stream's contract (SPEC §3, §7.7): every event the server commits or sends, each
+// type with its payload. The server can announce nothing else, and the dashboard's handlers are
+// typed by it, so a payload change that breaks a screen fails the type check.
+
+const event = <T extends string, D extends z.ZodType>(type: T, data: D) =>
+  z.object({ type: z.literal(type), data });
+
+/** What a removal names: the entity is gone, so only its key travels. */
+const removedModel = modelSchema.pick({ name: true });
+const removedNode = nodeSchema.pick({ name: true });
+
+/**
+ * A replica as stored, or the last of it once it is gone (`removed: true`): the dashboard drops
+ * it from its model and node by the fields it still carries.
+ */
+export const replicaChangeSchema = replicaSchema.extend({ removed: z.boolean().optional() });
+export type ReplicaChange = z.infer<typeof replicaChangeSchema>;
+
+/** A mirrored version with its serve plan, or the key of one the mirror no longer holds. */
+export const mirrorChangeSchema = z.union([
+  mirrorEntrySchema,
+  mirrorVersionSchema.pick({ model: true, version: true }).extend({ removed: z.literal(true) }),
+]);
+export type MirrorChange = z.infer<typeof mirrorChangeSchema>;
+
+/** Events written to the store with the change they describe: they have ids and are replayed. */
+const changeEvents = [
+  event("model.changed", modelViewSchema),
+  event("model.removed", removedModel),
+  event("node.changed", nodeViewSchema),
+  event("node.removed", removedNode),
+  event("replica.changed", replicaChangeSchema),
+  event("mirror.changed", mirrorChangeSchema),
+  event("quota.changed", quotaUsageSchema),
+] as const;
+/** Events for one process's open streams alone: never stored, no id, not replayed. */
+const ephemeralEvents = [event("model.traffic", modelTrafficSchema)] as const;
+
+export const changeEventSchema = z.discriminatedUnion("type", [...changeEvents]);
+export const liveEventSchema = z.discriminatedUnion("type", [...changeEvents, ...ephemeralEvents]);
+
+/** Any event of the stream, as `{ type, data }`: narrowing on `type` gives the payload's type. */
+export type LiveEvent = z.infer<typeof liveEventSchema>;
+/** An event a commit stores and announces (every type but the ephemeral `model.traffic`). */
+export type ChangeEvent = z.infer<typeof changeEventSchema>;
+export type EphemeralEvent = Exclude<LiveEvent, ChangeEvent>;
+
+export type EventType = LiveEvent["type"];
+export type ChangeEventType = ChangeEvent["type"];
+export type EventOf<T extends EventType> = Extract<LiveEvent, { type: T }>;
+export type EventData<T extends EventType> = EventOf<T>["data"];
+
+export const eventTypeSchema = z.enum(liveEventSchema.options.map((o) => o.shape.type.value) as [EventType]);
+export const changeEventTypeSchema = z.enum(
+  changeEventSchema.options.map((o) => o.shape.type.value) as [ChangeEventType],
+);
+export const EVENT_TYPES: readonly EventType[] = eventTypeSchema.options;
