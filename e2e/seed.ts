@@ -1,15 +1,6 @@
 import { rm } from "node:fs/promises";
+import { connect } from "@llmgw/client";
 import type { Heartbeat, ModelInput } from "@llmgw/domain";
-
-/** Posts a heartbeat through the real endpoint, as an agent would. */
-export async function postHeartbeat(base: string, beat: Heartbeat): Promise<void> {
-  const res = await fetch(`${base}/api/v1/agents/heartbeat`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(beat),
-  });
-  if (!res.ok) throw new Error(`heartbeat ${beat.node.name}: ${res.status} ${await res.text()}`);
-}
 
 export const seedModelInputs: ModelInput[] = [
   {
@@ -41,30 +32,30 @@ export const seedModelInputs: ModelInput[] = [
 ];
 
 export async function seedModels(base: string): Promise<void> {
-  for (const model of seedModelInputs) {
-    const res = await fetch(`${base}/api/v1/models`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(model),
-    });
-    if (!res.ok) throw new Error(`seed ${model.name}: ${res.status} ${await res.text()}`);
-  }
+  const { api, answer } = connect({ server: base });
+  for (const model of seedModelInputs) await answer(api.models.$post({ json: model }));
 }
 
 /** Two CPU nodes: one running the batch job (so the critical model can preempt it), one empty. */
-export async function seedFleet(base: string): Promise<void> {
-  await postHeartbeat(base, {
+const seedBeats: Heartbeat[] = [
+  {
     node: { name: "node-a", memoryGB: 64, cpuCount: 16, engines: ["llamacpp"] },
     replicas: [
       { id: "batch-job-1", model: "batch-job", state: "ready" },
       { id: "batch-job-2", model: "batch-job", state: "ready" },
       { id: "qwen-standard-1", model: "qwen-standard", state: "ready" },
     ],
-  });
-  await postHeartbeat(base, {
+  },
+  {
     node: { name: "node-b", memoryGB: 32, cpuCount: 8, engines: ["llamacpp"] },
     replicas: [{ id: "chat-critical-1", model: "chat-critical", state: "ready" }],
-  });
+  },
+];
+
+/** The fleet, reported through the real heartbeat endpoint as its agents would. */
+export async function seedFleet(base: string): Promise<void> {
+  const { api, answer } = connect({ server: base });
+  for (const beat of seedBeats) await answer(api.agents.heartbeat.$post({ json: beat }));
 }
 
 /**

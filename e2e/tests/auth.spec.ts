@@ -1,4 +1,5 @@
 import AxeBuilder from "@axe-core/playwright";
+import { connect } from "@llmgw/client";
 import type { ModelView } from "@llmgw/domain";
 import { expect, type Page, test } from "@playwright/test";
 import { modelInput } from "./fixtures";
@@ -26,14 +27,8 @@ test.beforeAll(async () => {
     { LLMGW_SESSION_TTL_SECONDS: String(TTL_SECONDS) },
   );
   base = server.url;
-  const input = modelInput();
-  const res = await fetch(`${base}/api/v1/models`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${TOKENS.operator}`, "content-type": "application/json" },
-    body: JSON.stringify(input),
-  });
-  expect(res.status, await res.text()).toBe(201);
-  model = input.name;
+  const { api, answer } = connect({ server: base, token: TOKENS.operator });
+  model = (await answer(api.models.$post({ json: modelInput() }))).name;
 });
 
 test.afterAll(async () => {

@@ -3,6 +3,7 @@
 // from just before its PATCH to the moment a MutationObserver in the page sees the card's new text.
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
+import { connect } from "../../packages/client/src/index";
 import { child, percentile, type Row, wallNow } from "./report";
 
 export const names = ["event to card in Chromium"];
@@ -27,6 +28,7 @@ export async function run(): Promise<Row[]> {
   const server = child("./serve.ts", ["app", "500", "50", dist]);
   const { port } = await server.ask<{ port: number }>(null);
   const base = `http://127.0.0.1:${port}`;
+  const { api, answer, sent } = connect({ server: base });
   const browser = await chromium.launch({ ...config.use?.launchOptions, headless: true });
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
@@ -44,8 +46,8 @@ export async function run(): Promise<Row[]> {
     const answered: number[] = [];
     for (let i = 0; i < CHANGES; i++) {
       const name = `model-${(i * 37) % 500}`;
-      const url = `${base}/api/v1/models/${name}`;
-      const current = (await (await fetch(url)).json()) as { scaling: { min: number }; version: number };
+      const param = { name };
+      const current = await answer(api.models[":name"].$get({ param }));
       const next = current.scaling.min === 1 ? 2 : 1;
       // A string, not a function: tsx's transform would name the arrow functions with a helper
       // the page does not have.
@@ -65,13 +67,13 @@ export async function run(): Promise<Row[]> {
       // Lets the observer attach before the change can arrive.
       await page.evaluate(() => 0);
       const t0 = wallNow();
-      const res = await fetch(url, {
-        method: "PATCH",
-        headers: { "content-type": "application/merge-patch+json", "if-match": `"${current.version}"` },
-        body: JSON.stringify({ replicas: next }),
-      });
+      await sent(
+        api.models[":name"].$patch(
+          { param, json: { replicas: next } },
+          { headers: { "If-Match": `"${current.version}"` } },
+        ),
+      );
       answered.push(wallNow() - t0);
-      if (!res.ok) throw new Error(`PATCH ${name}: ${res.status} ${await res.text()}`);
       times.push((await seen) - t0);
     }
     const missed = times.filter((t) => Number.isNaN(t)).length;

@@ -13,6 +13,7 @@
 // read the figures beside HEARTBEAT and READY_MS. Informational: the issue sets no aim.
 
 import { liveEvents, type ReceivedEvent } from "../../packages/client/src/events";
+import { connect } from "../../packages/client/src/index";
 import type { ReplicaChange } from "../../packages/domain/src/index";
 import { child, median, type Row } from "./report";
 
@@ -55,31 +56,25 @@ export async function run(): Promise<Row[]> {
   const server = child("./serve.ts", ["scheduled", String(HEARTBEAT)]);
   const { port } = await server.ask<{ port: number }>(null);
   const base = `http://127.0.0.1:${port}`;
-  const api = `${base}/api/v1`;
+  const { api, answer } = connect({ server: base });
   const agent = child("./simAgent.ts", [base, String(READY_MS), String(HEARTBEAT)]);
   const stream = new AbortController();
-  const getJson = async <T>(path: string): Promise<T> => {
-    const res = await fetch(`${api}${path}`);
-    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-    return (await res.json()) as T;
-  };
   try {
     await agent.ask(null);
-    const events = await listen(`${api}/events`, stream.signal);
-    const created = await fetch(`${api}/models`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        name: MODEL,
-        source: `http://127.0.0.1/mirror/${MODEL}/v1/${MODEL}.gguf`,
-        contextLength: 4096,
-        scaling: { min: 0, max: 1, idleTimeoutSeconds: 1 },
-        profiles: [{ name: "cpu", engine: "llamacpp", minMemoryGB: 1, cpuCores: 1 }],
+    const events = await listen(`${base}/api/v1/events`, stream.signal);
+    await answer(
+      api.models.$post({
+        json: {
+          name: MODEL,
+          source: `http://127.0.0.1/mirror/${MODEL}/v1/${MODEL}.gguf`,
+          contextLength: 4096,
+          scaling: { min: 0, max: 1, idleTimeoutSeconds: 1 },
+          profiles: [{ name: "cpu", engine: "llamacpp", minMemoryGB: 1, cpuCores: 1 }],
+        },
       }),
-    });
-    if (!created.ok) throw new Error(`POST /models: ${created.status} ${await created.text()}`);
+    );
     await until("the node's first heartbeat", async () => {
-      const nodes = await getJson<Array<{ name: string; state: string }>>("/fleet/nodes");
+      const nodes = await answer(api.fleet.nodes.$get());
       return nodes.some((n) => n.name === NODE && n.state === "ready") ? true : null;
     });
 
@@ -89,7 +84,7 @@ export async function run(): Promise<Row[]> {
         .find((e) => e.type === "replica.changed" && e.data.model === MODEL && test(e.data)) ?? null;
     const idle = () =>
       until("the model to go idle", async () => {
-        const replicas = await getJson<Array<{ model: string }>>("/fleet/replicas");
+        const replicas = await answer(api.fleet.replicas.$get());
         return replicas.some((r) => r.model === MODEL) ? null : true;
       });
 

@@ -3,6 +3,7 @@
 // Engine, proxy, llmgw and clients are each their own process. Added latency is llmgw's minus
 // direct's at the same concurrency; streams measure how long after the engine wrote a chunk it
 // reached the client.
+import { connect } from "../../packages/client/src/index";
 import { child, median, type Row } from "./report";
 
 export const names = ["gateway"];
@@ -24,30 +25,32 @@ async function load<T>(args: string[]): Promise<T> {
 async function llmgwOn(enginePort: number) {
   const server = child("./serve.ts", ["app", "0", "0", "", "600"]);
   const { port } = await server.ask<{ port: number }>(null);
-  const api = `http://127.0.0.1:${port}/api/v1`;
-  const post = async (path: string, body: unknown) => {
-    const res = await fetch(`${api}${path}`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-  };
-  await post("/models", {
-    name: "bench",
-    source: "http://127.0.0.1/mirror/bench/v1/bench.gguf",
-    contextLength: 4096,
-    scaling: { min: 1, max: 1 },
-    // Slots are not what is measured here: the engine answers as many as come.
-    profiles: [
-      { name: "cpu", engine: "llamacpp", minMemoryGB: 1, cpuCores: 1, args: ["--parallel", "1024"] },
-    ],
-  });
+  const { api, answer } = connect({ server: `http://127.0.0.1:${port}` });
+  await answer(
+    api.models.$post({
+      json: {
+        name: "bench",
+        source: "http://127.0.0.1/mirror/bench/v1/bench.gguf",
+        contextLength: 4096,
+        scaling: { min: 1, max: 1 },
+        // Slots are not what is measured here: the engine answers as many as come.
+        profiles: [
+          { name: "cpu", engine: "llamacpp", minMemoryGB: 1, cpuCores: 1, args: ["--parallel", "1024"] },
+        ],
+      },
+    }),
+  );
   // With the scheduler off (serve.ts), a reported replica of a catalogue model is the model's.
-  await post("/agents/heartbeat", {
-    node: { name: "bench-node", memoryGB: 64, cpuCount: 16 },
-    replicas: [{ id: "bench-1", model: "bench", state: "ready", endpoint: `http://127.0.0.1:${enginePort}` }],
-  });
+  await answer(
+    api.agents.heartbeat.$post({
+      json: {
+        node: { name: "bench-node", memoryGB: 64, cpuCount: 16 },
+        replicas: [
+          { id: "bench-1", model: "bench", state: "ready", endpoint: `http://127.0.0.1:${enginePort}` },
+        ],
+      },
+    }),
+  );
   return { server, url: `http://127.0.0.1:${port}/v1/chat/completions` };
 }
 

@@ -10,6 +10,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
+import { connect } from "../../packages/client/src/index";
 import { seedModel } from "./seed";
 
 const [modelsText = "200", postgres = ""] = process.argv.slice(2);
@@ -50,14 +51,8 @@ const env: NodeJS.ProcessEnv = { ...(database ? { DATABASE_URL: database.url } :
 const config = api.loadConfig({ dataDir, listen: "127.0.0.1:0" }, env);
 const server = await api.startServer(config, { webDist: null, log: api.silentLogger() });
 
-for (let i = 0; i < models; i++) {
-  const res = await fetch(`${server.url}/api/v1/models`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(seedModel(i)),
-  });
-  if (res.status !== 201) throw new Error(`seeding model-${i}: ${res.status} ${await res.text()}`);
-}
+const { api: client, answer } = connect({ server: server.url });
+for (let i = 0; i < models; i++) await answer(client.models.$post({ json: seedModel(i) }));
 
 // How long the event loop was held: a stall that is computing shows here, one that is waiting does not.
 const loopDelay = monitorEventLoopDelay({ resolution: 10 });

@@ -17,6 +17,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { connect } from "../../packages/client/src/index";
 import { beatOf, seedModel } from "./seed";
 
 const apiRequire = createRequire(new URL("../../apps/api/package.json", import.meta.url));
@@ -50,25 +51,23 @@ if (mode === "app") {
   config.heartbeatSeconds = heartbeatSeconds;
   const deps = await api.openDeps(config, { inMemory: true });
   const app = api.createApp(deps, { webDist });
-  const post = async (path: string, body: unknown) => {
-    const res = await app.request(path, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-  };
-  for (let i = 0; i < models; i++) await post("/api/v1/models", seedModel(i));
+  // In-process, as Hono's own tests call an app: no socket before the server listens.
+  const { api: client, answer } = connect({ server: "", fetch: app.request });
+  for (let i = 0; i < models; i++) await answer(client.models.$post({ json: seedModel(i) }));
   // A modest fleet: each node runs a few of the models.
   for (let n = 0; n < nodes; n++)
-    await post("/api/v1/agents/heartbeat", {
-      node: { name: `node-${n}`, memoryGB: 512, cpuCount: 128, engines: ["llamacpp"] },
-      replicas: Array.from({ length: Math.min(10, models) }, (_, j) => ({
-        id: `r-${n}-${j}`,
-        model: `model-${(n * 10 + j) % models}`,
-        state: "ready",
-      })),
-    });
+    await answer(
+      client.agents.heartbeat.$post({
+        json: {
+          node: { name: `node-${n}`, memoryGB: 512, cpuCount: 128, engines: ["llamacpp"] },
+          replicas: Array.from({ length: Math.min(10, models) }, (_, j) => ({
+            id: `r-${n}-${j}`,
+            model: `model-${(n * 10 + j) % models}`,
+            state: "ready",
+          })),
+        },
+      }),
+    );
   // The heartbeat bench's nodes, written in one transaction as their first beats would write them:
   // through the API each first beat rebuilds the world snapshot, and 5,000 take minutes (see README).
   const seeded = Number(args[4] || 0);

@@ -2,6 +2,7 @@
 // memory per open stream, for /api/v1/events and for a bare node:http SSE server. Each server is
 // its own process (with --expose-gc, so memory is read after a collection) and the 10,000
 // clients a third: their parsing shares the machine, which the bare server's figure shows.
+import { connect } from "../../packages/client/src/index";
 import { child, percentile, type Row, wallNow } from "./report";
 
 export const names = ["SSE fan-out"];
@@ -64,15 +65,14 @@ export async function run(): Promise<Row[]> {
   let etag = "";
   const app = await fanOut(`llmgw /api/v1/events`, ["app", "500", "50"], async (_server, port, i) => {
     // One catalogue change: a description edit (small, like most events).
-    const url = `http://127.0.0.1:${port}/api/v1/models/model-7`;
-    if (!etag) etag = (await fetch(url)).headers.get("etag") ?? "";
-    const res = await fetch(url, {
-      method: "PATCH",
-      headers: { "content-type": "application/merge-patch+json", "if-match": etag },
-      body: JSON.stringify({ description: `edit ${i}` }),
-    });
-    etag = res.headers.get("etag") ?? "";
-    if (!res.ok) throw new Error(`PATCH: ${res.status} ${await res.text()}`);
+    const { api, sent } = connect({ server: `http://127.0.0.1:${port}` });
+    const param = { name: "model-7" };
+    if (!etag) etag = (await sent(api.models[":name"].$get({ param }))).headers.get("etag") ?? "";
+    const edited = api.models[":name"].$patch(
+      { param, json: { description: `edit ${i}` } },
+      { headers: { "If-Match": etag } },
+    );
+    etag = (await sent(edited)).headers.get("etag") ?? "";
   });
   const payload = JSON.stringify({
     name: "model-7",
