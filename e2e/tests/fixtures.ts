@@ -1,8 +1,21 @@
-// What the browser tests share: names no other test uses, models and heartbeats made through the
-// real API, and reads of what the API says, so a test can compare the page with the server.
+// What the browser tests share: names no other test uses, the typed API client the agents and
+// `llmgw ctl` use (to make models and heartbeats and to read what the server says, so a test can
+// compare the page with the server), and ways to watch what the page sends.
 // Every test makes its own data: they all share one server (see playwright.config.ts).
+import { type Connection, connect } from "@llmgw/client";
 import type { Headroom, Heartbeat, ModelInput, ModelView } from "@llmgw/domain";
-import { type APIRequestContext, expect, type Page, type Request } from "@playwright/test";
+import { type APIRequestContext, test as base, expect, type Page, type Request } from "@playwright/test";
+
+/** Playwright's `test` with `api`: the server under test through `@llmgw/client`, without a token. */
+export const test = base.extend<{ api: Connection["api"] }>({
+  api: async ({ baseURL }, use) => {
+    if (!baseURL) throw new Error("playwright.config.ts sets baseURL: the server under test");
+    await use(connect({ server: baseURL }).api);
+  },
+});
+
+/** Hono's client puts path parameters in as they are given. */
+export const segment = encodeURIComponent;
 
 let counter = 0;
 

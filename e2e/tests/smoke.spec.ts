@@ -1,8 +1,9 @@
-import { expect, test } from "@playwright/test";
+import { answer } from "@llmgw/client";
+import { expect } from "@playwright/test";
+import { test } from "./fixtures";
 
-test("the dashboard loads from the API's port and the API answers beside it", async ({ page, request }) => {
-  const models = await request.get("/api/v1/models");
-  expect(models.ok()).toBe(true);
+test("the dashboard loads from the API's port and the API answers beside it", async ({ page, api }) => {
+  await answer(api.models.$get());
   await page.goto("/");
   await expect(page).toHaveTitle(/llmgw/i);
 });
