@@ -1,12 +1,15 @@
+import { answer } from "@llmgw/client";
 import type { ModelView } from "@llmgw/domain";
-import { expect, test } from "@playwright/test";
-import { createModel, getModel, isPatchOf, openModelCard } from "./fixtures";
+import { expect } from "@playwright/test";
+import { isPatchOf, modelInput, openModelCard, segment, test } from "./fixtures";
 
 test("two operators edit one card: the later save gets the conflict, sees who changed what, and re-applies without losing the other's change", async ({
   browser,
-  request,
+  api,
 }) => {
-  const model = await createModel(request, { class: "standard", profile: { minMemoryGB: 8, cpuCores: 2 } });
+  const model = await answer(
+    api.models.$post({ json: modelInput({ class: "standard", profile: { minMemoryGB: 8, cpuCores: 2 } }) }),
+  );
   const first = await browser.newContext();
   const second = await browser.newContext();
   try {
@@ -58,7 +61,7 @@ test("two operators edit one card: the later save gets the conflict, sees who ch
     await expect(secondCard.getByTestId("model-saved")).toHaveText("Saved");
 
     // The second operator's values win where both edited; the first's owner is kept.
-    const final = await getModel(request, model.name);
+    const final = await answer(api.models[":name"].$get({ param: { name: segment(model.name) } }));
     expect(final.class).toBe("batch");
     expect(final.profiles[0]?.minMemoryGB).toBe(12);
     expect(final.owner).toBe(firstOwner);

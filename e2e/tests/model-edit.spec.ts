@@ -1,13 +1,16 @@
+import { answer } from "@llmgw/client";
 import type { ModelView } from "@llmgw/domain";
-import { expect, test } from "@playwright/test";
-import { createModel, getHeadroom, getModel, isPatchOf, openModelCard, uniqueName } from "./fixtures";
+import { expect } from "@playwright/test";
+import { isPatchOf, modelInput, openModelCard, segment, test, uniqueName } from "./fixtures";
 
 test("an inline edit of class and memory sends those two fields alone, with If-Match, and the capacity card shows the new headroom", async ({
   page,
-  request,
+  api,
 }) => {
-  const model = await createModel(request, { profile: { minMemoryGB: 8, cpuCores: 2 } });
-  const before = await getHeadroom(request, model.name);
+  const model = await answer(
+    api.models.$post({ json: modelInput({ profile: { minMemoryGB: 8, cpuCores: 2 } }) }),
+  );
+  const before = await answer(api.models[":name"].headroom.$get({ param: { name: segment(model.name) } }));
   const card = await openModelCard(page, model.name);
 
   await card.getByLabel("Class", { exact: true }).selectOption("critical");
@@ -26,7 +29,7 @@ test("an inline edit of class and memory sends those two fields alone, with If-M
   await expect(card.getByTestId("model-saved")).toHaveText("Saved");
   await expect(card.getByTestId("model-version")).toHaveText(`v${updated.version}`);
 
-  const after = await getHeadroom(request, model.name);
+  const after = await answer(api.models[":name"].headroom.$get({ param: { name: segment(model.name) } }));
   expect(after.need.memoryGB).toBe(24);
   // Three times the memory per replica: fewer fit on free capacity than before.
   expect(after.free).not.toBe(before.free);
@@ -43,9 +46,11 @@ test("an inline edit of class and memory sends those two fields alone, with If-M
 
 test("an inline edit done with the keyboard alone: Tab to the fields, type, Enter to save", async ({
   page,
-  request,
+  api,
 }) => {
-  const model = await createModel(request, { class: "batch", profile: { minMemoryGB: 4, cpuCores: 1 } });
+  const model = await answer(
+    api.models.$post({ json: modelInput({ class: "batch", profile: { minMemoryGB: 4, cpuCores: 1 } }) }),
+  );
   const card = await openModelCard(page, model.name);
   // The page focuses the card it was opened on; from there on, only keys.
   await expect(card).toBeFocused();
@@ -75,7 +80,7 @@ test("an inline edit done with the keyboard alone: Tab to the fields, type, Ente
   expect((await sent).postDataJSON()).toEqual({ class: "standard", memoryGB: 6, cpuCores: 3 });
   await expect(card.getByTestId("model-saved")).toHaveText("Saved");
 
-  const stored = await getModel(request, model.name);
+  const stored = await answer(api.models[":name"].$get({ param: { name: segment(model.name) } }));
   expect(stored.class).toBe("standard");
   expect(stored.profiles[0]).toMatchObject({ minMemoryGB: 6, cpuCores: 3 });
   expect(stored.owner).toBe(model.owner);
@@ -83,14 +88,16 @@ test("an inline edit done with the keyboard alone: Tab to the fields, type, Ente
 
 test("an edit the server refuses is rolled back, with the server's message on the card", async ({
   page,
-  request,
+  api,
 }) => {
   const owner = uniqueName("team");
-  const quota = await request.put(`/api/v1/quotas/${owner}`, {
-    data: { memoryGB: null, cpuCores: null, gpus: null, replicas: 1 },
-  });
-  expect(quota.ok(), await quota.text()).toBe(true);
-  const model = await createModel(request, { owner });
+  await answer(
+    api.quotas[":owner"].$put({
+      param: { owner: segment(owner) },
+      json: { memoryGB: null, cpuCores: null, gpus: null, replicas: 1 },
+    }),
+  );
+  const model = await answer(api.models.$post({ json: modelInput({ owner }) }));
   const card = await openModelCard(page, model.name);
 
   await card.getByLabel("Mode", { exact: true }).selectOption("always");
@@ -105,7 +112,9 @@ test("an edit the server refuses is rolled back, with the server's message on th
   await expect(card.getByTestId("model-error")).toContainText(owner);
 
   // The model is as it was, on the server and in the page; the operator's typing is kept to amend.
-  expect((await getModel(request, model.name)).version).toBe(model.version);
+  expect((await answer(api.models[":name"].$get({ param: { name: segment(model.name) } }))).version).toBe(
+    model.version,
+  );
   await expect(card.getByTestId("model-version")).toHaveText(`v${model.version}`);
   await expect(card.getByLabel("Replicas", { exact: true })).toHaveValue("3");
   await expect(card.getByTestId("model-save")).toBeEnabled();
@@ -117,7 +126,7 @@ test("an edit the server refuses is rolled back, with the server's message on th
 
 test("a model declared in the configuration file is read-only on its card, and says why", async ({
   page,
-  request,
+  api,
 }) => {
   const card = await openModelCard(page, "declared-embed");
   await expect(card.getByTestId("model-readonly")).toContainText("Declared in llmgw.yaml; edit it there");
@@ -126,11 +135,14 @@ test("a model declared in the configuration file is read-only on its card, and s
   await expect(card.getByTestId("model-save")).toHaveCount(0);
 
   // The API agrees: the card is not merely hiding a button.
-  const declared = await getModel(request, "declared-embed");
-  const res = await request.patch("/api/v1/models/declared-embed", {
-    data: { class: "batch" },
-    headers: { "If-Match": `"${declared.version}"` },
-  });
-  expect(res.status()).toBe(409);
-  expect(((await res.json()) as { error: { code: string } }).error.code).toBe("declared_in_config");
+  const param = { name: segment("declared-embed") };
+  const declared = await answer(api.models[":name"].$get({ param }));
+  await expect(
+    answer(
+      api.models[":name"].$patch(
+        { param, json: { class: "batch" } },
+        { headers: { "If-Match": `"${declared.version}"` } },
+      ),
+    ),
+  ).rejects.toMatchObject({ status: 409, code: "declared_in_config" });
 });

@@ -1,12 +1,13 @@
-import { expect, test } from "@playwright/test";
-import { createModel, getModel, uniqueName, watchRequests } from "./fixtures";
+import { answer } from "@llmgw/client";
+import { expect } from "@playwright/test";
+import { modelInput, segment, test, uniqueName, watchRequests } from "./fixtures";
 
 test("the serve wizard refuses what cannot run, checks fields before sending, puts the server's refusals on their fields, and lands on the new card", async ({
   page,
-  request,
+  api,
 }) => {
   // A name already in the catalogue, for the server (not the browser) to refuse.
-  const taken = await createModel(request);
+  const taken = await answer(api.models.$post({ json: modelInput() }));
   const name = uniqueName("llama-e2e");
   const posts = watchRequests(page, "POST", "/api/v1/models");
 
@@ -106,7 +107,7 @@ test("the serve wizard refuses what cannot run, checks fields before sending, pu
   await expect(card).toBeFocused();
   await expect(card.getByTestId("field-mode").getByLabel("Mode", { exact: true })).toHaveValue("stopped");
 
-  const stored = await getModel(request, name);
+  const stored = await answer(api.models[":name"].$get({ param: { name: segment(name) } }));
   expect(stored.origin).toBe("runtime");
   expect(stored.aliases).toEqual([`${name}-chat`]);
   expect(stored.contextLength).toBe(8192);
