@@ -3,8 +3,8 @@
 // compare the page with the server), and ways to watch what the page sends.
 // Every test makes its own data: they all share one server (see playwright.config.ts).
 import { type Connection, connect } from "@llmgw/client";
-import type { Headroom, Heartbeat, ModelInput, ModelView } from "@llmgw/domain";
-import { type APIRequestContext, test as base, expect, type Page, type Request } from "@playwright/test";
+import type { ModelInput } from "@llmgw/domain";
+import { test as base, expect, type Page, type Request } from "@playwright/test";
 
 /** Playwright's `test` with `api`: the server under test through `@llmgw/client`, without a token. */
 export const test = base.extend<{ api: Connection["api"] }>({
@@ -44,30 +44,6 @@ export function modelInput({ profile, ...overrides }: ModelOverrides = {}): Mode
     ...overrides,
     profiles: [{ name: "cpu", engine: "llamacpp", minMemoryGB: 8, cpuCores: 2, ...profile }],
   };
-}
-
-export async function createModel(request: APIRequestContext, overrides: ModelOverrides = {}) {
-  const res = await request.post("/api/v1/models", { data: modelInput(overrides) });
-  expect(res.status(), await res.text()).toBe(201);
-  return (await res.json()) as ModelView;
-}
-
-export async function getModel(request: APIRequestContext, name: string): Promise<ModelView> {
-  const res = await request.get(`/api/v1/models/${encodeURIComponent(name)}`);
-  expect(res.ok(), await res.text()).toBe(true);
-  return (await res.json()) as ModelView;
-}
-
-export async function getHeadroom(request: APIRequestContext, name: string): Promise<Headroom> {
-  const res = await request.get(`/api/v1/models/${encodeURIComponent(name)}/headroom`);
-  expect(res.ok(), await res.text()).toBe(true);
-  return (await res.json()) as Headroom;
-}
-
-/** Posts a heartbeat through the real endpoint, as an agent would. */
-export async function postHeartbeat(request: APIRequestContext, beat: Heartbeat): Promise<void> {
-  const res = await request.post("/api/v1/agents/heartbeat", { data: beat });
-  expect(res.ok(), await res.text()).toBe(true);
 }
 
 /** Every request the page sends that matches, from now on, to assert what was (not) sent. */

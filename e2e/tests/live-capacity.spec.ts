@@ -1,15 +1,22 @@
-import { expect, test } from "@playwright/test";
-import { createModel, getHeadroom, gotoLive, postHeartbeat, uniqueName } from "./fixtures";
+import { answer } from "@llmgw/client";
+import { expect } from "@playwright/test";
+import { gotoLive, modelInput, segment, test, uniqueName } from "./fixtures";
 
-test("a heartbeat moves a capacity card within a second, without a reload", async ({ page, request }) => {
+test("a heartbeat moves a capacity card within a second, without a reload", async ({ page, api }) => {
   // The model runs only on nodes with this test's own label, so no other test's fleet counts; and
   // the node offers only vLLM, so no llama.cpp model of the seed or another test is placed on it.
   const pool = uniqueName("pool");
   const node = uniqueName("e2e-node");
-  const model = await createModel(request, {
-    profile: { name: "gpu", engine: "vllm", minMemoryGB: 8, cpuCores: 2, nodeSelector: { pool } },
-  });
-  expect((await getHeadroom(request, model.name)).free).toBe(0);
+  const model = await answer(
+    api.models.$post({
+      json: modelInput({
+        profile: { name: "gpu", engine: "vllm", minMemoryGB: 8, cpuCores: 2, nodeSelector: { pool } },
+      }),
+    }),
+  );
+  expect(
+    (await answer(api.models[":name"].headroom.$get({ param: { name: segment(model.name) } }))).free,
+  ).toBe(0);
 
   await gotoLive(page, "/");
   const free = page.getByTestId(`capacity-card-${model.name}`).getByTestId("headroom-free");
@@ -22,19 +29,23 @@ test("a heartbeat moves a capacity card within a second, without a reload", asyn
   // A new node with the label: 64 GB and 16 cores hold eight replicas of 8 GB and 2 cores.
   const beat = { name: node, memoryGB: 64, cpuCount: 16, engines: ["vllm"], labels: { pool } };
   let posted = Date.now();
-  await postHeartbeat(request, { node: beat, replicas: [] });
+  await answer(api.agents.heartbeat.$post({ json: { node: beat, replicas: [] } }));
   await expect(free).toHaveText("+8 now", { timeout: 1000 });
   const joined = Date.now() - posted;
 
   // The agent now reports two of its replicas there: six places are left.
   posted = Date.now();
-  await postHeartbeat(request, {
-    node: beat,
-    replicas: [
-      { id: `${node}-r1`, model: model.name, state: "ready" },
-      { id: `${node}-r2`, model: model.name, state: "starting" },
-    ],
-  });
+  await answer(
+    api.agents.heartbeat.$post({
+      json: {
+        node: beat,
+        replicas: [
+          { id: `${node}-r1`, model: model.name, state: "ready" },
+          { id: `${node}-r2`, model: model.name, state: "starting" },
+        ],
+      },
+    }),
+  );
   await expect(free).toHaveText("+6 now", { timeout: 1000 });
   const started = Date.now() - posted;
   await expect(page.getByTestId(`capacity-card-${model.name}`).getByTestId("replicas-current")).toHaveText(
@@ -42,7 +53,9 @@ test("a heartbeat moves a capacity card within a second, without a reload", asyn
   );
 
   expect(navigations).toBe(0);
-  expect((await getHeadroom(request, model.name)).free).toBe(6);
+  expect(
+    (await answer(api.models[":name"].headroom.$get({ param: { name: segment(model.name) } }))).free,
+  ).toBe(6);
   test.info().annotations.push({
     type: "latency",
     description: `node joined → card ${joined} ms; replicas started → card ${started} ms`,
@@ -51,32 +64,39 @@ test("a heartbeat moves a capacity card within a second, without a reload", asyn
 
 test("another model's class change moves a capacity card within a second: what it may preempt", async ({
   page,
-  request,
+  api,
 }) => {
   const pool = uniqueName("pool");
   const node = uniqueName("e2e-node");
   const profile = { name: "gpu", engine: "vllm", minMemoryGB: 16, cpuCores: 4, nodeSelector: { pool } };
-  const victim = await createModel(request, { class: "standard", profile });
-  const other = await createModel(request, { class: "standard", profile });
+  const victim = await answer(api.models.$post({ json: modelInput({ class: "standard", profile }) }));
+  const other = await answer(api.models.$post({ json: modelInput({ class: "standard", profile }) }));
   // The node is full of the victim's replicas; the other model, of the same class, may not take them.
-  await postHeartbeat(request, {
-    node: { name: node, memoryGB: 32, cpuCount: 8, engines: ["vllm"], labels: { pool } },
-    replicas: [
-      { id: `${node}-r1`, model: victim.name, state: "ready" },
-      { id: `${node}-r2`, model: victim.name, state: "ready" },
-    ],
-  });
+  await answer(
+    api.agents.heartbeat.$post({
+      json: {
+        node: { name: node, memoryGB: 32, cpuCount: 8, engines: ["vllm"], labels: { pool } },
+        replicas: [
+          { id: `${node}-r1`, model: victim.name, state: "ready" },
+          { id: `${node}-r2`, model: victim.name, state: "ready" },
+        ],
+      },
+    }),
+  );
   await gotoLive(page, "/");
   const card = page.getByTestId(`capacity-card-${other.name}`);
   await expect(card.getByTestId("headroom-free")).toHaveText("+0 now");
   await expect(card.getByTestId("headroom-preempt")).toHaveText("+0 by preemption");
 
   // Somebody else makes the victim a batch model: the other now outranks its replicas.
-  const res = await request.patch(`/api/v1/models/${victim.name}`, {
-    data: { class: "batch" },
-    headers: { "If-Match": `"${victim.version}"` },
-  });
-  expect(res.status()).toBe(200);
+  await answer(
+    api.models[":name"].$patch(
+      { param: { name: segment(victim.name) }, json: { class: "batch" } },
+      { headers: { "If-Match": `"${victim.version}"` } },
+    ),
+  );
   await expect(card.getByTestId("headroom-preempt")).toHaveText("+2 by preempting batch", { timeout: 1000 });
-  expect((await getHeadroom(request, other.name)).byPreemption).toBe(2);
+  expect(
+    (await answer(api.models[":name"].headroom.$get({ param: { name: segment(other.name) } }))).byPreemption,
+  ).toBe(2);
 });

@@ -1,15 +1,20 @@
+import { answer } from "@llmgw/client";
 import type { ModelTraffic } from "@llmgw/domain";
-import { expect, type Page, test } from "@playwright/test";
-import { createModel, gotoLive, openModelCard, postHeartbeat, uniqueName } from "./fixtures";
+import { expect, type Page } from "@playwright/test";
+import { gotoLive, modelInput, openModelCard, test, uniqueName } from "./fixtures";
 
 const GB = 1024 ** 3;
 
-test("a starting replica's download and load show as a bar on its card, live", async ({ page, request }) => {
+test("a starting replica's download and load show as a bar on its card, live", async ({ page, api }) => {
   const pool = uniqueName("pool");
   const node = uniqueName("e2e-node");
-  const model = await createModel(request, {
-    profile: { name: "gpu", engine: "vllm", minMemoryGB: 8, cpuCores: 2, nodeSelector: { pool } },
-  });
+  const model = await answer(
+    api.models.$post({
+      json: modelInput({
+        profile: { name: "gpu", engine: "vllm", minMemoryGB: 8, cpuCores: 2, nodeSelector: { pool } },
+      }),
+    }),
+  );
   const beat = { name: node, memoryGB: 64, cpuCount: 16, engines: ["vllm"], labels: { pool } };
   const replica = { id: `${node}-r1`, model: model.name, state: "starting" as const };
 
@@ -19,25 +24,35 @@ test("a starting replica's download and load show as a bar on its card, live", a
 
   const done = Math.round(1.2 * GB);
   const total = Math.round(4.1 * GB);
-  await postHeartbeat(request, {
-    node: beat,
-    replicas: [{ ...replica, progress: { phase: "download", bytesDone: done, bytesTotal: total } }],
-  });
+  await answer(
+    api.agents.heartbeat.$post({
+      json: {
+        node: beat,
+        replicas: [{ ...replica, progress: { phase: "download", bytesDone: done, bytesTotal: total } }],
+      },
+    }),
+  );
   const line = card.getByTestId(`replica-activity-${replica.id}`);
   await expect(line.getByTestId("replica-progress")).toContainText("downloading 1.2 / 4.1 GB (29%)");
   const bar = line.getByRole("progressbar", { name: /downloading 1\.2 \/ 4\.1 GB/ });
   await expect(bar).toHaveAttribute("value", String(done));
   await expect(bar).toHaveAttribute("max", String(total));
 
-  await postHeartbeat(request, {
-    node: beat,
-    replicas: [{ ...replica, progress: { phase: "load", bytesDone: total, bytesTotal: total } }],
-  });
+  await answer(
+    api.agents.heartbeat.$post({
+      json: {
+        node: beat,
+        replicas: [{ ...replica, progress: { phase: "load", bytesDone: total, bytesTotal: total } }],
+      },
+    }),
+  );
   await expect(line.getByTestId("replica-progress")).toHaveText("loading");
   // Loading has no bytes to count: the bar runs without a value rather than reading as done.
   await expect(line.getByRole("progressbar")).not.toHaveAttribute("value");
 
-  await postHeartbeat(request, { node: beat, replicas: [{ ...replica, state: "ready" }] });
+  await answer(
+    api.agents.heartbeat.$post({ json: { node: beat, replicas: [{ ...replica, state: "ready" }] } }),
+  );
   await expect(line).toHaveCount(0);
 });
 
@@ -54,12 +69,12 @@ async function streamTraffic(page: Page, events: ModelTraffic[]): Promise<void> 
 
 test("traffic events draw each card's chart and numbers; at 1280 and at a phone's width", async ({
   page,
-  request,
+  api,
 }, testInfo) => {
   const [busy, waking, quiet] = await Promise.all([
-    createModel(request),
-    createModel(request),
-    createModel(request),
+    answer(api.models.$post({ json: modelInput() })),
+    answer(api.models.$post({ json: modelInput() })),
+    answer(api.models.$post({ json: modelInput() })),
   ]);
   const traffic = (model: string, overrides: Partial<ModelTraffic>): ModelTraffic => ({
     model,
