@@ -81,6 +81,7 @@ export function desiredReplica(overrides: Partial<DesiredReplica> = {}): Desired
     memoryGB: 2,
     cpuCores: 1,
     gpus: 0,
+    files: [],
     ...overrides,
   };
 }

@@ -147,6 +147,7 @@ export function desiredReplicas(
       memoryGB: replica.memoryGB,
       cpuCores: replica.cpuCores,
       gpus: replica.gpus,
+      files: [],
     });
   }
   return wanted;

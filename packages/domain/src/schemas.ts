@@ -214,6 +214,22 @@ export const heartbeatSchema = z.strictObject({
 });
 export type Heartbeat = z.input<typeof heartbeatSchema>;
 
+/**
+ * One file a desired replica needs (SPEC §8.1): where to download it (`url`, a path on the server
+ * the agent reports to, `/mirror/<model>/<version>/<file>`), where it goes in the version
+ * (`path`), its size, and its SHA-256 once the mirror has computed it (null until then).
+ */
+export const replicaFileSchema = z.object({
+  url: z.string(),
+  path: z.string(),
+  bytes: count,
+  sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .nullable(),
+});
+export type ReplicaFile = z.infer<typeof replicaFileSchema>;
+
 export const desiredReplicaSchema = z.object({
   id: z.string(),
   model: z.string(),
@@ -224,6 +240,8 @@ export const desiredReplicaSchema = z.object({
   memoryGB: count,
   cpuCores: count,
   gpus: count,
+  /** The version's files, for a source in the mirror; empty for any other source (SPEC §8.6). */
+  files: z.array(replicaFileSchema).default([]),
 });
 export const heartbeatReplySchema = z.object({
   intervalSeconds: z.int().positive(),
