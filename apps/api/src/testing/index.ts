@@ -1,4 +1,6 @@
 // Stand-ins for tests, the browser tests' server and `llmgw demo`; `serve` never loads them.
 export * from "./engine";
 export * from "./ggufFiles";
+export * from "./ggufLlama";
 export * from "./ggufModels";
+export * from "./llamaProcess";

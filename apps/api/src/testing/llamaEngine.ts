@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
 import {
@@ -197,6 +198,9 @@ async function load(): Promise<void> {
 }
 
 server.listen(Number(flags.port), String(flags.host), () => {
+  // As llama-server says it; with --port 0 this is how a caller learns the port.
+  const { address, port } = server.address() as AddressInfo;
+  process.stdout.write(`server is listening on http://${address}:${port}\n`);
   void load().catch((err: unknown) => {
     process.stderr.write(`cannot load ${modelPath}: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(1);
