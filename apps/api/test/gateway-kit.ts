@@ -40,8 +40,11 @@ export type GatewayTest = {
   /** A model made through the API, ondemand unless `scaling` says otherwise. */
   model(input?: Parameters<typeof modelInput>[0]): Promise<Model>;
   /** Replicas of `model` on one node, reported ready by its agent with these engines' endpoints. */
-  ready(model: Pick<Model, "name">, engines: StandInEngine[], node?: string): Promise<string[]>;
+  ready(model: Pick<Model, "name">, engines: Engine[], node?: string): Promise<string[]>;
 };
+
+/** An engine as a replica's endpoint: a stand-in, or a real one started as a process. */
+type Engine = Pick<StandInEngine, "url">;
 
 const OPEN: ClientAdmission = { admit: () => () => {} };
 
@@ -133,7 +136,7 @@ async function createAs(api: Api, token: string, body: ModelInput): Promise<Mode
   return (await res.json()) as ModelView;
 }
 
-async function storeReady(api: Api, model: Pick<Model, "name">, node: string, engines: StandInEngine[]) {
+async function storeReady(api: Api, model: Pick<Model, "name">, node: string, engines: Engine[]) {
   await api.deps.store.transaction(async (tx) => {
     const stored = await tx.models.get(model.name);
     if (!stored) throw new Error(`no model ${model.name}`);
