@@ -1,9 +1,10 @@
-import { stat, truncate, writeFile } from "node:fs/promises";
+import { readFile, stat, truncate, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type GgufHeader, ggufSummary, ggufVerdict } from "@llmgw/domain";
 import { describe, expect, it } from "vitest";
 import { readGgufHeader } from "../../src/mirror/ggufHeader";
 import { ggufHeaderBytes, writeGgufFile, writeNotGguf } from "../../src/testing/ggufFiles";
+import { tinyLlama, writeTinyLlamaGguf } from "../../src/testing/ggufLlama";
 import { llama3_8b } from "../../src/testing/ggufModels";
 import { diskKilobytes, GB, tempDir } from "./fixtures";
 
@@ -164,5 +165,47 @@ describe("the domain's verdict over headers read from disk", () => {
     await writeNotGguf(path, 1000);
 
     expect(ggufVerdict(await readGgufHeader(path))).toMatchObject({ servable: false, summary: null });
+  });
+});
+
+describe("the tiny llama model (real tensor data, for real inference in tests)", () => {
+  it("is a servable llama GGUF of a few hundred kB, its tensors and tokenizer in the header", async () => {
+    const path = join(await tempDir(), "tiny.gguf");
+    const bytes = await writeTinyLlamaGguf(path);
+
+    expect((await stat(path)).size).toBe(bytes);
+    expect(bytes).toBeLessThan(1_000_000);
+    const header = await readGgufHeader(path);
+    expect(header).toMatchObject({
+      metadata: {
+        "general.architecture": "llama",
+        "general.alignment": 32,
+        "tokenizer.ggml.model": "llama",
+        "llama.vocab_size": 260,
+        tensor_count: 2 + 2 * 9 + 1,
+      },
+      parameterCount: tinyLlama().parameterCount,
+    });
+    expect(metadataOf(header)["tokenizer.ggml.tokens"]).toEqual(
+      expect.arrayContaining(["<unk>", "<s>", "</s>", "<0x00>", "<0x0A>", "<0xFF>"]),
+    );
+    expect(ggufVerdict(header).servable).toBe(true);
+  });
+
+  it("is the same file for the same seed, another for another", async () => {
+    const dir = await tempDir();
+    const written = async (name: string, seed: number) => {
+      await writeTinyLlamaGguf(join(dir, name), { seed });
+      return readFile(join(dir, name));
+    };
+
+    const [one, again, two] = [
+      await written("a.gguf", 1),
+      await written("b.gguf", 1),
+      await written("c.gguf", 2),
+    ];
+
+    expect(one.equals(again)).toBe(true);
+    expect(one.equals(two)).toBe(false);
   });
 });
