@@ -89,7 +89,9 @@ async function complete(engine: Loaded, body: ChatBody, res: ServerResponse) {
   const room = contextSize - prompt.length;
   if (room <= 0)
     return fail(res, 400, "the request exceeds the available context size", "invalid_request_error");
-  const maxTokens = Math.min(body.max_completion_tokens ?? body.max_tokens ?? room, room);
+  // As llama-server reads it: none, or -1, generates until the context is full.
+  const asked = body.max_completion_tokens ?? body.max_tokens ?? -1;
+  const maxTokens = asked > 0 ? Math.min(asked, room) : room;
   const id = `chatcmpl-${randomUUID()}`;
   const created = Math.floor(Date.now() / 1000);
   const name = body.model ?? alias;
