@@ -81,13 +81,14 @@ export async function cachedVersions(cacheDir: string): Promise<CachedVersion[]>
 
 /**
  * Deletes versions, least recently used first, sparing `kept` (in use or downloading), until
- * `enough` says so or nothing is left to delete. Returns the directories deleted.
+ * `enough` says so or nothing is left to delete. Returns the directories deleted and what the
+ * cache holds after.
  */
 export async function evict(
   cacheDir: string,
   kept: ReadonlySet<string>,
   enough: (cacheBytes: number) => Promise<boolean>,
-): Promise<string[]> {
+): Promise<{ deleted: string[]; cacheBytes: number }> {
   const versions = await cachedVersions(cacheDir);
   let cacheBytes = versions.reduce((sum, v) => sum + v.bytes, 0);
   const deleted: string[] = [];
@@ -98,7 +99,7 @@ export async function evict(
     cacheBytes -= victim.bytes;
     deleted.push(victim.dir);
   }
-  return deleted;
+  return { deleted, cacheBytes };
 }
 
 async function dirsIn(dir: string): Promise<string[]> {

@@ -317,10 +317,10 @@ export class WeightsCache {
           ? space.freeBytes - needed >= space.totalBytes * 0.1
           : cacheBytes + needed <= maxBytes && needed <= space.freeBytes;
       };
-      const kept = new Set([...this.pinned.keys(), ...[...this.jobs.keys()].map(dirname)]);
-      for (const dir of await evict(cacheDir, kept, enough))
-        this.opts.log.info(`weights: deleted ${dir} for room`);
-      await enough(usedBytes);
+      // Versions a replica uses (or waits for) are never deleted; every running download's is one.
+      const { deleted, cacheBytes } = await evict(cacheDir, new Set(this.pinned.keys()), enough);
+      for (const dir of deleted) this.opts.log.info(`weights: deleted ${dir}, unused, for room`);
+      await enough(cacheBytes);
       const free = maxBytes === null ? space.freeBytes : Math.min(space.freeBytes, maxBytes - usedBytes);
       if (needed > free) {
         throw new WeightsUnavailable(`needs ${gb(needed)}, ${gb(Math.max(0, free))} free in ${cacheDir}`);
@@ -366,9 +366,9 @@ export class WeightsCache {
   }
 }
 
-/** Decimal GB, as disks are sold and `df -H` shows them. */
+/** Decimal GB, as disks are sold and `df -H` shows them; MB below a tenth of one. */
 function gb(bytes: number): string {
-  return `${(bytes / 1e9).toFixed(1)} GB`;
+  return bytes < 1e8 ? `${(bytes / 1e6).toFixed(1)} MB` : `${(bytes / 1e9).toFixed(1)} GB`;
 }
 
 function decodeSegment(segment: string): string {
