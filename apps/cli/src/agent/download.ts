@@ -88,6 +88,37 @@ export async function downloadPart(request: DownloadRequest): Promise<{ bytes: n
   return { bytes: done, sha256: hash.digest("hex") };
 }
 
+/** At most so many downloads at once (SPEC §8.2); the others wait their turn, or give up waiting. */
+export class DownloadSlots {
+  private readonly queue: (() => void)[] = [];
+  constructor(private free: number) {}
+
+  async take(signal: AbortSignal): Promise<void> {
+    if (this.free > 0) {
+      this.free -= 1;
+      return;
+    }
+    await new Promise<void>((resolve, reject) => {
+      const take = () => {
+        signal.removeEventListener("abort", leave);
+        resolve();
+      };
+      const leave = () => {
+        this.queue.splice(this.queue.indexOf(take), 1);
+        reject(signal.reason);
+      };
+      this.queue.push(take);
+      signal.addEventListener("abort", leave, { once: true });
+    });
+  }
+
+  give(): void {
+    const next = this.queue.shift();
+    if (next) next();
+    else this.free += 1;
+  }
+}
+
 /** Feeds a file to `hash`, streaming; returns the hex digest when the hash is a fresh one. */
 export async function hashOf(path: string, hash: Hash, signal?: AbortSignal): Promise<string> {
   for await (const chunk of createReadStream(path, { signal })) hash.update(chunk as Buffer);

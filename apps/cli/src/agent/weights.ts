@@ -4,17 +4,17 @@ import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ReplicaFile } from "@llmgw/domain";
+import { locate, versionDirOf, type Wanted } from "./cacheLayout";
 import {
   type DiskSpace,
   evict,
-  MARKER,
   readMarker,
   recordChecked,
   type SpaceProbe,
   statfsSpace,
   touchVersion,
 } from "./cacheSpace";
-import { downloadPart, hashOf, MirrorRefused, sizeOf } from "./download";
+import { DownloadSlots, downloadPart, hashOf, MirrorRefused, sizeOf } from "./download";
 import { type AgentLog, ReplicaRefused } from "./supervisor";
 
 export const DEFAULT_CACHE_DIR = join(homedir(), ".cache", "llmgw", "weights");
@@ -50,8 +50,6 @@ export type WeightsWatch = {
 /** Weights on this node for one replica: `{path}`, held from deletion until released. */
 export type LocalWeights = { path: string; release(): void };
 
-type Wanted = { file: ReplicaFile; url: string; dest: string };
-
 /** One file being fetched, shared by every replica that needs it. */
 type Job = {
   done: number;
@@ -72,8 +70,7 @@ export class WeightsCache {
   /** Version directories in use by a replica, with how many use each. */
   private readonly pinned = new Map<string, number>();
   private readonly markerChains = new Map<string, Promise<void>>();
-  private slotsFree: number;
-  private readonly slotQueue: (() => void)[] = [];
+  private readonly slots: DownloadSlots;
   private roomChain: Promise<unknown> = Promise.resolve();
 
   constructor(options: WeightsOptions) {
@@ -85,7 +82,7 @@ export class WeightsCache {
       concurrency: 2,
       ...options,
     };
-    this.slotsFree = this.opts.concurrency;
+    this.slots = new DownloadSlots(this.opts.concurrency);
   }
 
   /**
@@ -94,11 +91,11 @@ export class WeightsCache {
    * may not name) or `WeightsUnavailable` (checksum, disk, the mirror's refusal).
    */
   async fetch(files: readonly ReplicaFile[], watch: WeightsWatch): Promise<LocalWeights> {
-    const wanted = files.map((file) => this.locate(file));
+    const wanted = files.map((file) => locate(file, this.opts.server, this.opts.cacheDir));
     const first = wanted[0];
     if (!first) throw new ReplicaRefused("no files to fetch");
-    const dir = this.versionDirOf(first);
-    if (wanted.some((w) => this.versionDirOf(w) !== dir)) {
+    const dir = versionDirOf(first);
+    if (wanted.some((w) => versionDirOf(w) !== dir)) {
       throw new ReplicaRefused("refused files: they are not all of one version");
     }
     this.pin(dir);
@@ -117,40 +114,6 @@ export class WeightsCache {
       throw err;
     }
     return { path: wanted.length === 1 ? first.dest : dir, release };
-  }
-
-  /** Where a file goes, refusing a URL off the server or a path that leaves its version. */
-  private locate(file: ReplicaFile): Wanted {
-    const base = new URL(this.opts.server);
-    const url = URL.canParse(file.url, base) ? new URL(file.url, base) : null;
-    const segments = url?.pathname.split("/").slice(1).map(decodeSegment) ?? [];
-    const [mirror, model, version] = segments;
-    // The token goes with the request: only ever to the server the agent reports to.
-    if (!url || !file.url.startsWith("/") || url.origin !== base.origin || mirror !== "mirror") {
-      throw new ReplicaRefused(
-        `refused file URL ${JSON.stringify(file.url.slice(0, 200))}: not a path on the mirror`,
-      );
-    }
-    const parts = file.path.split("/");
-    if (
-      !model ||
-      !version ||
-      !plainSegment(model) ||
-      !plainSegment(version) ||
-      !parts.every(plainSegment) ||
-      file.path === MARKER ||
-      file.path.endsWith(".part")
-    ) {
-      throw new ReplicaRefused(
-        `refused file ${JSON.stringify(file.path.slice(0, 200))}: not a plain path in a version`,
-      );
-    }
-    return { file, url: url.href, dest: join(this.opts.cacheDir, model, version, ...parts) };
-  }
-
-  private versionDirOf(wanted: Wanted): string {
-    const depth = wanted.file.path.split("/").length;
-    return wanted.dest.split("/").slice(0, -depth).join("/");
   }
 
   /** Waits for every file, joining downloads already running, reporting the sum as it grows. */
@@ -209,7 +172,7 @@ export class WeightsCache {
     const notify = () => {
       for (const watcher of job.watchers) watcher();
     };
-    await this.slot(signal);
+    await this.slots.take(signal);
     try {
       if (await this.checkCached(file, dest, signal)) return;
       await mkdir(dirname(dest), { recursive: true });
@@ -258,7 +221,7 @@ export class WeightsCache {
         }
       }
     } finally {
-      this.unslot();
+      this.slots.give();
     }
   }
 
@@ -339,49 +302,11 @@ export class WeightsCache {
     if (count > 0) this.pinned.set(dir, count);
     else this.pinned.delete(dir);
   }
-
-  private async slot(signal: AbortSignal): Promise<void> {
-    if (this.slotsFree > 0) {
-      this.slotsFree -= 1;
-      return;
-    }
-    await new Promise<void>((resolve, reject) => {
-      const take = () => {
-        signal.removeEventListener("abort", leave);
-        resolve();
-      };
-      const leave = () => {
-        this.slotQueue.splice(this.slotQueue.indexOf(take), 1);
-        reject(signal.reason);
-      };
-      this.slotQueue.push(take);
-      signal.addEventListener("abort", leave, { once: true });
-    });
-  }
-
-  private unslot(): void {
-    const next = this.slotQueue.shift();
-    if (next) next();
-    else this.slotsFree += 1;
-  }
 }
 
 /** Decimal GB, as disks are sold and `df -H` shows them; MB below a tenth of one. */
 function gb(bytes: number): string {
   return bytes < 1e8 ? `${(bytes / 1e6).toFixed(1)} MB` : `${(bytes / 1e9).toFixed(1)} GB`;
-}
-
-function decodeSegment(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return "";
-  }
-}
-
-/** A directory or file name of the version: never `..`, hidden, a flag or a control character. */
-function plainSegment(name: string): boolean {
-  return /^[A-Za-z0-9_][A-Za-z0-9._:+=@,-]{0,254}$/.test(name);
 }
 
 function isDiskFull(err: unknown): boolean {
