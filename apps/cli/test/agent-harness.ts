@@ -33,10 +33,8 @@ export async function fakeControlPlane(intervalSeconds = 0.2) {
       res.end(JSON.stringify({ intervalSeconds, replicas: state.desired }));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    ...(await listening(server)),
     beats,
     state,
     /** The first beat from index `from` on that satisfies `test`, waiting for it. */
@@ -48,11 +46,6 @@ export async function fakeControlPlane(intervalSeconds = 0.2) {
       }, what);
       return found;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
   };
 }
 
@@ -152,15 +145,22 @@ export async function fakeMirror() {
       res.end();
     })();
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    ...(await listening(server)),
     files,
     requests,
     state,
     /** GETs of one file so far. */
     fetchesOf: (path: string) => requests.filter((r) => r.path === path).length,
+  };
+}
+
+/** Listens on a loopback port: the server's URL, and a close that drops open connections too. */
+async function listening(server: Server): Promise<{ url: string; close(): Promise<void> }> {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
