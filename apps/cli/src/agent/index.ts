@@ -87,12 +87,17 @@ export async function agent(args: string[]): Promise<void> {
   const commands = engineCommands(values["engine-command"]);
   const machine = probeMachine({ labels: labels(values.label), name: values.name, engineCommands: commands });
   const cacheDir = values["cache-dir"] ?? DEFAULT_CACHE_DIR;
+  let hostLearned: string | undefined;
   const supervisor = new Supervisor({
     runner: processEngines({
       commands,
       allowedArgs: argRules(values["allow-arg"]),
       env: engineEnvironment(process.env, engineEnvNames(values["engine-env"])),
-      host: advertised === undefined ? () => localAddressTowards(server) : async () => advertised,
+      // Learned once it is learned: a server away for a moment must not keep an engine from starting.
+      host: async () => {
+        hostLearned ??= advertised ?? (await localAddressTowards(server));
+        return hostLearned;
+      },
       weights: new WeightsCache({
         cacheDir,
         server,
