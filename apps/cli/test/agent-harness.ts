@@ -33,10 +33,8 @@ export async function fakeControlPlane(intervalSeconds = 0.2) {
       res.end(JSON.stringify({ intervalSeconds, replicas: state.desired }));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    ...(await listening(server)),
     beats,
     state,
     /** The first beat from index `from` on that satisfies `test`, waiting for it. */
@@ -48,11 +46,6 @@ export async function fakeControlPlane(intervalSeconds = 0.2) {
       }, what);
       return found;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
   };
 }
 
@@ -107,4 +100,71 @@ export function alive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+export type MirrorRequest = { path: string; range: string | undefined; authorization: string | undefined };
+
+/**
+ * A stand-in mirror: serves `files` (URL path → bytes) with Range support, and records every
+ * request. `cut` cuts the next responses after so many bytes, as a dropped connection would;
+ * `paceMs` sends 64 KB at a time with a pause between, for progress to be seen.
+ */
+export async function fakeMirror() {
+  const files = new Map<string, Buffer>();
+  const requests: MirrorRequest[] = [];
+  const state = { cut: [] as number[], paceMs: 0 };
+  const server: Server = createServer((req, res) => {
+    const path = req.url ?? "";
+    requests.push({ path, range: req.headers.range, authorization: req.headers.authorization });
+    const body = files.get(path);
+    if (!body) {
+      res.writeHead(404).end();
+      return;
+    }
+    const from = Number(/^bytes=(\d+)-$/.exec(req.headers.range ?? "")?.[1] ?? 0);
+    if (from >= body.length && from > 0) {
+      res.writeHead(416, { "content-range": `bytes */${body.length}` }).end();
+      return;
+    }
+    const part = body.subarray(from);
+    res.writeHead(from > 0 ? 206 : 200, {
+      "content-length": String(part.length),
+      ...(from > 0 ? { "content-range": `bytes ${from}-${body.length - 1}/${body.length}` } : {}),
+    });
+    const cutAt = state.cut.shift();
+    if (cutAt !== undefined) {
+      // Written, flushed, then the connection dropped mid-body.
+      res.write(part.subarray(0, cutAt), () => req.socket.destroy());
+      return;
+    }
+    void (async () => {
+      for (let at = 0; at < part.length; at += 64 * 1024) {
+        if (!res.write(part.subarray(at, at + 64 * 1024))) await new Promise((r) => res.once("drain", r));
+        if (state.paceMs > 0) await new Promise((r) => setTimeout(r, state.paceMs));
+      }
+      res.end();
+    })();
+  });
+  return {
+    ...(await listening(server)),
+    files,
+    requests,
+    state,
+    /** GETs of one file so far. */
+    fetchesOf: (path: string) => requests.filter((r) => r.path === path).length,
+  };
+}
+
+/** Listens on a loopback port: the server's URL, and a close that drops open connections too. */
+async function listening(server: Server): Promise<{ url: string; close(): Promise<void> }> {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }

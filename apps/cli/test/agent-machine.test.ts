@@ -2,7 +2,7 @@ import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { engineArgv, engineCommands } from "../src/agent/command";
+import { DEFAULT_ENGINE_COMMANDS, engineArgv, engineCommands } from "../src/agent/command";
 import { AGENT_VERSION, probeMachine } from "../src/agent/machine";
 import { desiredReplica } from "./agent-harness";
 
@@ -53,6 +53,19 @@ describe("the machine probe", () => {
     expect(await probeMachine({ path: bin }).facts()).toMatchObject({ gpuTotal: 0, gpuMemoryGB: 0 });
   });
 
+  it("counts an engine of --engine-command as installed when its program is found", async () => {
+    await script("my-llama", "exit 0");
+    const commands = new Map([
+      ["llamacpp", "my-llama --model {path} --port {port}"],
+      ["custom", `${join(bin, "my-llama")} --port {port}`],
+      ["vllm", "vllm serve {path}"],
+    ]);
+    expect((await probeMachine({ path: bin, engineCommands: commands }).facts()).engines).toEqual([
+      "llamacpp",
+      "custom",
+    ]);
+  });
+
   it("does not count a file that is not executable as an engine", async () => {
     await writeFile(join(bin, "vllm"), "not a program");
     expect((await probeMachine({ path: bin }).facts()).engines).toEqual([]);
@@ -67,22 +80,47 @@ describe("engine commands", () => {
       source: "http://mirror/x y.gguf",
       args: ["--ctx-size", "8192"],
     });
+    const place = { path: "/cache/m/v1/x y.gguf", host: "10.0.0.7", port: 9000 };
     expect(
-      engineArgv("llama-server --model {source} --port={port} {args} --alias '{model} {id}'", replica, 9000),
+      engineArgv("llama-server --model {path} --port={port} {args} --alias '{model} {id}'", replica, place),
     ).toEqual([
       "llama-server",
       "--model",
-      "http://mirror/x y.gguf",
+      "/cache/m/v1/x y.gguf",
       "--port=9000",
       "--ctx-size",
       "8192",
       "--alias",
       "m r1",
     ]);
-    expect(engineArgv("vllm serve {source} {args}", { ...replica, args: [] }, 1)).toEqual([
+    expect(engineArgv("vllm serve {source} {args}", { ...replica, args: [] }, place)).toEqual([
       "vllm",
       "serve",
-      "http://mirror/x y.gguf",
+      "/cache/m/v1/x y.gguf",
+    ]);
+  });
+
+  it("fills the defaults' {path} {host} {port} {threads} {model}; args from the server stay as written", () => {
+    const replica = desiredReplica({
+      id: "r2",
+      model: "qwen",
+      cpuCores: 6,
+      args: ["--chat-template", "{path}"],
+    });
+    const place = { path: "/cache/qwen/v2", host: "10.0.0.7", port: 41234 };
+    expect(engineArgv(DEFAULT_ENGINE_COMMANDS.get("llamacpp") ?? "", replica, place)).toEqual([
+      ...["llama-server", "--model", "/cache/qwen/v2", "--host", "10.0.0.7", "--port", "41234"],
+      ...["--threads", "6", "--metrics", "--chat-template", "{path}"],
+    ]);
+    expect(engineArgv(DEFAULT_ENGINE_COMMANDS.get("vllm") ?? "", { ...replica, args: [] }, place)).toEqual([
+      ...["vllm", "serve", "/cache/qwen/v2", "--host", "10.0.0.7", "--port", "41234"],
+      ...["--served-model-name", "qwen"],
+    ]);
+    // A profile asking no cores still gives the engine one thread.
+    expect(engineArgv("e --threads {threads}", { ...replica, cpuCores: 0 }, place)).toEqual([
+      "e",
+      "--threads",
+      "1",
     ]);
   });
 

@@ -26,6 +26,8 @@ export type RunningAgent = {
 
 /** The server may ask for any positive interval; this floor keeps a typo from flooding it. */
 const MIN_INTERVAL_SECONDS = 0.05;
+/** Progress (bytes downloaded) is worth a beat of its own at most this often; states at once. */
+const PROGRESS_BEAT_MS = 1000;
 const BEAT_TIMEOUT_MS = 10_000;
 
 /**
@@ -42,6 +44,26 @@ export function runAgent(options: AgentOptions): RunningAgent {
   let trouble: string | null = null;
   let stopped = false;
   let wake: () => void = () => undefined;
+  // An early beat asked for by the supervisor (SPEC §8.3): "state" now, "progress" once
+  // PROGRESS_BEAT_MS after the last beat began. Cleared as a beat begins: its report has the change.
+  let early: "state" | "progress" | null = null;
+  let lastBeatAt = 0;
+  let progressTimer: NodeJS.Timeout | null = null;
+  let beating = false;
+  const untilProgressBeat = () => Math.max(0, lastBeatAt + PROGRESS_BEAT_MS - Date.now());
+  const unwatch = supervisor.onChange((change) => {
+    if (change === "state") early = "state";
+    else early ??= "progress";
+    // A beat under way sends the change on its next turn (the loop looks at `early` first); a
+    // server away is not asked more often than the interval says.
+    if (beating || trouble !== null) return;
+    if (early === "state") wake();
+    else
+      progressTimer ??= setTimeout(() => {
+        progressTimer = null;
+        wake();
+      }, untilProgressBeat());
+  });
 
   const beat = async (timeoutMs: number): Promise<unknown> => {
     const report = {
@@ -54,6 +76,10 @@ export function runAgent(options: AgentOptions): RunningAgent {
   };
 
   const once = async () => {
+    early = null;
+    lastBeatAt = Date.now();
+    if (progressTimer) clearTimeout(progressTimer);
+    progressTimer = null;
     try {
       const reply = parseReply(await beat(BEAT_TIMEOUT_MS));
       if (reply.intervalSeconds !== null) intervalSeconds = reply.intervalSeconds;
@@ -77,10 +103,20 @@ export function runAgent(options: AgentOptions): RunningAgent {
 
   const loop = (async () => {
     while (!stopped) {
+      beating = true;
       await once();
+      beating = false;
       if (stopped) break;
+      const waitMs =
+        trouble !== null
+          ? intervalSeconds * 1000
+          : early === "state"
+            ? 0
+            : early === "progress"
+              ? Math.min(untilProgressBeat(), intervalSeconds * 1000)
+              : intervalSeconds * 1000;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, intervalSeconds * 1000);
+        const timer = setTimeout(resolve, waitMs);
         wake = () => {
           clearTimeout(timer);
           resolve();
@@ -92,6 +128,8 @@ export function runAgent(options: AgentOptions): RunningAgent {
   return {
     async stop() {
       stopped = true;
+      unwatch();
+      if (progressTimer) clearTimeout(progressTimer);
       wake();
       await loop;
       await supervisor.stopAll();

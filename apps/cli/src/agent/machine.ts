@@ -1,9 +1,11 @@
 import { execFile } from "node:child_process";
 import { constants, readFileSync } from "node:fs";
 import { access, readFile } from "node:fs/promises";
+import { connect } from "node:net";
 import os from "node:os";
 import { delimiter, join } from "node:path";
 import type { Heartbeat } from "@llmgw/domain";
+import { DEFAULT_ENGINE_COMMANDS, programOf } from "./command";
 
 /** What a heartbeat says about the node (SPEC §1 Node, without what the server adds). */
 export type NodeFacts = Heartbeat["node"];
@@ -14,9 +16,6 @@ export interface Machine {
 }
 
 const GiB = 1024 ** 3;
-
-/** Executables that mean an engine is installed, as the replicas' profiles name engines. */
-const ENGINE_BINARIES: Record<string, string> = { llamacpp: "llama-server", vllm: "vllm" };
 
 export const AGENT_VERSION = packageVersion();
 
@@ -36,6 +35,11 @@ export type ProbeOptions = {
   name?: string;
   /** Where executables are looked for (nvidia-smi, engines); the process's PATH by default. */
   path?: string;
+  /**
+   * How each engine starts (`--engine-command` over the defaults): an engine is installed when
+   * its command's program is found, on the search path or where the command names it.
+   */
+  engineCommands?: ReadonlyMap<string, string>;
 };
 
 /**
@@ -46,7 +50,10 @@ export function probeMachine(options: ProbeOptions = {}): Machine {
   const searchPath = options.path ?? process.env.PATH ?? "";
   let fixed: Promise<Omit<NodeFacts, "freeMemoryGB">> | undefined;
   const probeFixed = async () => {
-    const [gpus, engines] = await Promise.all([probeGpus(searchPath), probeEngines(searchPath)]);
+    const [gpus, engines] = await Promise.all([
+      probeGpus(searchPath),
+      probeEngines(options.engineCommands ?? DEFAULT_ENGINE_COMMANDS, searchPath),
+    ]);
     return {
       name: options.name ?? os.hostname(),
       memoryGB: round(os.totalmem() / GiB, 1),
@@ -103,12 +110,24 @@ async function probeGpus(searchPath: string): Promise<{ count: number; memoryGB:
   return { count: mib.length, memoryGB: round(mib.reduce((a, b) => a + b, 0) / 1024, 1) };
 }
 
-async function probeEngines(searchPath: string): Promise<string[]> {
+async function probeEngines(commands: ReadonlyMap<string, string>, searchPath: string): Promise<string[]> {
   const engines: string[] = [];
-  for (const [engine, binary] of Object.entries(ENGINE_BINARIES)) {
-    if (await findExecutable(binary, searchPath)) engines.push(engine);
+  for (const [engine, template] of commands) {
+    const program = programOf(template);
+    if (program !== null && (await findProgram(program, searchPath))) engines.push(engine);
   }
   return engines;
+}
+
+/** A program named with a directory (`/opt/vllm/bin/vllm`) is there or not; a bare name is searched. */
+async function findProgram(program: string, searchPath: string): Promise<string | null> {
+  if (!program.includes("/")) return findExecutable(program, searchPath);
+  try {
+    await access(program, constants.X_OK);
+    return program;
+  } catch {
+    return null;
+  }
 }
 
 /** The first executable of that name on the search path, as a shell would find it. */
@@ -124,6 +143,28 @@ export async function findExecutable(name: string, searchPath: string): Promise<
     }
   }
   return null;
+}
+
+/**
+ * The address this machine reaches `server` from: where other machines on that network reach its
+ * engines, unless `--advertise-host` says otherwise (SPEC §8.6). Learned from a connection made
+ * for the purpose, so a machine with several networks answers with the right one.
+ */
+export function localAddressTowards(server: string): Promise<string> {
+  const url = new URL(server);
+  const port = Number(url.port) || (url.protocol === "https:" ? 443 : 80);
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host, port, timeout: 10_000 });
+    socket.once("connect", () => {
+      const address = socket.localAddress ?? "";
+      socket.destroy();
+      if (address) resolve(address.replace(/^::ffff:(?=\d+\.)/, ""));
+      else reject(new Error(`no local address towards ${server}`));
+    });
+    socket.once("timeout", () => socket.destroy(new Error(`timed out connecting to ${server}`)));
+    socket.once("error", reject);
+  });
 }
 
 /**

@@ -9,8 +9,10 @@ import {
   type EngineProcess,
   type EngineRunner,
   type Exit,
+  type Launch,
   ReplicaRefused,
 } from "./supervisor";
+import type { LocalWeights, WeightsCache } from "./weights";
 
 /** Enough of an engine's output to say why it died, without keeping a chatty engine's whole log. */
 const OUTPUT_LINES = 20;
@@ -22,6 +24,13 @@ export type ProcessEngineOptions = {
   allowedArgs?: ArgRules;
   /** What engines start with; default: `engineEnvironment(process.env)` at each start. */
   env?: Record<string, string>;
+  /**
+   * `{host}`: where engines listen and are reached (`--advertise-host`, or the address the agent
+   * reaches the server from); asked at each start. Default: loopback.
+   */
+  host?: () => Promise<string>;
+  /** Where mirrored weights come from; without it, every source goes to the engine as `{path}`. */
+  weights?: WeightsCache;
 };
 
 /**
@@ -35,7 +44,7 @@ export function processEngines(options: ProcessEngineOptions): EngineRunner {
   // Ports handed out and not yet released, so two replicas starting together never share one.
   const taken = new Set<number>();
   return {
-    async start(replica) {
+    async start(replica, launch) {
       const template = commands.get(replica.engine);
       if (template === undefined) {
         throw new ReplicaRefused(
@@ -47,17 +56,54 @@ export function processEngines(options: ProcessEngineOptions): EngineRunner {
         refusedNames(replica) ??
         refusedArgs(replica.engine, replica.args, allowedArgs, flagsOf(template));
       if (refusal) throw new ReplicaRefused(refusal);
-      const port = await freePort(taken);
-      const [command, ...args] = engineArgv(template, replica, port);
-      if (command === undefined) throw new Error(`empty engine command for ${replica.engine}`);
-      taken.add(port);
-      // Its endpoint is on loopback, where the engine listens by default; the address other
-      // machines reach it by (--advertise-host, SPEC §8.6) comes with the engine's {host} (issue 16).
-      const engine = startProcess(command, args, port, options.env ?? engineEnvironment(process.env));
-      void engine.exited.then(() => taken.delete(port));
-      return engine;
+      // Refusals first: weights are not fetched for an engine this node would not start.
+      const weights = await localWeights(replica, launch, options.weights);
+      try {
+        const host = options.host ? await options.host() : "127.0.0.1";
+        launch.signal.throwIfAborted();
+        const port = await freePort(host, taken);
+        const [command, ...args] = engineArgv(template, replica, { path: weights.path, host, port });
+        if (command === undefined) throw new Error(`empty engine command for ${replica.engine}`);
+        taken.add(port);
+        const engine = startProcess(
+          command,
+          args,
+          endpointOf(host, port),
+          options.env ?? engineEnvironment(process.env),
+        );
+        void engine.exited.then(() => {
+          taken.delete(port);
+          weights.release();
+        });
+        return engine;
+      } catch (err) {
+        weights.release();
+        throw err;
+      }
     },
   };
+}
+
+/**
+ * `{path}`: the mirrored version's files in the cache, fetched when missing (SPEC §8.2), or the
+ * source unchanged for one not in the mirror (no files).
+ */
+async function localWeights(
+  replica: DesiredReplica,
+  launch: Launch,
+  cache: WeightsCache | undefined,
+): Promise<LocalWeights> {
+  if (replica.files.length === 0 || !cache) return { path: replica.source, release: () => undefined };
+  return cache.fetch(replica.files, {
+    signal: launch.signal,
+    progress: (bytesDone, bytesTotal) => launch.progress({ phase: "download", bytesDone, bytesTotal }),
+    waiting: launch.waiting,
+  });
+}
+
+/** `http://host:port`, an IPv6 address in brackets. */
+export function endpointOf(host: string, port: number): string {
+  return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
 }
 
 /** `{model}` and `{id}` fill words of the command: one that starts with "-" would be read as a flag. */
@@ -86,7 +132,7 @@ export function refusedSource(source: string): string | null {
 function startProcess(
   command: string,
   args: string[],
-  port: number,
+  endpoint: string,
   env: Record<string, string>,
 ): EngineProcess {
   // Its own process group, so a stop reaches the workers an engine forks (vLLM does), and a
@@ -131,11 +177,11 @@ function startProcess(
 
   return {
     exited,
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint,
     async healthy() {
       if (gone) return false;
       try {
-        const res = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(2000) });
+        const res = await fetch(`${endpoint}/health`, { signal: AbortSignal.timeout(2000) });
         await res.body?.cancel();
         return res.status === 200;
       } catch {
@@ -168,12 +214,12 @@ export async function residentGB(pid: number): Promise<number | null> {
 }
 
 /** A port nobody listens on now, as the kernel picks one; skipping those already handed out. */
-async function freePort(taken: ReadonlySet<number>): Promise<number> {
+async function freePort(host: string, taken: ReadonlySet<number>): Promise<number> {
   for (let attempt = 0; attempt < 20; attempt++) {
     const port = await new Promise<number>((resolve, reject) => {
       const server = createServer();
       server.once("error", reject);
-      server.listen(0, "127.0.0.1", () => {
+      server.listen(0, host, () => {
         const address = server.address();
         const port = typeof address === "object" && address ? address.port : 0;
         server.close(() => resolve(port));

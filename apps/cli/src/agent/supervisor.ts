@@ -35,18 +35,30 @@ export interface EngineProcess {
  */
 export class ReplicaRefused extends Error {}
 
+/** What a runner is told while it prepares an engine (fetches its weights), and when to give up. */
+export type Launch = {
+  /** Aborted when the replica is no longer desired: stop preparing, start nothing. */
+  signal: AbortSignal;
+  progress(progress: ReplicaProgress | null): void;
+  /** Why the replica waits (an unreachable mirror), or null once it no longer does. */
+  waiting(reason: string | null): void;
+};
+
 export interface EngineRunner {
   /**
    * Starts the engine for a replica; throws when it cannot even be attempted, `ReplicaRefused`
    * when this node will not run it as asked.
    */
-  start(replica: DesiredReplica): Promise<EngineProcess>;
+  start(replica: DesiredReplica, launch: Launch): Promise<EngineProcess>;
 }
+
+/** A change the server should hear of: a state at once, progress at a measured pace (`loop.ts`). */
+export type SupervisorChange = "state" | "progress";
 
 export type SupervisorOptions = {
   runner: EngineRunner;
   log: AgentLog;
-  /** How often a starting engine is probed for health. */
+  /** How often a starting engine is probed for health (SPEC §8.7: 200 ms). */
   healthEveryMs?: number;
   /** First wait before restarting an engine that died; doubles on each restart, up to backoffMaxMs. */
   backoffMs?: number;
@@ -74,7 +86,15 @@ type Supervised = {
   launching: Promise<EngineProcess | null> | null;
   /** Settles when a stop asked for has finished; the entry leaves the map then. */
   stopped: Promise<void> | null;
+  /** Aborts the launch under way (its weights' download) when the replica is stopped. */
+  abort: AbortController;
+  /** What the runner said of its preparation: how far, and what it waits on. */
+  progress: ReplicaProgress | null;
+  waiting: string | null;
 };
+
+/** A starting engine that cannot say how far it has loaded. */
+const LOADING: ReplicaProgress = { phase: "load", bytesDone: 0, bytesTotal: null };
 
 /**
  * Runs one engine per desired replica and keeps it running: health-checks it until ready,
@@ -84,10 +104,11 @@ export class Supervisor {
   private readonly replicas = new Map<string, Supervised>();
   private readonly opts: Required<SupervisorOptions>;
   private closed = false;
+  private readonly listeners = new Set<(change: SupervisorChange) => void>();
 
   constructor(options: SupervisorOptions) {
     this.opts = {
-      healthEveryMs: 1000,
+      healthEveryMs: 200,
       backoffMs: 1000,
       backoffMaxMs: 30_000,
       maxRestarts: 5,
@@ -95,6 +116,16 @@ export class Supervisor {
       graceMs: 10_000,
       ...options,
     };
+  }
+
+  /** Calls `listener` on each change of a replica's state or progress, so it can be reported early. */
+  onChange(listener: (change: SupervisorChange) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(change: SupervisorChange): void {
+    for (const listener of this.listeners) listener(change);
   }
 
   /** Makes the running set what the server wants: starts the new, stops the no longer desired. */
@@ -117,8 +148,12 @@ export class Supervisor {
         restartTimer: null,
         launching: null,
         stopped: null,
+        abort: new AbortController(),
+        progress: null,
+        waiting: null,
       };
       this.replicas.set(replica.id, entry);
+      this.changed("state");
       void this.launch(entry);
     }
   }
@@ -130,7 +165,14 @@ export class Supervisor {
         const measured =
           entry.process && entry.state !== "failed" ? await entry.process.measureMemoryGB() : null;
         const endpoint = entry.state === "ready" ? (entry.process?.endpoint ?? null) : null;
-        const progress = entry.state === "starting" ? (entry.process?.progress?.() ?? null) : null;
+        const progress =
+          entry.state !== "starting"
+            ? null
+            : entry.process
+              ? (entry.process.progress?.() ?? LOADING)
+              : entry.progress;
+        const reason =
+          entry.state === "failed" ? entry.reason : entry.state === "starting" ? entry.waiting : null;
         return {
           id: entry.desired.id,
           model: entry.desired.model,
@@ -139,7 +181,7 @@ export class Supervisor {
           ...(measured === null ? {} : { measuredMemoryGB: measured }),
           ...(endpoint === null ? {} : { endpoint }),
           ...(progress === null ? {} : { progress }),
-          ...(entry.state === "failed" && entry.reason !== null ? { reason: entry.reason } : {}),
+          ...(reason === null ? {} : { reason }),
         };
       }),
     );
@@ -154,7 +196,23 @@ export class Supervisor {
   /** Starts the engine of an entry in state starting, and watches it until ready. */
   private async launch(entry: Supervised): Promise<void> {
     const { id, model } = entry.desired;
-    const launching = this.opts.runner.start(entry.desired).catch((err: unknown) => {
+    entry.progress = null;
+    entry.waiting = null;
+    const launch: Launch = {
+      signal: entry.abort.signal,
+      progress: (progress) => {
+        if (entry.state !== "starting" || entry.process) return;
+        const phase = entry.progress?.phase;
+        entry.progress = progress;
+        this.changed(phase === progress?.phase ? "progress" : "state");
+      },
+      waiting: (reason) => {
+        if (entry.waiting === reason) return;
+        entry.waiting = reason;
+        this.changed("state");
+      },
+    };
+    const launching = this.opts.runner.start(entry.desired, launch).catch((err: unknown) => {
       if (entry.state === "stopping") return null;
       if (err instanceof ReplicaRefused) this.refused(entry, err.message);
       else
@@ -168,9 +226,12 @@ export class Supervisor {
     entry.launching = launching;
     const process = await launching;
     entry.launching = null;
+    entry.progress = null;
+    entry.waiting = null;
     // Stopped while it was being started: the stop has it and ends it.
     if (!process || entry.state === "stopping") return;
     entry.process = process;
+    this.changed("state");
     this.opts.log.info(`replica ${id} (${model}): starting ${entry.desired.engine}`);
     void process.exited.then((exit) => {
       if (entry.process === process && entry.state !== "stopping") this.died(entry, exit, process);
@@ -181,6 +242,7 @@ export class Supervisor {
           entry.state = "ready";
           entry.readySince = Date.now();
           this.opts.log.info(`replica ${id} (${model}): ready`);
+          this.changed("state");
         }
         return;
       }
@@ -192,6 +254,7 @@ export class Supervisor {
     entry.state = "failed";
     entry.reason = reason;
     this.opts.log.warn(`replica ${entry.desired.id} (${entry.desired.model}): not started: ${reason}`);
+    this.changed("state");
   }
 
   private died(entry: Supervised, exit: Exit, process?: EngineProcess): void {
@@ -208,6 +271,7 @@ export class Supervisor {
       this.opts.log.warn(
         `replica ${id} (${model}): ${how}; left failed after ${entry.restarts} restarts${tail}`,
       );
+      this.changed("state");
       return;
     }
     const wait = Math.min(this.opts.backoffMs * 2 ** entry.restarts, this.opts.backoffMaxMs);
@@ -216,6 +280,7 @@ export class Supervisor {
     // elsewhere, which is for a replica this agent has given up on.
     entry.state = "starting";
     this.opts.log.warn(`replica ${id} (${model}): ${how}; restarting in ${wait / 1000}s${tail}`);
+    this.changed("state");
     entry.restartTimer = setTimeout(() => {
       entry.restartTimer = null;
       if (entry.stopped || this.replicas.get(id) !== entry) return;
@@ -226,6 +291,7 @@ export class Supervisor {
   private stopOne(entry: Supervised): Promise<void> {
     if (entry.stopped) return entry.stopped;
     entry.state = "stopping";
+    entry.abort.abort();
     if (entry.restartTimer) clearTimeout(entry.restartTimer);
     entry.restartTimer = null;
     const running = entry.process;
@@ -238,6 +304,7 @@ export class Supervisor {
       }
       entry.process = null;
       if (this.replicas.get(entry.desired.id) === entry) this.replicas.delete(entry.desired.id);
+      this.changed("state");
     })();
     return entry.stopped;
   }
