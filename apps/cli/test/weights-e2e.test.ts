@@ -1,0 +1,129 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { loadConfig, type RunningServer, silentLogger, startServer } from "@llmgw/api";
+import { writeTinyLlamaGguf } from "@llmgw/api/testing";
+import { answer, connect } from "@llmgw/client";
+import OpenAI from "openai";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { until } from "./agent-harness";
+
+// SPEC §8 end to end, as a user runs it: a version in the mirror, a model made from its serve plan
+// through the API, the scheduler places it on the node of a real `llmgw agent` process, which
+// downloads the file from the mirror with its token, checks its SHA-256, starts a real llama.cpp
+// (node-llama-cpp behind llama-server's API) on the cached file, and the official `openai` SDK gets
+// an answer through the gateway.
+
+const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
+const newToken = () => `llmgw_${randomBytes(32).toString("base64url")}`;
+const sha256Hex = (text: string | Buffer) => createHash("sha256").update(text).digest("hex");
+const SECRET = { admin: newToken(), agent: newToken() };
+const NODE = "weights-node";
+let root = "";
+let server: RunningServer;
+let agent: ChildProcess | null = null;
+let agentOutput = "";
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), "llmgw-weights-e2e-"));
+  await mkdir(join(root, "mirror", "tiny", "v1"), { recursive: true });
+  await writeTinyLlamaGguf(join(root, "mirror", "tiny", "v1", "tiny.gguf"));
+  const file = join(root, "llmgw.yaml");
+  await writeFile(
+    file,
+    [
+      "tokens:",
+      `  - { name: ops, role: admin, sha256: ${sha256Hex(SECRET.admin)} }`,
+      `  - { name: box, role: agent, node: ${NODE}, sha256: ${sha256Hex(SECRET.agent)} }`,
+    ].join("\n"),
+  );
+  server = await startServer(loadConfig({ config: file, dataDir: root, listen: "127.0.0.1:0" }, {}), {
+    log: silentLogger(),
+  });
+}, 60_000);
+
+afterAll(async () => {
+  if (agent && agent.exitCode === null) {
+    const exited = new Promise((resolve) => agent?.once("exit", resolve));
+    agent.kill("SIGTERM");
+    await exited;
+  }
+  await server?.close();
+  if (root) await rm(root, { recursive: true, force: true });
+});
+
+function startAgent(): ChildProcess {
+  const engine = `${process.execPath} --import tsx ${join(ROOT, "apps/api/src/testing/llamaEngine.ts")} --model {path} --host {host} --port {port}`;
+  const child = spawn(
+    process.execPath,
+    [
+      "scripts/llmgw.mjs",
+      "agent",
+      ...["--server", server.url, "--name", NODE, "--interval", "0.5"],
+      ...["--cache-dir", join(root, "cache"), "--advertise-host", "127.0.0.1"],
+      ...["--engine-command", `llamacpp=${engine}`, "--log-format", "json"],
+    ],
+    { cwd: ROOT, env: { ...process.env, LLMGW_TOKEN: SECRET.agent } },
+  );
+  child.stdout?.on("data", (chunk: Buffer) => {
+    agentOutput += chunk.toString();
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    agentOutput += chunk.toString();
+  });
+  return child;
+}
+
+describe("weights reach the node (SPEC §8)", () => {
+  it("downloads a mirrored version, runs real llama.cpp on it, and answers through the gateway", async () => {
+    const { api } = connect({ server: server.url, token: SECRET.admin });
+    const local = join(root, "mirror", "tiny", "v1", "tiny.gguf");
+    const sha256 = sha256Hex(await readFile(local));
+    // The mirror hashes the file in the background and publishes it on the version.
+    await until(async () => {
+      const versions = await answer(api.mirror.$get());
+      return versions.some((v) => v.model === "tiny" && v.files.some((f) => f.sha256 === sha256));
+    }, "the mirror's SHA-256 of tiny.gguf");
+    const plan = await answer(
+      api.mirror[":model"][":version"].plan.$get({ param: { model: "tiny", version: "v1" }, query: {} }),
+    );
+    await answer(
+      api.models.$post({
+        json: {
+          name: "tiny",
+          source: plan.source,
+          contextLength: 256,
+          scaling: { min: 1, max: 1 },
+          profiles: [{ name: "cpu", engine: "llamacpp", minMemoryGB: 1, cpuCores: 1 }],
+        },
+      }),
+    );
+
+    agent = startAgent();
+    await until(
+      async () => {
+        const replicas = await answer(api.fleet.replicas.$get());
+        const replica = replicas.find((r) => r.model === "tiny");
+        if (replica?.state === "failed")
+          throw new Error(`the replica failed: ${replica.reason}\n${agentOutput}`);
+        return replica?.state === "ready" && replica.endpoint !== null;
+      },
+      "a ready replica of tiny",
+      90_000,
+    );
+
+    const cached = join(root, "cache", "tiny", "v1", "tiny.gguf");
+    expect(sha256Hex(await readFile(cached))).toBe(sha256);
+    const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: SECRET.admin, maxRetries: 0 });
+    const completion = await client.chat.completions.create({
+      model: "tiny",
+      messages: [{ role: "user", content: "hello" }],
+      max_tokens: 8,
+    });
+    expect(completion.choices[0]?.message.content?.length).toBeGreaterThan(0);
+    expect(completion.usage?.completion_tokens).toBeGreaterThan(0);
+  }, 150_000);
+});
