@@ -1,23 +1,16 @@
-import { createHash } from "node:crypto";
-import { readFile, rm, utimes } from "node:fs/promises";
+import { rm, utimes } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { sha256OfFile } from "../../src/mirror/hashes";
 import { createMirror, type MirrorOptions } from "../../src/mirror/scanner";
 import { writeGgufFile } from "../../src/testing/ggufFiles";
 import { llama3_8b } from "../../src/testing/ggufModels";
-import { firstCall, tempDir } from "./fixtures";
+import { firstCall, sha256Of, tempDir } from "./fixtures";
 
 // SPEC §8.1: the mirror computes each complete file's SHA-256 once, in the background, and keeps
 // it with the file's size and mtime. Small files here: the digest is the point, not the size.
 
 const small = (blockCount = 32) => llama3_8b({ blockCount, weightsBytes: 1_000_000 });
-
-async function sha256Of(path: string): Promise<string> {
-  return createHash("sha256")
-    .update(await readFile(path))
-    .digest("hex");
-}
 
 /** A mirror of one small GGUF file at `m/v/m.gguf`, hashing for the rest of the test. */
 async function hashingMirror(options: Partial<MirrorOptions> = {}) {
