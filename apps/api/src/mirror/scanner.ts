@@ -5,7 +5,8 @@ import { type Logger, silentLogger } from "../log";
 import { readGgufHeader } from "./ggufHeader";
 import { createHashBook, type HashFile, sha256OfFile } from "./hashes";
 import { isBookkeeping, isSafeSegment, PART_SUFFIX, realPathInside, SIZE_SUFFIX } from "./paths";
-import { keyOf, type MirrorListener, watchMirror } from "./watch";
+import { MirrorSnapshot } from "./snapshot";
+import { type MirrorListener, watchMirror } from "./watch";
 
 export type { MirrorListener, VersionKey } from "./watch";
 
@@ -83,23 +84,14 @@ export function createMirror(options: MirrorOptions): Mirror {
   // Weights files are gigabytes and change only by being replaced, so a header is read again only
   // when the file's size or modification time says it is a different file.
   const headers = new Map<string, CachedHeader>();
-  let snapshot = new Map<string, MirrorVersion>();
-  /** Where each complete file of the snapshot shows: a digest that comes in is put there. */
-  let shownAt = new Map<string, { key: string; file: string }[]>();
+  const snapshot = new MirrorSnapshot();
   let scansStarted = 0;
   let snapshotFrom = 0;
   const nudges = new Set<() => void>();
   const hashes = createHashBook({
     hashFile: options.hashFile ?? sha256OfFile,
     onHashed: (path, sha256) => {
-      for (const { key, file } of shownAt.get(path) ?? []) {
-        const version = snapshot.get(key);
-        if (!version) continue;
-        const files = version.files.map((f) =>
-          f.file === file && f.state === "complete" ? { ...f, sha256 } : f,
-        );
-        snapshot.set(key, { ...version, files });
-      }
+      snapshot.digested(path, sha256);
       // The watchers rescan, see the digest and announce the version.
       for (const nudge of nudges) nudge();
     },
@@ -193,20 +185,13 @@ export function createMirror(options: MirrorOptions): Mirror {
     }
     const inUse = new Set(found.flatMap(({ headerFile }) => (headerFile ? [headerFile.path] : [])));
     for (const path of headers.keys()) if (!inUse.has(path)) headers.delete(path);
-    const versions = found.map(withDigests);
+    const scanned = found.map((version) => ({ view: withDigests(version), complete: version.complete }));
+    const versions = scanned.map(({ view }) => view);
     // Scans can overlap (a watch and a caller); an older one finishing late must not win.
     if (started > snapshotFrom) {
       snapshotFrom = started;
-      snapshot = new Map(versions.map((v) => [keyOf(v), v]));
-      shownAt = new Map();
-      for (const { view, complete } of found) {
-        for (const disk of complete) {
-          const at = shownAt.get(disk.path) ?? [];
-          at.push({ key: keyOf(view), file: disk.name });
-          shownAt.set(disk.path, at);
-        }
-      }
-      hashes.keepOnly(new Set(shownAt.keys()));
+      snapshot.replace(scanned);
+      hashes.keepOnly(snapshot.paths());
     }
     return versions;
   }
@@ -214,8 +199,8 @@ export function createMirror(options: MirrorOptions): Mirror {
   return {
     dir,
     scan,
-    list: () => [...snapshot.values()],
-    find: (model, version) => snapshot.get(keyOf({ model, version })) ?? null,
+    list: () => snapshot.list(),
+    find: (model, version) => snapshot.find(model, version),
     get: async (model, version) => {
       const found = await readOne(model, version);
       return found ? withDigests(found) : null;
@@ -237,7 +222,7 @@ export function createMirror(options: MirrorOptions): Mirror {
         {
           dir,
           scan,
-          baseline: [...snapshot.values()],
+          baseline: snapshot.list(),
           nudges: (nudge) => {
             nudges.add(nudge);
             return () => nudges.delete(nudge);
