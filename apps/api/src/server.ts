@@ -45,6 +45,8 @@ export async function startServer(
   const stopWatch = deps.mirror.watch((changed, removed) => {
     mirrorChanged(deps, changed, removed).catch((err: unknown) => log.error({ err }, "mirror update failed"));
   });
+  // After the first scan: the listing is up at once, and the digests (SPEC §8.1) follow.
+  const stopHashing = deps.mirror.hashInBackground();
   const liveness = setInterval(
     () => void markSilentNodesDown(deps).catch((err: unknown) => log.error({ err }, "liveness check failed")),
     Math.min(1000, config.heartbeatSeconds * 1000),
@@ -92,6 +94,7 @@ export async function startServer(
     deps,
     async close() {
       stopWatch();
+      stopHashing();
       stopTraffic();
       clearInterval(liveness);
       await gatewayOf(app)?.close();

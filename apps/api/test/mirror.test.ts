@@ -1,9 +1,10 @@
+import { utimes } from "node:fs/promises";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { writeGgufFile, writeNotGguf, writeSafetensorsFile } from "../src/testing/ggufFiles";
 import { llama3_8b, llama31_8b } from "../src/testing/ggufModels";
-import { errorOf, heartbeat, modelInput, useApi } from "./harness";
-import { GB } from "./mirror/fixtures";
+import { beatPlaced, createOk, errorOf, heartbeat, modelInput, replicaReport, useApi } from "./harness";
+import { GB, sha256Of } from "./mirror/fixtures";
 
 // GET /mirror and /mirror/:model/:version/plan (SPEC §2.2) over files dropped into the mirror
 // directory, as an operator's download would leave them.
@@ -168,5 +169,76 @@ describe("GET /mirror/:model/:version/:file (outside /api)", () => {
 
     expect(res.status).toBe(206);
     expect(Buffer.from(await res.arrayBuffer()).toString("latin1")).toBe("GGUF");
+  });
+});
+
+describe("SHA-256 of mirrored files (SPEC §8.1)", () => {
+  const small = (blockCount = 32) => llama31_8b({ blockCount, weightsBytes: 2_000_000 });
+  const listed = async (model: string) =>
+    (await (await api.client.mirror.$get()).json()).find((v) => v.model === model)?.files[0]?.sha256;
+
+  it("shows on GET /mirror once computed, and is computed again when the file changes", async () => {
+    onTestFinished(api.deps.mirror.hashInBackground());
+    const { model, version, file } = await drop("m.gguf", (path) => writeGgufFile(path, small()));
+    const path = join(api.mirrorDir, model, version, file);
+    await api.deps.mirror.hashed();
+
+    expect(await listed(model)).toBe(await sha256Of(path));
+
+    await writeGgufFile(path, small(40));
+    await utimes(path, new Date(), new Date(Date.now() + 5000));
+    await api.deps.mirror.scan();
+    expect(await listed(model)).toBeNull();
+    await api.deps.mirror.hashed();
+
+    expect(await listed(model)).toBe(await sha256Of(path));
+  });
+
+  it("is null until computed: a server that has not hashed yet still lists the file", async () => {
+    const { model } = await drop("m.gguf", (path) => writeGgufFile(path, small()));
+
+    expect(await listed(model)).toBeNull();
+  });
+});
+
+describe("a heartbeat's desired replicas list their files (SPEC §8.1)", () => {
+  it("lists a mirrored version's files as paths on this server, with size and SHA-256", async () => {
+    onTestFinished(api.deps.mirror.hashInBackground());
+    const { model, version, file } = await drop("m.gguf", (path) =>
+      writeGgufFile(path, llama31_8b({ weightsBytes: 2_000_000 })),
+    );
+    await api.deps.mirror.hashed();
+    const source = (await (await plan(model, version)).json()).source;
+    await createOk(api, modelInput({ name: model, source }));
+
+    const reply = await beatPlaced(
+      api,
+      heartbeat({ replicas: [replicaReport({ model, state: "starting" })] }),
+    );
+
+    expect(reply.replicas).toHaveLength(1);
+    expect(reply.replicas[0]?.files).toEqual([
+      {
+        url: `/mirror/${model}/${version}/${file}`,
+        path: file,
+        bytes: 2_000_000,
+        sha256: await sha256Of(join(api.mirrorDir, model, version, file)),
+      },
+    ]);
+  });
+
+  it("lists none for a source outside the mirror: the engine gets the source as it is", async () => {
+    const { model } = await drop("m.gguf", (path) =>
+      writeGgufFile(path, llama31_8b({ weightsBytes: 2_000_000 })),
+    );
+    const source = `https://huggingface.co/org/${model}/resolve/main/m.gguf`;
+    await createOk(api, modelInput({ name: model, source }));
+
+    const reply = await beatPlaced(
+      api,
+      heartbeat({ replicas: [replicaReport({ model, state: "starting" })] }),
+    );
+
+    expect(reply.replicas.map((r) => [r.source, r.files])).toEqual([[source, []]]);
   });
 });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   desiredReplicas,
   mergeReport,
@@ -7,7 +7,14 @@ import {
   sameReading,
 } from "./agentReport";
 import type { Model, Replica } from "./schemas";
-import { makeModel, makeNode, makeReported, replicaOf } from "./testing/factories";
+import {
+  makeMirrorFile,
+  makeMirrorVersion,
+  makeModel,
+  makeNode,
+  makeReported,
+  replicaOf,
+} from "./testing/factories";
 
 const NOW = "2025-06-01T12:00:00.000Z";
 const GRACE_MS = 15_000;
@@ -166,7 +173,7 @@ describe("desiredReplicas", () => {
       replicaOf(model, { node, unmanaged: true }),
       replicaOf(makeModel(), { node }),
     ];
-    const desired = desiredReplicas(new Map([[model.name, model]]), [starting, ready, ...others]);
+    const desired = desiredReplicas(new Map([[model.name, model]]), [starting, ready, ...others], () => null);
     expect(desired).toEqual(
       [starting, ready].map((r) => ({
         id: r.id,
@@ -178,7 +185,55 @@ describe("desiredReplicas", () => {
         memoryGB: r.memoryGB,
         cpuCores: r.cpuCores,
         gpus: 1,
+        files: [],
       })),
     );
+  });
+
+  it("lists the mirrored version's complete files, looking each version up once per call", () => {
+    const version = makeMirrorVersion({
+      files: [
+        makeMirrorFile({
+          file: "m-00001-of-00002.gguf",
+          bytesDone: 10,
+          bytesTotal: 10,
+          sha256: "a".repeat(64),
+        }),
+        makeMirrorFile({ file: "m-00002-of-00002.gguf", bytesDone: 20, bytesTotal: 20 }),
+        makeMirrorFile({ file: "extra.gguf", bytesDone: 5, bytesTotal: 50, state: "downloading" }),
+      ],
+    });
+    const mirrored = makeModel({
+      source: `http://10.0.0.1:8080/mirror/${version.model}/${version.version}/m-00001-of-00002.gguf`,
+    });
+    const elsewhere = makeModel({ source: "https://huggingface.co/org/repo/resolve/main/m.gguf" });
+    const node = makeNode().name;
+    const replicas = [
+      replicaOf(mirrored, { node, state: "starting" }),
+      replicaOf(mirrored, { node, state: "ready" }),
+      replicaOf(elsewhere, { node, state: "ready" }),
+    ];
+    const lookUp = vi.fn((model: string, name: string) =>
+      model === version.model && name === version.version ? version : null,
+    );
+
+    const desired = desiredReplicas(new Map([mirrored, elsewhere].map((m) => [m.name, m])), replicas, lookUp);
+
+    const files = [
+      {
+        url: `/mirror/${version.model}/${version.version}/m-00001-of-00002.gguf`,
+        path: "m-00001-of-00002.gguf",
+        bytes: 10,
+        sha256: "a".repeat(64),
+      },
+      {
+        url: `/mirror/${version.model}/${version.version}/m-00002-of-00002.gguf`,
+        path: "m-00002-of-00002.gguf",
+        bytes: 20,
+        sha256: null,
+      },
+    ];
+    expect(desired.map((r) => r.files)).toEqual([files, files, []]);
+    expect(lookUp).toHaveBeenCalledTimes(1);
   });
 });

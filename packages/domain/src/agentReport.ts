@@ -1,7 +1,16 @@
 import type { z } from "zod";
 import { modelOf } from "./fleetIndex";
 import { defaultProfile } from "./need";
-import type { HeartbeatReply, heartbeatReplicaSchema, Model, Node, Replica } from "./schemas";
+import { mirrorVersionOf, replicaFilesOf } from "./replicaFiles";
+import type {
+  HeartbeatReply,
+  heartbeatReplicaSchema,
+  MirrorVersion,
+  Model,
+  Node,
+  Replica,
+  ReplicaFile,
+} from "./schemas";
 
 /** A replica as an agent's heartbeat reports it, once the schema has parsed it. */
 export type ReportedReplica = z.output<typeof heartbeatReplicaSchema>;
@@ -126,11 +135,27 @@ export function nodeFactsMoved(before: Node, after: Node): boolean {
 /**
  * What the node should run: the catalogue's replicas on it that are starting or ready. Pending
  * ones wait for room (their victims still run); stopping and failed ones are to be stopped.
+ *
+ * Each lists the files to download (SPEC §8.1) when its model's source names a version the mirror
+ * has (`mirrored` looks one up, from memory: a beat may carry hundreds of replicas of a few
+ * models); any other source lists none and the engine is given the source as it is.
  */
 export function desiredReplicas(
   models: ReadonlyMap<string, Model>,
   replicas: readonly Replica[],
+  mirrored: (model: string, version: string) => MirrorVersion | null,
 ): HeartbeatReply["replicas"] {
+  const filesBySource = new Map<string, ReplicaFile[]>();
+  const filesOf = (source: string): ReplicaFile[] => {
+    let files = filesBySource.get(source);
+    if (!files) {
+      const key = mirrorVersionOf(source);
+      const version = key && mirrored(key.model, key.version);
+      files = version ? replicaFilesOf(version) : [];
+      filesBySource.set(source, files);
+    }
+    return files;
+  };
   const wanted: HeartbeatReply["replicas"] = [];
   for (const replica of replicas) {
     const model = modelOf(models, replica);
@@ -147,7 +172,7 @@ export function desiredReplicas(
       memoryGB: replica.memoryGB,
       cpuCores: replica.cpuCores,
       gpus: replica.gpus,
-      files: [],
+      files: filesOf(model.source),
     });
   }
   return wanted;

@@ -11,6 +11,7 @@ export * from "./memory";
 export * from "./need";
 export * from "./patch";
 export * from "./quota";
+export * from "./replicaFiles";
 export * from "./runModes";
 export * from "./schedule";
 export * from "./schemas";

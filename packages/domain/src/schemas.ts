@@ -214,6 +214,9 @@ export const heartbeatSchema = z.strictObject({
 });
 export type Heartbeat = z.input<typeof heartbeatSchema>;
 
+/** A SHA-256 digest as lowercase hex, as `sha256sum` prints it. */
+const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/);
+
 /**
  * One file a desired replica needs (SPEC §8.1): where to download it (`url`, a path on the server
  * the agent reports to, `/mirror/<model>/<version>/<file>`), where it goes in the version
@@ -223,10 +226,7 @@ export const replicaFileSchema = z.object({
   url: z.string(),
   path: z.string(),
   bytes: count,
-  sha256: z
-    .string()
-    .regex(/^[0-9a-f]{64}$/)
-    .nullable(),
+  sha256: sha256Hex.nullable(),
 });
 export type ReplicaFile = z.infer<typeof replicaFileSchema>;
 
@@ -255,6 +255,12 @@ export const mirrorFileSchema = z.object({
   bytesTotal: count.nullable(),
   state: z.enum(["downloading", "complete", "failed"]),
   error: z.string().nullable(),
+  /**
+   * The complete file's SHA-256 (SPEC §8.1), which the mirror computes in the background: null
+   * until then, and for a file still downloading. Defaults to null so versions stored before it
+   * existed still parse.
+   */
+  sha256: sha256Hex.nullable().default(null),
 });
 export type MirrorFile = z.infer<typeof mirrorFileSchema>;
 

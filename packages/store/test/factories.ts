@@ -37,7 +37,7 @@ export function aMirrorVersion(overrides: Partial<MirrorVersion> = {}): MirrorVe
   return {
     model: unique("model"),
     version: "v1",
-    files: [{ file: "m.gguf", bytesDone: 10, bytesTotal: 10, state: "complete", error: null }],
+    files: [{ file: "m.gguf", bytesDone: 10, bytesTotal: 10, state: "complete", error: null, sha256: null }],
     gguf: null,
     ...overrides,
   };

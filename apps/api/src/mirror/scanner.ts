@@ -3,7 +3,9 @@ import { join } from "node:path";
 import { type GgufHeader, ggufSummary, type MirrorFile, type MirrorVersion } from "@llmgw/domain";
 import { type Logger, silentLogger } from "../log";
 import { readGgufHeader } from "./ggufHeader";
+import { createHashBook, type HashFile, sha256OfFile } from "./hashes";
 import { isBookkeeping, isSafeSegment, PART_SUFFIX, realPathInside, SIZE_SUFFIX } from "./paths";
+import { MirrorSnapshot } from "./snapshot";
 import { type MirrorListener, watchMirror } from "./watch";
 
 export type { MirrorListener, VersionKey } from "./watch";
@@ -13,6 +15,8 @@ export interface MirrorOptions {
   dir: string;
   /** Injected so tests can count reads or fail them. */
   readHeader?: (path: string) => Promise<GgufHeader>;
+  /** Injected so tests can count or hold the SHA-256 reads. */
+  hashFile?: HashFile;
   /** While watching, how often to rescan whatever the file-system events said. Default 2000 ms. */
   rescanMs?: number;
   /** While watching, how long to gather file-system events into one rescan. Default 100 ms. */
@@ -29,14 +33,27 @@ export interface Mirror {
   scan(): Promise<MirrorVersion[]>;
   /** The versions as of the last scan (a watch keeps this fresh); empty before the first one. */
   list(): MirrorVersion[];
+  /** One version as of the last scan, from memory: for the hot paths (a heartbeat's files). */
+  find(model: string, version: string): MirrorVersion | null;
   /** One version read from disk now: the plan and the file listing must not act on a stale snapshot. */
   get(model: string, version: string): Promise<MirrorVersion | null>;
   /** The header of the version's first .gguf file, once that file is complete; null otherwise. */
   headerOf(model: string, version: string): Promise<GgufHeader | null>;
   /** The real path of a complete file of a version, or null for anything unknown or unsafe. */
   filePath(model: string, version: string, file: string): Promise<string | null>;
-  /** Calls `onChange` with the versions whose content changed and those that went away. Returns stop. */
+  /**
+   * Calls `onChange` with the versions whose content changed and those that went away, a file's
+   * new SHA-256 included. Returns stop.
+   */
   watch(onChange: MirrorListener): () => void;
+  /**
+   * Computes each complete file's SHA-256 in the background (SPEC §8.1), one file at a time, and
+   * shows it in the listing as it is known. Off until called (a server calls it; a test that does
+   * not care is spared reading gigabytes). Returns stop.
+   */
+  hashInBackground(): () => void;
+  /** Resolves once every complete file seen so far has its SHA-256 (at once when not hashing). */
+  hashed(): Promise<void>;
 }
 
 interface DiskEntry {
@@ -51,6 +68,8 @@ interface VersionOnDisk {
   view: MirrorVersion;
   /** The file whose header describes the version, when it is there in full. */
   headerFile: DiskEntry | null;
+  /** Its complete files as found on disk. */
+  complete: DiskEntry[];
 }
 
 interface CachedHeader {
@@ -65,9 +84,19 @@ export function createMirror(options: MirrorOptions): Mirror {
   // Weights files are gigabytes and change only by being replaced, so a header is read again only
   // when the file's size or modification time says it is a different file.
   const headers = new Map<string, CachedHeader>();
-  let snapshot: MirrorVersion[] = [];
+  const snapshot = new MirrorSnapshot();
   let scansStarted = 0;
   let snapshotFrom = 0;
+  const nudges = new Set<() => void>();
+  const hashes = createHashBook({
+    hashFile: options.hashFile ?? sha256OfFile,
+    onHashed: (path, sha256) => {
+      snapshot.digested(path, sha256);
+      // The watchers rescan, see the digest and announce the version.
+      for (const nudge of nudges) nudge();
+    },
+    log: options.log ?? silentLogger(),
+  });
 
   function headerFor(file: DiskEntry): Promise<GgufHeader> {
     const hit = headers.get(file.path);
@@ -100,6 +129,7 @@ export function createMirror(options: MirrorOptions): Mirror {
           bytesTotal: sizeFile ? await expectedBytes(sizeFile) : null,
           state: entry.error ? "failed" : "downloading",
           error: entry.error,
+          sha256: null,
         },
         disk: null,
       });
@@ -118,7 +148,20 @@ export function createMirror(options: MirrorOptions): Mirror {
         gguf: header && "metadata" in header ? ggufSummary(header.metadata, header.parameterCount) : null,
       },
       headerFile,
+      complete: files.flatMap(({ disk }) => (disk ? [disk] : [])),
     };
+  }
+
+  /**
+   * The version with each complete file's digest as known now; the files not hashed yet are queued.
+   * Read after the scan's last await, so a digest that came in meanwhile is not lost.
+   */
+  function withDigests({ view, complete }: VersionOnDisk): MirrorVersion {
+    const digests = new Map(complete.map((disk) => [disk.name, hashes.digestOf(disk)]));
+    const files = view.files.map((f) =>
+      f.state === "complete" ? { ...f, sha256: digests.get(f.file) ?? null } : f,
+    );
+    return { ...view, files };
   }
 
   async function readOne(model: string, version: string): Promise<VersionOnDisk | null> {
@@ -142,11 +185,13 @@ export function createMirror(options: MirrorOptions): Mirror {
     }
     const inUse = new Set(found.flatMap(({ headerFile }) => (headerFile ? [headerFile.path] : [])));
     for (const path of headers.keys()) if (!inUse.has(path)) headers.delete(path);
-    const versions = found.map(({ view }) => view);
+    const scanned = found.map((version) => ({ view: withDigests(version), complete: version.complete }));
+    const versions = scanned.map(({ view }) => view);
     // Scans can overlap (a watch and a caller); an older one finishing late must not win.
     if (started > snapshotFrom) {
       snapshotFrom = started;
-      snapshot = versions;
+      snapshot.replace(scanned);
+      hashes.keepOnly(snapshot.paths());
     }
     return versions;
   }
@@ -154,8 +199,12 @@ export function createMirror(options: MirrorOptions): Mirror {
   return {
     dir,
     scan,
-    list: () => [...snapshot],
-    get: async (model, version) => (await readOne(model, version))?.view ?? null,
+    list: () => snapshot.list(),
+    find: (model, version) => snapshot.find(model, version),
+    get: async (model, version) => {
+      const found = await readOne(model, version);
+      return found ? withDigests(found) : null;
+    },
     headerOf: async (model, version) => {
       const found = await readOne(model, version);
       return found?.headerFile ? headerFor(found.headerFile) : null;
@@ -173,7 +222,11 @@ export function createMirror(options: MirrorOptions): Mirror {
         {
           dir,
           scan,
-          baseline: snapshot,
+          baseline: snapshot.list(),
+          nudges: (nudge) => {
+            nudges.add(nudge);
+            return () => nudges.delete(nudge);
+          },
           rescanMs: options.rescanMs ?? 2000,
           settleMs: options.settleMs ?? 100,
           fsWatch: options.fsWatch ?? true,
@@ -181,14 +234,30 @@ export function createMirror(options: MirrorOptions): Mirror {
         },
         onChange,
       ),
+    hashInBackground: () => hashes.start(),
+    hashed: () => hashes.idle(),
   };
 }
 
 function completeOrFailed(entry: DiskEntry): MirrorFile {
   if (entry.error) {
-    return { file: entry.name, bytesDone: 0, bytesTotal: null, state: "failed", error: entry.error };
+    return {
+      file: entry.name,
+      bytesDone: 0,
+      bytesTotal: null,
+      state: "failed",
+      error: entry.error,
+      sha256: null,
+    };
   }
-  return { file: entry.name, bytesDone: entry.size, bytesTotal: entry.size, state: "complete", error: null };
+  return {
+    file: entry.name,
+    bytesDone: entry.size,
+    bytesTotal: entry.size,
+    state: "complete",
+    error: null,
+    sha256: null,
+  };
 }
 
 async function realRoot(dir: string): Promise<string | null> {

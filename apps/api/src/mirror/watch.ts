@@ -18,6 +18,8 @@ export interface WatchOptions {
   settleMs: number;
   fsWatch: boolean;
   log: Logger;
+  /** Subscribes to the mirror's own news (a digest computed): each is a reason to rescan. Returns unsubscribe. */
+  nudges?: (nudge: () => void) => () => void;
 }
 
 /**
@@ -105,9 +107,11 @@ export function watchMirror(options: WatchOptions, onChange: MirrorListener): ()
   timer.unref();
   startWatcher();
   rescan();
+  const unsubscribe = options.nudges?.(settle);
 
   return () => {
     stopped = true;
+    unsubscribe?.();
     clearInterval(timer);
     if (settling) clearTimeout(settling);
     watcher?.close();
@@ -116,7 +120,7 @@ export function watchMirror(options: WatchOptions, onChange: MirrorListener): ()
 }
 
 // Model and version names never hold "/" (the layout is directories), so it separates them safely.
-function keyOf(version: VersionKey): string {
+export function keyOf(version: VersionKey): string {
   return `${version.model}/${version.version}`;
 }
 

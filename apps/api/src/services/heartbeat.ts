@@ -105,7 +105,7 @@ export async function heartbeat({
   deps.world.lastSeen.set(facts.name, now);
   return {
     intervalSeconds: deps.config.heartbeatSeconds,
-    replicas: desiredReplicas(snap.modelsByName, replicas),
+    replicas: desiredReplicas(snap.modelsByName, replicas, deps.mirror.find),
   };
 }
 

@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach } from "vitest";
@@ -49,4 +50,11 @@ export function firstCall<T>(subscribe: (resolve: (value: T) => void) => () => v
     // The callback may have come before subscribe returned its stop function.
     if (done) stop();
   });
+}
+
+/** A file's SHA-256 as node:crypto has it, read whole: the reference the mirror's digests must equal. */
+export async function sha256Of(path: string): Promise<string> {
+  return createHash("sha256")
+    .update(await readFile(path))
+    .digest("hex");
 }

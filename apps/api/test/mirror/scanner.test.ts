@@ -54,6 +54,7 @@ describe("Mirror.scan", () => {
           bytesTotal: 4.7 * GB,
           state: "complete",
           error: null,
+          sha256: null,
         },
       ],
       gguf: expect.objectContaining({ architecture: "llama", blockCount: 32, headCountKV: 8 }),
@@ -83,6 +84,7 @@ describe("Mirror.scan", () => {
         bytesTotal: 8_000_000_000,
         state: "downloading",
         error: null,
+        sha256: null,
       },
     ]);
     expect(await mirror.headerOf("qwen", "q8")).toBeNull();
@@ -257,7 +259,14 @@ describe("Mirror.filePath", () => {
 
     expect(await mirror.filePath("qwen", "q8", "qwen.gguf")).not.toBeNull();
     expect((await mirror.get("qwen", "q8"))?.files).toEqual([
-      { file: "qwen.gguf", bytesDone: 1_000_000, bytesTotal: 1_000_000, state: "complete", error: null },
+      {
+        file: "qwen.gguf",
+        bytesDone: 1_000_000,
+        bytesTotal: 1_000_000,
+        state: "complete",
+        error: null,
+        sha256: null,
+      },
     ]);
   });
 });

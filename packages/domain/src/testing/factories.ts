@@ -128,6 +128,7 @@ export function makeMirrorFile(overrides: Partial<MirrorFile> = {}): MirrorFile 
     bytesTotal: 4 * 1024 ** 3,
     state: "complete",
     error: null,
+    sha256: null,
     ...overrides,
   };
 }
