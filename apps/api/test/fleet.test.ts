@@ -40,6 +40,8 @@ describe("POST /agents/heartbeat", () => {
           memoryGB: 12,
           cpuCores: 6,
           gpus: 0,
+          // The factory's source is not in this test's mirror: nothing to download (SPEC §8.6).
+          files: [],
         },
       ],
     });

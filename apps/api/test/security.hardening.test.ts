@@ -175,10 +175,16 @@ describe("bodies", () => {
 });
 
 describe("server-side request forgery", () => {
-  // Two files are exempt, by name: the request path's upstream pools (SPEC §7), which connect only to
-  // the `endpoint` of a managed `ready` replica, as the agent trusted with that node reported it;
-  // and the stand-in engine (src/testing), a server for tests and the demo that `serve` never loads.
-  const EXEMPT = new Set(["apps/api/src/gateway/upstream.ts", "apps/api/src/testing/engine.ts"]);
+  // Exempt, by name: the request path's upstream pools (SPEC §7), which connect only to the
+  // `endpoint` of a managed `ready` replica, as the agent trusted with that node reported it; and the
+  // stand-in engines (src/testing: the stand-in and the llama.cpp one, with its launcher), servers for
+  // tests and the demo that `serve` never loads.
+  const EXEMPT = new Set([
+    "apps/api/src/gateway/upstream.ts",
+    "apps/api/src/testing/engine.ts",
+    "apps/api/src/testing/llamaEngine.ts",
+    "apps/api/src/testing/llamaProcess.ts",
+  ]);
 
   it("cannot happen: the server's code opens no outbound connection (no fetch, http client or socket)", () => {
     const roots = ["apps/api/src", "packages/store/src", "packages/domain/src"];
