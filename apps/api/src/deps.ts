@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { mkdir } from "node:fs/promises";
+import { type Logger, silentLogger } from "@llmgw/client/log";
 import { openStore, type Store } from "@llmgw/store";
 import type { Config } from "./config";
 import { EventHub } from "./events/hub";
-import { type Logger, silentLogger } from "./log";
 import { createMirror, type Mirror } from "./mirror/scanner";
 import { SchedulerRuntime } from "./scheduler/runtime";
 import { World } from "./world";

@@ -1,3 +1,12 @@
+export {
+  createLogger,
+  LOG_FORMATS,
+  LOG_LEVELS,
+  type LogFormat,
+  type Logger,
+  type LogLevel,
+  silentLogger,
+} from "@llmgw/client/log";
 export { type AppOptions, createApp, gatewayOf } from "./app";
 export type { CreatedToken, SessionView, TokenCreate, TokenView } from "./auth/schemas";
 export type { Role } from "./config";
@@ -7,13 +16,4 @@ export { type Deps, openDeps } from "./deps";
 export { type ClientAdmission, OPEN_ADMISSION } from "./gateway/admission";
 export type { Gateway, GatewayOptions } from "./gateway/gateway";
 export type { GatewayMeter, GatewayNow, RequestOutcome } from "./gateway/meter";
-export {
-  createLogger,
-  LOG_FORMATS,
-  LOG_LEVELS,
-  type LogFormat,
-  type Logger,
-  type LogLevel,
-  silentLogger,
-} from "./log";
 export { type RunningServer, startServer } from "./server";

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
+import type { Logger } from "@llmgw/client/log";
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "./env";
-import type { Logger } from "./log";
 
 export const REQUEST_ID_HEADER = "X-Request-Id";
 

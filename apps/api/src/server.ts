@@ -1,12 +1,12 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
+import { createLogger, type Logger } from "@llmgw/client/log";
 import { WAKES_CHANNEL } from "@llmgw/store";
 import { createApp, gatewayOf, startTrafficOf } from "./app";
 import type { Config } from "./config";
 import { type Deps, openDeps } from "./deps";
 import { startRelay } from "./events/relay";
 import type { GatewayOptions } from "./gateway/gateway";
-import { createLogger, type Logger } from "./log";
 import { startScheduler } from "./scheduler";
 import { startLeadership } from "./scheduler/leader";
 import { markSilentNodesDown } from "./services/liveness";

@@ -1,11 +1,11 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { silentLogger } from "@llmgw/client/log";
 import OpenAI, { PermissionDeniedError } from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newToken, sha256Hex } from "../src/auth/secrets";
 import { loadConfig } from "../src/config";
-import { silentLogger } from "../src/log";
 import { type RunningServer, startServer } from "../src/server";
 import { StandInEngine } from "../src/testing/engine";
 import { modelInput } from "./harness";

@@ -1,7 +1,7 @@
+import { createLogger } from "@llmgw/client/log";
 import { describe, expect, it, vi } from "vitest";
 import { createApp } from "../src/app";
 import { newToken, sha256Hex } from "../src/auth/secrets";
-import { createLogger } from "../src/log";
 import { useGateway } from "./gateway-kit";
 
 // Every answer carries an X-Request-Id (the client's when sane, a new one otherwise), refusals,

@@ -10,12 +10,12 @@ import {
   writeNotGguf,
   writeSafetensorsFile,
 } from "@llmgw/api/testing";
+import { loggerFrom, logOptions } from "@llmgw/client/log";
 import type { ModelInput } from "@llmgw/domain";
 import { type RunningAgent, runAgent } from "./agent/loop";
 import { AGENT_VERSION, type NodeFacts, simulatedMachine } from "./agent/machine";
 import { simulatedEngines } from "./agent/simulated";
 import { type AgentLog, type ReportedReplica, Supervisor } from "./agent/supervisor";
-import { loggerFrom, logOptions } from "./logging";
 import { ensureDashboard, stopOnSignals } from "./serve";
 
 const GB = 1024 ** 3;

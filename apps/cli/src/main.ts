@@ -1,8 +1,8 @@
 import { ConfigError } from "@llmgw/api";
+import { LOG_USAGE } from "@llmgw/client/log";
 import { agent } from "./agent";
 import { ctl } from "./ctl";
 import { demo } from "./demo";
-import { LOG_USAGE } from "./logging";
 import { serve } from "./serve";
 
 const USAGE = `llmgw — a control plane for serving LLMs on your own fleet

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { type Config, type Logger, loadConfig, type RunningServer, startServer } from "@llmgw/api";
-import { loggerFrom, logOptions } from "./logging";
+import { loggerFrom, logOptions } from "@llmgw/client/log";
 
 export const serveOptions = {
   config: { type: "string" },

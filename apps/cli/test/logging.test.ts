@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { logSettings } from "@llmgw/client/log";
 import { describe, expect, it } from "vitest";
-import { logSettings } from "../src/logging";
 
 // How serve, demo and agent choose their log lines: --log-format / --log-level, else
 // LLMGW_LOG_FORMAT / LLMGW_LOG_LEVEL, else pretty on a terminal and JSON otherwise, at info.

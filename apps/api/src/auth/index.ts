@@ -1,5 +1,5 @@
+import type { Logger } from "@llmgw/client/log";
 import type { Deps } from "../deps";
-import type { Logger } from "../log";
 import { AgentBindings } from "./agentNodes";
 import { ClientLimits } from "./clientLimits";
 import { LiveStreams } from "./liveStreams";

@@ -1,5 +1,5 @@
+import type { Logger } from "@llmgw/client/log";
 import { EVENTS_CHANNEL, type Store, type Unlisten } from "@llmgw/store";
-import type { Logger } from "../log";
 import type { World } from "../world";
 import type { CommittedEvent, EventHub } from "./hub";
 

@@ -1,7 +1,7 @@
+import { type Logger, silentLogger } from "@llmgw/client/log";
 import type { ModelTraffic } from "@llmgw/domain";
 import type { EventHub } from "../events/hub";
 import type { GatewayNow } from "../gateway/meter";
-import { type Logger, silentLogger } from "../log";
 import type { ModelSecond } from "./gateway";
 
 const TICK_MS = 1_000;

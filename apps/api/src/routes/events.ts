@@ -1,8 +1,8 @@
+import { type Logger, silentLogger } from "@llmgw/client/log";
 import { type Context, Hono } from "hono";
 import { Broadcast } from "../events/broadcast";
 import type { EventHub } from "../events/hub";
 import { type EventLog, OpenStream } from "../events/openStream";
-import { type Logger, silentLogger } from "../log";
 
 export type { EventLog } from "../events/openStream";
 

@@ -1,11 +1,4 @@
-import {
-  createLogger,
-  LOG_FORMATS,
-  LOG_LEVELS,
-  type LogFormat,
-  type Logger,
-  type LogLevel,
-} from "@llmgw/api";
+import { createLogger, LOG_FORMATS, LOG_LEVELS, type LogFormat, type Logger, type LogLevel } from "./logger";
 
 /** The flags of the commands that log (serve, demo, agent), for their `parseArgs` options. */
 export const logOptions = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createLogger, type LogFormat } from "../src/log";
+import { createLogger, type LogFormat } from "./logger";
 
 // One event, one line: JSON for a collector, a readable line for a terminal.
 
