@@ -6,10 +6,14 @@
 // readyAfterMs (±25%). The agent reports what changed only on its next heartbeat, and the server's
 // reply sets its interval (the server's heartbeatSeconds); intervalSeconds is only the first one.
 // Tells its parent when it runs; on SIGTERM stops its engines and tells the server.
-import { runAgent } from "../../apps/cli/src/agent/loop";
-import { AGENT_VERSION, simulatedMachine } from "../../apps/cli/src/agent/machine";
-import { simulatedEngines } from "../../apps/cli/src/agent/simulated";
-import { type AgentLog, Supervisor } from "../../apps/cli/src/agent/supervisor";
+import {
+  AGENT_VERSION,
+  type AgentLog,
+  runAgent,
+  Supervisor,
+  simulatedMachine,
+} from "../../apps/agent/src/index";
+import { simulatedEngines } from "../../apps/cli/src/simulated";
 
 const [server = "", readyAfterText = "500", intervalText = "1"] = process.argv.slice(2);
 const engines = simulatedEngines({ readyAfterMs: Number(readyAfterText) });

@@ -2,6 +2,16 @@ import { mkdtemp, open, rename, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import {
+  AGENT_VERSION,
+  type AgentLog,
+  type NodeFacts,
+  type ReportedReplica,
+  type RunningAgent,
+  runAgent,
+  Supervisor,
+  simulatedMachine,
+} from "@llmgw/agent";
 import { type Logger, loadConfig, startServer } from "@llmgw/api";
 import {
   fancynet3b,
@@ -12,11 +22,8 @@ import {
 } from "@llmgw/api/testing";
 import { loggerFrom, logOptions } from "@llmgw/client/log";
 import type { ModelInput } from "@llmgw/domain";
-import { type RunningAgent, runAgent } from "./agent/loop";
-import { AGENT_VERSION, type NodeFacts, simulatedMachine } from "./agent/machine";
-import { simulatedEngines } from "./agent/simulated";
-import { type AgentLog, type ReportedReplica, Supervisor } from "./agent/supervisor";
 import { ensureDashboard, stopOnSignals } from "./serve";
+import { simulatedEngines } from "./simulated";
 
 const GB = 1024 ** 3;
 const HEARTBEAT_SECONDS = 2;

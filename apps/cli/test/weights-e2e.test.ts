@@ -4,12 +4,12 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { until } from "@llmgw/agent/testing";
 import { loadConfig, type RunningServer, silentLogger, startServer } from "@llmgw/api";
 import { writeTinyLlamaGguf } from "@llmgw/api/testing";
 import { answer, connect } from "@llmgw/client";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { until } from "./agent-harness";
 
 // SPEC §8 end to end, as a user runs it: a version in the mirror, a model made from its serve plan
 // through the API, the scheduler places it on the node of a real `llmgw agent` process, which

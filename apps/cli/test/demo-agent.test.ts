@@ -1,9 +1,7 @@
+import { type RunningAgent, runAgent, Supervisor, simulatedMachine } from "@llmgw/agent";
+import { desiredReplica, fakeControlPlane, recordingLog, replicaIn } from "@llmgw/agent/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { type RunningAgent, runAgent } from "../src/agent/loop";
-import { simulatedMachine } from "../src/agent/machine";
-import { simulatedEngines } from "../src/agent/simulated";
-import { Supervisor } from "../src/agent/supervisor";
-import { desiredReplica, fakeControlPlane, recordingLog, replicaIn } from "./agent-harness";
+import { simulatedEngines } from "../src/simulated";
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {

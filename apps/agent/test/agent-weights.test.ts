@@ -4,11 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ReplicaFile } from "@llmgw/domain";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type RunningAgent, runAgent } from "../src/agent/loop";
-import { probeMachine } from "../src/agent/machine";
-import { processEngines } from "../src/agent/processes";
-import { type DesiredReplica, Supervisor } from "../src/agent/supervisor";
-import { WeightsCache, WeightsUnavailable } from "../src/agent/weights";
+import { type RunningAgent, runAgent } from "../src/loop";
+import { probeMachine } from "../src/machine";
+import { processEngines } from "../src/processes";
+import { type DesiredReplica, Supervisor } from "../src/supervisor";
 import {
   desiredReplica,
   fakeControlPlane,
@@ -17,7 +16,8 @@ import {
   recordingLog,
   replicaIn,
   until,
-} from "./agent-harness";
+} from "../src/testing";
+import { WeightsCache, WeightsUnavailable } from "../src/weights";
 
 // An engine that listens where it is told, loads for 300 ms (503), then answers /health 200, and
 // writes its argv where the test finds it.

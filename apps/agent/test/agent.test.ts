@@ -3,11 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { heartbeatReplicaSchema } from "@llmgw/domain";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type RunningAgent, runAgent } from "../src/agent/loop";
-import { probeMachine } from "../src/agent/machine";
-import { processEngines } from "../src/agent/processes";
-import { type DesiredReplica, Supervisor } from "../src/agent/supervisor";
-import { alive, desiredReplica, fakeControlPlane, recordingLog, replicaIn, until } from "./agent-harness";
+import { type RunningAgent, runAgent } from "../src/loop";
+import { probeMachine } from "../src/machine";
+import { processEngines } from "../src/processes";
+import { type DesiredReplica, Supervisor } from "../src/supervisor";
+import { alive, desiredReplica, fakeControlPlane, recordingLog, replicaIn, until } from "../src/testing";
 
 // A stand-in engine: listens on the port it is given, answers /health with 503 while it "loads"
 // for 300 ms and 200 after, and writes its pid, argv and what it sees of the agent's environment

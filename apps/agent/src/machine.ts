@@ -21,7 +21,7 @@ export const AGENT_VERSION = packageVersion();
 
 function packageVersion(): string {
   try {
-    const raw: unknown = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
+    const raw: unknown = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
     if (typeof raw === "object" && raw !== null && "version" in raw && typeof raw.version === "string")
       return raw.version;
   } catch {

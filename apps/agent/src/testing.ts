@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { AgentLog, DesiredReplica, ReportedReplica } from "../src/agent/supervisor";
+import type { AgentLog, DesiredReplica, ReportedReplica } from "./supervisor";
 
 export type RecordedBeat = {
   at: number;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { engineCommands, flagsOf } from "../src/agent/command";
-import { argRules, DEFAULT_ALLOWED_ARGS, refusedArgs } from "../src/agent/engineArgs";
-import { engineEnvironment, engineEnvNames } from "../src/agent/engineEnv";
-import { refusedSource } from "../src/agent/processes";
+import { engineCommands, flagsOf } from "../src/command";
+import { argRules, DEFAULT_ALLOWED_ARGS, refusedArgs } from "../src/engineArgs";
+import { engineEnvironment, engineEnvNames } from "../src/engineEnv";
+import { refusedSource } from "../src/processes";
 
 // What a node lets the server's profiles ask of its engines (SPEC §4, "agents are trusted with
 // their own node and nothing more"): the profile's args, the source, the environment.

@@ -2,9 +2,9 @@ import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { DEFAULT_ENGINE_COMMANDS, engineArgv, engineCommands } from "../src/agent/command";
-import { AGENT_VERSION, probeMachine } from "../src/agent/machine";
-import { desiredReplica } from "./agent-harness";
+import { DEFAULT_ENGINE_COMMANDS, engineArgv, engineCommands } from "../src/command";
+import { AGENT_VERSION, probeMachine } from "../src/machine";
+import { desiredReplica } from "../src/testing";
 
 let bin: string;
 
