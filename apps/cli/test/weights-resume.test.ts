@@ -5,11 +5,11 @@ import { mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { until } from "@llmgw/agent/testing";
 import { loadConfig, type RunningServer, silentLogger, startServer } from "@llmgw/api";
 import { llama3_8b, writeGgufFile } from "@llmgw/api/testing";
 import { answer, connect } from "@llmgw/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { until } from "./agent-harness";
 
 // SPEC §8.2 against the real server: an agent killed in the middle of a download, started again,
 // resumes where its `.part` ends (the server answers a Range request: a 206 on its own metrics), and
