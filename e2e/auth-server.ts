@@ -2,22 +2,19 @@
 // port (printed on the "ready" line), its own temporary store, mirror and copy of the dashboard.
 // LLMGW_E2E_TOKENS holds the tokens' names, roles and SHA-256s (the spec keeps the secrets);
 // LLMGW_SESSION_TTL_SECONDS (read by loadConfig) makes sessions expire within the test.
-import { cp, mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { loadConfig, startServer } from "@llmgw/api";
 import { writeGgufFile } from "@llmgw/api/testing";
+import { copyDashboard, tokensFromEnv, tokensYaml } from "./childServer";
 import { stopOnSignal } from "./seed";
 
-type TokenLine = { name: string; role: string; sha256: string };
-const tokens = JSON.parse(process.env.LLMGW_E2E_TOKENS ?? "[]") as TokenLine[];
-if (tokens.length === 0) throw new Error("LLMGW_E2E_TOKENS names no token");
+const tokens = tokensFromEnv();
 
 const dataDir = await mkdtemp(join(tmpdir(), "llmgw-e2e-auth-"));
 const configFile = join(dataDir, "llmgw.yaml");
-const lines = tokens.map((t) => `  - { name: ${t.name}, role: ${t.role}, sha256: ${t.sha256} }`);
-await writeFile(configFile, `heartbeatSeconds: 600\ntokens:\n${lines.join("\n")}\n`);
+await writeFile(configFile, `heartbeatSeconds: 600\n${tokensYaml(tokens)}`);
 const config = loadConfig({ config: configFile, dataDir, listen: "127.0.0.1:0" });
 await writeGgufFile(join(config.mirror.dir, "tiny-llama/Q4_K_M/tiny-llama-Q4_K_M.gguf"), {
   architecture: "llama",
@@ -28,7 +25,5 @@ await writeGgufFile(join(config.mirror.dir, "tiny-llama/Q4_K_M/tiny-llama-Q4_K_M
   contextLength: 4096,
   weightsBytes: 64 * 1024 * 1024,
 });
-const webDist = join(dataDir, "web");
-await cp(fileURLToPath(new URL("../apps/web/dist", import.meta.url)), webDist, { recursive: true });
-const server = await startServer(config, { webDist });
+const server = await startServer(config, { webDist: await copyDashboard(dataDir) });
 stopOnSignal(server, dataDir);

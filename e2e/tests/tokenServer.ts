@@ -4,30 +4,34 @@ import { fileURLToPath } from "node:url";
 import type { Page } from "@playwright/test";
 
 // A server WITH tokens (the other specs share one without), for the specs about signing in and
-// tokens: auth-server.ts as a child process on a port of its own, its tokens from llmgw.yaml.
+// tokens, and about weights reaching a real agent: auth-server.ts (or another such script) as a
+// child process on a port of its own, its tokens from llmgw.yaml.
 
 export const newSecret = () => `llmgw_${randomBytes(32).toString("base64url")}`;
 
 export type TokenServer = { url: string; stop(): Promise<void> };
 
-/** Starts it with `tokens` (name, role and the secret whose hash the file declares). */
+/**
+ * Starts `script` with `tokens` (name, role, an agent token's node, and the secret whose hash the
+ * file declares).
+ */
 export async function startTokenServer(
-  tokens: { name: string; role: string; secret: string }[],
+  tokens: { name: string; role: string; node?: string; secret: string }[],
   env: Record<string, string> = {},
+  script = "auth-server.ts",
 ): Promise<TokenServer> {
-  const lines = tokens.map(({ name, role, secret }) => ({
-    name,
-    role,
+  const lines = tokens.map(({ secret, ...token }) => ({
+    ...token,
     sha256: createHash("sha256").update(secret).digest("hex"),
   }));
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "auth-server.ts"], {
+  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", script], {
     cwd: fileURLToPath(new URL("..", import.meta.url)),
     env: { ...process.env, ...env, LLMGW_E2E_TOKENS: JSON.stringify(lines) },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const url = await new Promise<string>((resolve, reject) => {
     let output = "";
-    const timer = setTimeout(() => reject(new Error(`the auth server did not start:\n${output}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`${script} did not start:\n${output}`)), 60_000);
     const read = (chunk: Buffer) => {
       output += chunk.toString();
       const ready = /llmgw ready on (http:\/\/\S+)/.exec(output);
@@ -38,7 +42,7 @@ export async function startTokenServer(
     };
     child.stdout?.on("data", read);
     child.stderr?.on("data", read);
-    child.once("exit", (code) => reject(new Error(`the auth server exited (${code}):\n${output}`)));
+    child.once("exit", (code) => reject(new Error(`${script} exited (${code}):\n${output}`)));
   });
   return {
     url,

@@ -1,12 +1,10 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { until } from "@llmgw/agent/testing";
 import { loadConfig, type RunningServer, silentLogger, startServer } from "@llmgw/api";
-import { writeTinyLlamaGguf } from "@llmgw/api/testing";
+import { type AgentProcess, startAgentProcess, writeTinyLlamaGguf } from "@llmgw/api/testing";
 import { answer, connect } from "@llmgw/client";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -17,15 +15,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // (node-llama-cpp behind llama-server's API) on the cached file, and the official `openai` SDK gets
 // an answer through the gateway.
 
-const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 const newToken = () => `llmgw_${randomBytes(32).toString("base64url")}`;
 const sha256Hex = (text: string | Buffer) => createHash("sha256").update(text).digest("hex");
 const SECRET = { admin: newToken(), agent: newToken() };
 const NODE = "weights-node";
 let root = "";
 let server: RunningServer;
-let agent: ChildProcess | null = null;
-let agentOutput = "";
+let agent: AgentProcess | null = null;
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "llmgw-weights-e2e-"));
@@ -46,36 +42,10 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  if (agent && agent.exitCode === null) {
-    const exited = new Promise((resolve) => agent?.once("exit", resolve));
-    agent.kill("SIGTERM");
-    await exited;
-  }
+  await agent?.stop();
   await server?.close();
   if (root) await rm(root, { recursive: true, force: true });
 });
-
-function startAgent(): ChildProcess {
-  const engine = `${process.execPath} --import tsx ${join(ROOT, "apps/api/src/testing/llamaEngine.ts")} --model {path} --host {host} --port {port}`;
-  const child = spawn(
-    process.execPath,
-    [
-      "scripts/llmgw.mjs",
-      "agent",
-      ...["--server", server.url, "--name", NODE, "--interval", "0.5"],
-      ...["--cache-dir", join(root, "cache"), "--advertise-host", "127.0.0.1"],
-      ...["--engine-command", `llamacpp=${engine}`, "--log-format", "json"],
-    ],
-    { cwd: ROOT, env: { ...process.env, LLMGW_TOKEN: SECRET.agent } },
-  );
-  child.stdout?.on("data", (chunk: Buffer) => {
-    agentOutput += chunk.toString();
-  });
-  child.stderr?.on("data", (chunk: Buffer) => {
-    agentOutput += chunk.toString();
-  });
-  return child;
-}
 
 describe("weights reach the node (SPEC §8)", () => {
   it("downloads a mirrored version, runs real llama.cpp on it, and answers through the gateway", async () => {
@@ -102,13 +72,18 @@ describe("weights reach the node (SPEC §8)", () => {
       }),
     );
 
-    agent = startAgent();
+    agent = startAgentProcess({
+      server: server.url,
+      node: NODE,
+      token: SECRET.agent,
+      cacheDir: join(root, "cache"),
+    });
     await until(
       async () => {
         const replicas = await answer(api.fleet.replicas.$get());
         const replica = replicas.find((r) => r.model === "tiny");
         if (replica?.state === "failed")
-          throw new Error(`the replica failed: ${replica.reason}\n${agentOutput}`);
+          throw new Error(`the replica failed: ${replica.reason}\n${agent?.output()}`);
         return replica?.state === "ready" && replica.endpoint !== null;
       },
       "a ready replica of tiny",

@@ -1,4 +1,5 @@
 // Stand-ins for tests, the browser tests' server and `llmgw demo`; `serve` never loads them.
+export * from "./agentProcess";
 export * from "./engine";
 export * from "./ggufFiles";
 export * from "./ggufLlama";
