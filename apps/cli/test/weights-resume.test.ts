@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, open, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,7 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // SPEC §8.2 against the real server: an agent killed in the middle of a download, started again,
 // resumes where its `.part` ends (the server answers a Range request: a 206 on its own metrics), and
 // the cached file is the mirror's to the byte (the SHA-256 the mirror published). Then a second
-// replica of the same version on the node starts from the cache without another download.
+// replica of the same version on the node starts from the cache without another download, and a
+// cached file corrupted on disk is downloaded again.
 
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 const newToken = () => `llmgw_${randomBytes(32).toString("base64url")}`;
@@ -106,7 +107,7 @@ function stopped(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): Promi
 }
 
 describe("a download cut by the agent's death (SPEC §8.2)", () => {
-  it("resumes with Range after a restart, and the file is the mirror's; a second replica downloads nothing", async () => {
+  it("resumes with Range after a restart; a second replica downloads nothing; a corrupted copy is fetched again", async () => {
     const { api } = connect({ server: server.url, token: SECRET.admin });
     const mirrored = join(root, "mirror", "big", "v1", "big.gguf");
     const published = await sha256OfFile(mirrored);
@@ -159,5 +160,19 @@ describe("a download cut by the agent's death (SPEC §8.2)", () => {
     );
     await until(() => ready(2), "two ready replicas of big", 90_000);
     expect(await mirrorFileRequests()).toEqual(before);
-  }, 240_000);
+
+    // A cached file changed on disk is checked again, found wrong, and downloaded afresh (§8.4).
+    await Promise.all(agents.map((agent) => stopped(agent)));
+    const handle = await open(cached, "r+");
+    await handle.write(Buffer.from("not the mirror's bytes"), 0, undefined, 4096);
+    await handle.close();
+    startAgent();
+    await until(
+      async () => ((await mirrorFileRequests()).get("200") ?? 0) > (before.get("200") ?? 0),
+      "a fresh download",
+      90_000,
+    );
+    await until(() => ready(2), "two ready replicas of big again", 90_000);
+    expect(await sha256OfFile(cached)).toBe(published);
+  }, 300_000);
 });
