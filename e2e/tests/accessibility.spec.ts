@@ -1,17 +1,8 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page, test } from "@playwright/test";
+import { SCREENS } from "./screens";
 
-// Each screen, and something on it that shows its data has arrived (axe should judge the page an
-// operator reads, not its loading line).
-const SCREENS = [
-  { path: "/", ready: "capacity-card-chat-critical" },
-  { path: "/models", ready: "model-card-chat-critical" },
-  { path: "/serve", ready: "serve-step-1" },
-  { path: "/fleet", ready: "node-card-node-a" },
-  { path: "/mirror", ready: "mirror-version-llama-3.1-8b-instruct-Q4_K_M" },
-  { path: "/quotas", ready: "quota-card-research" },
-  { path: "/audit", ready: "audit-entry" },
-] as const;
+// Every screen of the app's page table, the sign-in and "Not found" included (screens.ts).
 
 /** The serious and critical violations on the page as it is now, in words a failure can show. */
 async function blockingViolations(page: Page) {
@@ -28,10 +19,11 @@ async function blockingViolations(page: Page) {
     }));
 }
 
-for (const { path, ready } of SCREENS) {
-  test(`axe finds nothing serious or critical on ${path}`, async ({ page }) => {
+for (const { name, path, ready, prepare } of SCREENS) {
+  test(`axe finds nothing serious or critical on ${name} (${path})`, async ({ page }) => {
+    await prepare?.(page);
     await page.goto(path);
-    await expect(page.getByTestId(ready).first()).toBeVisible();
+    await expect(ready(page)).toBeVisible();
     await expect(page.getByRole("status").filter({ hasText: /^Loading/ })).toHaveCount(0);
     const blocking = await blockingViolations(page);
     expect(blocking, JSON.stringify(blocking, null, 2)).toEqual([]);

@@ -1,9 +1,24 @@
 import { answer } from "@llmgw/client";
 import { expect } from "@playwright/test";
-import { test } from "./fixtures";
+import { modelInput, segment, test } from "./fixtures";
 
-test("the dashboard loads from the API's port and the API answers beside it", async ({ page, api }) => {
-  await answer(api.models.$get());
+test("the dashboard loads from the API's port and its capacity board shows what the API says", async ({
+  page,
+  api,
+}) => {
+  const model = await answer(api.models.$post({ json: modelInput() }));
+  const headroom = await answer(api.models[":name"].headroom.$get({ param: { name: segment(model.name) } }));
+
   await page.goto("/");
-  await expect(page).toHaveTitle(/llmgw/i);
+  await expect(page).toHaveTitle("Capacity · llmgw");
+  await expect(page.getByTestId("capacity-card-chat-critical")).toBeVisible();
+  const card = page.getByTestId(`capacity-card-${model.name}`);
+  await expect(card.getByRole("heading", { level: 2 })).toHaveText(model.name);
+  await expect(card.getByTestId("model-class")).toHaveText(model.class);
+  // modelInput's model is stopped: it holds nothing, and wants nothing.
+  await expect(card.getByTestId("model-mode")).toHaveText("stopped");
+  await expect(card.getByTestId("replicas-current")).toHaveText(String(headroom.current));
+  await expect(card.getByTestId("replicas-wanted")).toHaveText("0");
+  await expect(card.getByTestId("headroom-free")).toHaveText(`+${headroom.free ?? 0} now`);
+  await expect(card.getByTestId("headroom-quota")).toHaveText("no limit");
 });

@@ -1,5 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { heartbeatSchema } from "@llmgw/domain";
 import type { AgentLog, DesiredReplica, ReportedReplica } from "./supervisor";
 
 export type RecordedBeat = {
@@ -9,12 +10,18 @@ export type RecordedBeat = {
   replicas: ReportedReplica[];
 };
 
+/** A heartbeat the stand-in refused as the server would, and the fields it named. */
+export type RefusedBeat = { status: 400 | 415; body: string; fields: Record<string, string> };
+
 /**
- * A stand-in control plane: records every heartbeat and answers with the desired replicas the
- * test sets. While `down`, it drops connections, as a server that is not there would.
+ * A stand-in control plane: checks every heartbeat against the domain's schema as the server does
+ * (strict, 415 for another media type, 400 naming the fields), records those it takes in `beats`
+ * and the others in `invalid`, and answers with the desired replicas the test sets. While `down`,
+ * it drops connections, as a server that is not there would.
  */
 export async function fakeControlPlane(intervalSeconds = 0.2) {
   const beats: RecordedBeat[] = [];
+  const invalid: RefusedBeat[] = [];
   const state = { desired: [] as DesiredReplica[], down: false, refused: 0 };
   const server: Server = createServer((req, res) => {
     if (state.down) {
@@ -27,6 +34,13 @@ export async function fakeControlPlane(intervalSeconds = 0.2) {
       body += chunk.toString("utf8");
     });
     req.on("end", () => {
+      const refusal = refusalOf(req.headers["content-type"], body);
+      if (refusal) {
+        invalid.push(refusal);
+        res.writeHead(refusal.status, { "content-type": "application/json" });
+        res.end(JSON.stringify(errorBody(refusal)));
+        return;
+      }
       const beat = JSON.parse(body) as Omit<RecordedBeat, "at" | "authorization">;
       beats.push({ ...beat, at: Date.now(), authorization: req.headers.authorization });
       res.writeHead(200, { "content-type": "application/json" });
@@ -36,6 +50,7 @@ export async function fakeControlPlane(intervalSeconds = 0.2) {
   return {
     ...(await listening(server)),
     beats,
+    invalid,
     state,
     /** The first beat from index `from` on that satisfies `test`, waiting for it. */
     async beat(test: (beat: RecordedBeat) => boolean, from = 0, what = "a heartbeat"): Promise<number> {
@@ -48,6 +63,49 @@ export async function fakeControlPlane(intervalSeconds = 0.2) {
     },
   };
 }
+
+/** Why the server would refuse this heartbeat, or null when it would take it. */
+function refusalOf(contentType: string | undefined, body: string): RefusedBeat | null {
+  if (!/^application\/json\b/.test(contentType ?? ""))
+    return { status: 415, body, fields: { body: "expected application/json" } };
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return { status: 400, body, fields: { body: "not JSON" } };
+  }
+  const parsed = heartbeatSchema.safeParse(json);
+  return parsed.success ? null : { status: 400, body, fields: fieldsOf(parsed.error) };
+}
+
+/** The issues by dotted path, a stray key named as the server names it (apps/api errors.ts). */
+type SchemaError = NonNullable<ReturnType<typeof heartbeatSchema.safeParse>["error"]>;
+
+function fieldsOf(error: SchemaError): Record<string, string> {
+  const fields = new Map<string, string>();
+  for (const issue of error.issues) {
+    const paths =
+      issue.code === "unrecognized_keys" ? issue.keys.map((k) => [...issue.path, k]) : [issue.path];
+    for (const path of paths) {
+      const key = path.map(String).join(".") || "body";
+      if (!fields.has(key))
+        fields.set(key, issue.code === "unrecognized_keys" ? "not a field of this request" : issue.message);
+    }
+  }
+  return Object.fromEntries(fields);
+}
+
+/** The server's one error shape, with its messages (apps/api validate.ts). */
+const errorBody = ({ status, fields }: RefusedBeat) => ({
+  error: {
+    code: "bad_request",
+    message:
+      status === 415
+        ? "send the body as JSON (Content-Type: application/json)"
+        : `the request body is not valid: ${Object.keys(fields).join(", ")}`,
+    fields,
+  },
+});
 
 /** Polls a condition until it holds, failing with what was awaited when the deadline passes. */
 export async function until(

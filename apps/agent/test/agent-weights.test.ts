@@ -266,5 +266,7 @@ describe("llmgw agent fetching its replicas' weights", () => {
     expect(during).toMatchObject({ state: "starting", progress: { bytesTotal: file.bytes } });
     // Progress beats are paced: about one a second while the ~1 s download runs, not one a chunk.
     expect(control.beats.filter((b) => phase(b) === "download").length).toBeLessThanOrEqual(4);
+    // Progress included, every beat is one the server's schema takes.
+    expect(control.invalid).toEqual([]);
   });
 });

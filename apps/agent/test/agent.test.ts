@@ -41,6 +41,8 @@ afterEach(async () => {
   agent = undefined;
   await control.close();
   await rm(dir, { recursive: true, force: true });
+  // Every beat of every test, its last one included, is one the server's schema takes.
+  expect(control.invalid, "heartbeats the server would refuse").toEqual([]);
 });
 
 function startAgent(log = recordingLog(), engineCommand?: string) {

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { newToken } from "../src/auth/secrets";
 import type { Role } from "../src/config";
-import { heartbeat, modelInput } from "./factories";
+import { sampleFor } from "./security-bodies";
 import { HOSTILE_TEXT, longText, WRONG } from "./security-fuzz-values";
 import { bearer, type Endpoint, SECRETS } from "./security-kit";
 
@@ -30,19 +30,11 @@ export const FIXTURE = {
 const JSON_HEADERS = { "content-type": "application/json" };
 const as = (role: Role) => bearer(SECRETS[role]);
 
-/** A request each body-taking endpoint would accept: the starting point every breaker spoils. */
-function validBody(key: string): Record<string, unknown> | null {
-  const bodies: Record<string, () => Record<string, unknown>> = {
-    "POST /api/v1/models": () => ({ ...modelInput(), name: "fuzz-new-model" }),
-    "PATCH /api/v1/models/:name": () => ({ description: "x", replicas: 1 }),
-    "POST /api/v1/models/:name/target": () => ({ replicas: 1, dryRun: true }),
-    "POST /api/v1/agents/heartbeat": () => heartbeat({ node: { name: "fuzz-new-node" } }),
-    "PUT /api/v1/quotas/:owner": () => ({ memoryGB: 1, cpuCores: 1, gpus: null, replicas: 1 }),
-    "POST /api/v1/tokens": () => ({ name: "fuzz-new-token", role: "viewer" }),
-    "POST /api/v1/session": () => ({ token: newToken() }),
-  };
-  return bodies[key]?.() ?? null;
-}
+/**
+ * A request each body-taking endpoint would accept: the starting point every breaker spoils. Which
+ * endpoints take one comes from the contract; one with no sample throws, naming it.
+ */
+const validBody = (key: string): Record<string, unknown> | null => sampleFor(key)?.body() ?? null;
 
 /** A hostile path segment, never one of the fixtures' names. */
 export const segment = fc
@@ -119,7 +111,8 @@ function valueAt(body: unknown, path: readonly string[]): unknown {
 /** One or more breakers applied to a valid body: the result is refused, whatever else it holds. */
 function brokenBody(key: string): fc.Arbitrary<{ body: string; contentType: string; why: string }> {
   const base = validBody(key) ?? {};
-  const wrong = WRONG[key] ?? {};
+  const wrong = WRONG[key];
+  if (!wrong) throw new Error(`${key} takes a body but has no wrong values in test/security-fuzz-values.ts`);
   const fieldBreak = fc
     .constantFrom(...Object.entries(wrong).flatMap(([path, values]) => values.map((v) => [path, v] as const)))
     .map(([path, value]) => ({
@@ -222,9 +215,13 @@ const noiseHeaders = fc
   )
   .map((h) => Object.fromEntries(Object.entries(h).map(([k, v]) => [k, headerSafe(v)])));
 
+/** The endpoints whose bodies are broken: those the contract says take a checked body. */
+export const bodyEndpoints = (endpoints: readonly Endpoint[]): Endpoint[] =>
+  endpoints.filter((e) => validBody(e.key) !== null);
+
 /** Every kind of bad request, over the app's own endpoint list. */
 export function badRequests(endpoints: readonly Endpoint[]): fc.Arbitrary<FuzzRequest> {
-  const withBodies = endpoints.filter((e) => validBody(e.key) !== null);
+  const withBodies = bodyEndpoints(endpoints);
   const concrete = endpoints.filter((e) => e.method !== "ALL");
 
   const bodyAttack = fc.constantFrom(...withBodies).chain((e) =>

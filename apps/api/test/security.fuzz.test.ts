@@ -1,8 +1,12 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createApp } from "../src/app";
+import { keyOf } from "../src/contract";
 import { type App, useApi } from "./harness";
+import { BODY_ROUTES } from "./security-bodies";
+import { bodyEndpoints } from "./security-fuzz";
 import { fuzz } from "./security-fuzz-run";
-import { dashboardDir, removeDashboard, tokensYaml } from "./security-kit";
+import { WRONG } from "./security-fuzz-values";
+import { dashboardDir, endpointsOf, removeDashboard, tokensYaml } from "./security-kit";
 
 // OWASP API8 (misconfiguration) and API4 (unbounded input), by property: thousands of generated bad
 // requests over every endpoint. `pnpm fuzz` (scripts/fuzz.ts) sends 10,000 the same way.
@@ -15,6 +19,16 @@ beforeAll(() => {
   app = createApp(api.deps, { webDist: dashboardDir(), heartbeatsPer10s: 100_000 });
 });
 afterAll(removeDashboard);
+
+it("breaks the body of every route that takes one, each with wrong values of its own", () => {
+  const fuzzed = bodyEndpoints(endpointsOf(app)).map((e) => e.key);
+
+  expect([...fuzzed].sort()).toEqual(BODY_ROUTES.map(keyOf).sort());
+  expect(
+    fuzzed.filter((key) => !WRONG[key]),
+    "add them to test/security-fuzz-values.ts",
+  ).toEqual([]);
+});
 
 it(`refuses ${RUNS} generated bad requests cleanly and stores nothing from them`, {
   timeout: 300_000,

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createApp } from "../src/app";
 import type { Role } from "../src/config";
 import { type App, errorOf, heartbeat, modelInput, useApi } from "./harness";
+import { bodyCases, unsampled } from "./security-bodies";
 import { bearer, dashboardDir, removeDashboard, SECRETS, storeDump, tokensYaml } from "./security-kit";
 
 // OWASP API8 (security misconfiguration), API3 (mass assignment), API4 (unbounded input) and API7
@@ -81,21 +82,8 @@ describe("a server error", () => {
   });
 });
 
-/** The endpoints that take a body, with one each accepts, and who may send it. */
-const BODIES: [string, string, Role, () => Record<string, unknown>][] = [
-  ["POST", "/api/v1/models", "operator", () => modelInput()],
-  ["POST", "/api/v1/models/m/target", "operator", () => ({ replicas: 1, dryRun: true })],
-  ["PATCH", "/api/v1/models/m", "operator", () => ({ description: "x", aliases: ["a"] })],
-  [
-    "POST",
-    "/api/v1/agents/heartbeat",
-    "agent",
-    () => heartbeat({ replicas: [{ id: "r", model: "m", state: "ready" }] }),
-  ],
-  ["PUT", "/api/v1/quotas/o", "admin", () => ({ memoryGB: 1, cpuCores: 1, gpus: 1, replicas: 1 })],
-  ["POST", "/api/v1/tokens", "admin", () => ({ name: "n", role: "viewer" })],
-  ["POST", "/api/v1/session", "viewer", () => ({ token: SECRETS.viewer })],
-];
+/** The routes that take a body (from the contract), with one each accepts, and who may send it. */
+const BODIES = bodyCases();
 
 /** Every object inside a body, as a key path: each is a place a stray field could be smuggled. */
 function objectPaths(value: unknown, path: string[] = []): string[][] {
@@ -114,11 +102,23 @@ function withStray(body: Record<string, unknown>, path: string[]): Record<string
 }
 
 describe("every body is strict at every depth (no mass assignment)", () => {
-  const cases = BODIES.flatMap(([method, path, role, body]) =>
-    objectPaths(body()).map((at) => ({ method, path, role, body, at, field: [...at, "isAdmin"].join(".") })),
+  it("has a sample body for every route that takes one (add it to test/security-bodies.ts)", () => {
+    expect(unsampled()).toEqual([]);
+  });
+
+  const cases = BODIES.flatMap(({ key, method, path, role, body }) =>
+    objectPaths(body()).map((at) => ({
+      key,
+      method,
+      path,
+      role,
+      body,
+      at,
+      field: [...at, "isAdmin"].join("."),
+    })),
   );
 
-  it.each(cases)("$method $path refuses $field", async ({ method, path, role, body, at, field }) => {
+  it.each(cases)("$key refuses $field", async ({ method, path, role, body, at, field }) => {
     const before = await storeDump(api.deps);
     const res = await app.request(path, {
       method,
@@ -147,16 +147,19 @@ describe("every body is strict at every depth (no mass assignment)", () => {
 });
 
 describe("bodies", () => {
-  it.each(BODIES)("%s %s accepts only application/json (415 otherwise)", async (method, path, role, body) => {
-    for (const type of ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data"]) {
-      const res = await app.request(path, {
-        method,
-        headers: as(role, { "content-type": type }),
-        body: JSON.stringify(body()),
-      });
-      expect((await errorOf(res, 415)).fields, type).toEqual({ body: "expected application/json" });
-    }
-  });
+  it.each(BODIES)(
+    "$key accepts only application/json (415 otherwise)",
+    async ({ method, path, role, body }) => {
+      for (const type of ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data"]) {
+        const res = await app.request(path, {
+          method,
+          headers: as(role, { "content-type": type }),
+          body: JSON.stringify(body()),
+        });
+        expect((await errorOf(res, 415)).fields, type).toEqual({ body: "expected application/json" });
+      }
+    },
+  );
 
   it("names the body when it is not JSON at all", async () => {
     const res = await app.request("/api/v1/models", {

@@ -1,6 +1,5 @@
 import { mayCall } from "@llmgw/api/access";
-import { contract } from "@llmgw/api/contract";
-import { lazy, Suspense, useEffect, useRef } from "react";
+import { type ComponentType, lazy, Suspense, useEffect, useRef } from "react";
 import { PageErrorBoundary } from "../components/PageErrorBoundary";
 import { LoadError, Loading } from "../components/Status";
 import { checkSession } from "../features/session/api/session";
@@ -10,6 +9,7 @@ import { SignInPage } from "../features/session/components/SignInPage";
 import { Link, useLocation } from "../lib/router";
 import { sessionState, useSession } from "../lib/session";
 import { OfflineBanner } from "./OfflineBanner";
+import { PAGES, type PagePath } from "./pages";
 import { AuditRoute } from "./routes/audit";
 import { CapacityRoute } from "./routes/capacity";
 import { FleetRoute } from "./routes/fleet";
@@ -23,23 +23,23 @@ const ServeRoute = lazy(() => import("./routes/serve"));
 // Only admins open the tokens page: nobody else downloads it.
 const TokensRoute = lazy(() => import("./routes/tokens"));
 
-const PAGES = [
-  { path: "/", label: "Capacity", Page: CapacityRoute },
-  { path: "/models", label: "Models", Page: ModelsRoute },
-  { path: "/serve", label: "Serve", Page: ServeRoute },
-  { path: "/fleet", label: "Fleet", Page: FleetRoute },
-  { path: "/mirror", label: "Mirror", Page: MirrorRoute },
-  { path: "/quotas", label: "Quotas", Page: QuotasRoute },
-  { path: "/audit", label: "Audit", Page: AuditRoute },
-  // In the nav only for a role that may call `endpoint` (the server's own access table).
-  { path: "/tokens", label: "Tokens", Page: TokensRoute, endpoint: contract.tokens.list },
-] as const;
+/** Each page's component: a page added to PAGES (./pages.ts) without one fails the type check. */
+const COMPONENTS: Record<PagePath, ComponentType> = {
+  "/": CapacityRoute,
+  "/models": ModelsRoute,
+  "/serve": ServeRoute,
+  "/fleet": FleetRoute,
+  "/mirror": MirrorRoute,
+  "/quotas": QuotasRoute,
+  "/audit": AuditRoute,
+  "/tokens": TokensRoute,
+};
 
 export function App() {
   const { path } = useLocation();
   const normalized = path.length > 1 ? path.replace(/\/+$/, "") : path;
   const page = PAGES.find((p) => p.path === normalized);
-  const Page = page?.Page ?? NotFoundRoute;
+  const Page = page ? COMPONENTS[page.path] : NotFoundRoute;
 
   const session = useSession();
   const showing = session.status === "signed-in" || session.status === "expired";

@@ -17,8 +17,9 @@ describe("patchFrom", () => {
 
   it("refuses a count that is not a whole number, on its field", () => {
     const base = cardValuesOf(makeView());
-    const { errors } = patchFrom(base, { ...base, cpuCores: "2.5" });
-    expect(errors.cpuCores).toBeDefined();
+    const { patch, errors } = patchFrom(base, { ...base, cpuCores: "2.5" });
+    expect(errors).toEqual({ cpuCores: "a whole number, 0 or more" });
+    expect(patch).toEqual({});
   });
 
   it("does not send a replica count for a model being stopped", () => {
