@@ -2,12 +2,13 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { applyPatch, type Model } from "@llmgw/domain";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describeOnEachDatabase } from "@llmgw/store/testing";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { createApp } from "../src/app";
 import { loadConfig } from "../src/config";
 import { type Deps, openDeps } from "../src/deps";
 import { modelInput } from "./harness";
-import { freshDatabase, TEST_DATABASE_URL } from "./multi-kit";
+import { freshDatabase } from "./multi-kit";
 
 // SPEC §2.7 "lose nothing": many editors PATCH one model at once. Each request is applied or
 // refused with 412, never half-applied or silently overwritten; the model ends as the audit log
@@ -25,12 +26,7 @@ function valueFor(field: Field, round: number, client: number): string | number 
   return field === "maxOutput" ? 1000 + n : 60 + n;
 }
 
-const backends = [
-  { name: "PGlite", url: null as string | null },
-  ...(TEST_DATABASE_URL ? [{ name: "PostgreSQL", url: TEST_DATABASE_URL }] : []),
-];
-
-describe.each(backends)("concurrent editors on $name", ({ url }) => {
+describeOnEachDatabase("concurrent editors on $name", ({ url }) => {
   let deps: Deps;
   let app: ReturnType<typeof createApp>;
   let root = "";

@@ -1,19 +1,14 @@
-import { describe, expect, it } from "vitest";
+import { describeOnEachDatabase } from "@llmgw/store/testing";
+import { expect, it } from "vitest";
 import { runCrash } from "./crash-run";
-import { TEST_DATABASE_URL } from "./multi-kit";
 
 // The short crash drill (`pnpm crash` runs the long one): SIGKILL the real server during a write
 // load, start it again, and find every acknowledged write and nothing half-written.
 
 const KILLS = 5;
-const backends = [
-  { name: "PGlite", postgres: null as string | null },
-  ...(TEST_DATABASE_URL ? [{ name: "PostgreSQL", postgres: TEST_DATABASE_URL }] : []),
-];
-
-describe.each(backends)("crash on $name", ({ postgres }) => {
+describeOnEachDatabase("crash on $name", ({ url }) => {
   it(`${KILLS} kills under load lose no acknowledged write`, async () => {
-    const report = await runCrash({ kills: KILLS, postgres });
+    const report = await runCrash({ kills: KILLS, postgres: url });
     expect(report.problems).toEqual([]);
     expect(report.kills).toBe(KILLS);
     const { creates, patches, heartbeats } = report.acknowledged;

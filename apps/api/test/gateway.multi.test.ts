@@ -1,8 +1,9 @@
 import { openPostgres } from "@llmgw/store";
-import { describe, expect, it } from "vitest";
+import { describeOnPostgres } from "@llmgw/store/testing";
+import { expect, it } from "vitest";
 import { StandInEngine } from "../src/testing/engine";
 import { heartbeat, modelInput } from "./harness";
-import { TEST_DATABASE_URL, useTwoServers } from "./multi-kit";
+import { useTwoServers } from "./multi-kit";
 
 // SPEC §7.2–7.3 across processes on one PostgreSQL: a request through any process wakes the model
 // (the leader places it), is sent once its replica turns ready, and refreshes the shared wake, so
@@ -25,7 +26,7 @@ const post = (url: string, path: string, body: unknown) =>
     body: JSON.stringify(body),
   });
 
-describe.skipIf(!TEST_DATABASE_URL)("the request path on two processes", () => {
+describeOnPostgres("the request path on two processes", () => {
   const { servers, database } = useTwoServers();
 
   it("wakes through one process, is placed by the leader, and idle counts from the last request", async () => {

@@ -11,7 +11,7 @@ import type { AppType } from "../src/contract/appType";
 import { type Deps, openDeps } from "../src/deps";
 
 import { type heartbeat, modelInput } from "./factories";
-import { freshDatabase, TEST_DATABASE_URL } from "./multi-kit";
+import { freshDatabase } from "./multi-kit";
 
 export { heartbeat, modelInput, replicaReport } from "./factories";
 
@@ -36,8 +36,8 @@ export type ApiOptions = Partial<Pick<Config, "models" | "quotas" | "classes" | 
   yaml?: string;
   /**
    * "postgres": a fresh database on TEST_DATABASE_URL's server (dropped after the file), for the
-   * tests whose point is what PostgreSQL does that PGlite's one connection cannot. Skip those
-   * describe blocks without TEST_DATABASE_URL. PGlite in memory by default.
+   * tests whose point is what PostgreSQL does that PGlite's one connection cannot. Register those
+   * blocks with describeOnPostgres (@llmgw/store/testing). PGlite in memory by default.
    */
   database?: "pglite" | "postgres";
 };
@@ -63,7 +63,7 @@ export function useApi(options: ApiOptions = {}): Api {
     // An empty environment: the developer's LLMGW_* or DATABASE_URL must not leak into a test.
     const env: NodeJS.ProcessEnv = {};
     if (database === "postgres") {
-      const fresh = await freshDatabase(TEST_DATABASE_URL);
+      const fresh = await freshDatabase();
       drop = fresh.drop;
       env.DATABASE_URL = fresh.url;
     }

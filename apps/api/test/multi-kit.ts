@@ -5,11 +5,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { openPostgres } from "@llmgw/store";
+import { TEST_DATABASE_URL } from "@llmgw/store/testing";
 import { afterAll, beforeAll } from "vitest";
 import type { EventStream } from "./sse";
-
-/** The PostgreSQL the tests may use (`TEST_DATABASE_URL`); tests needing it skip without it. */
-export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "";
 
 /**
  * A database of its own on the test server, so these tests never meet the store contract tests

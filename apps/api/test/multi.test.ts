@@ -1,7 +1,8 @@
 import { openPostgres } from "@llmgw/store";
-import { describe, expect, it } from "vitest";
+import { describeOnPostgres } from "@llmgw/store/testing";
+import { expect, it } from "vitest";
 import { heartbeat, modelInput } from "./harness";
-import { TEST_DATABASE_URL, useTwoServers } from "./multi-kit";
+import { useTwoServers } from "./multi-kit";
 import { EventStream, type SseEvent } from "./sse";
 
 // SPEC §4: several `llmgw serve` processes on one PostgreSQL. A change through one reaches every
@@ -54,7 +55,7 @@ const post = (url: string, path: string, body: unknown) =>
     body: JSON.stringify(body),
   });
 
-describe.skipIf(!TEST_DATABASE_URL)("two processes on one PostgreSQL", () => {
+describeOnPostgres("two processes on one PostgreSQL", () => {
   const { servers, streams, database } = useTwoServers();
 
   it("shares changes, one scheduler, fails over within 10 s, and a resumed stream misses nothing", async () => {
@@ -160,7 +161,7 @@ describe.skipIf(!TEST_DATABASE_URL)("two processes on one PostgreSQL", () => {
   }, 120_000);
 });
 
-describe.skipIf(!TEST_DATABASE_URL)("two processes when PostgreSQL cuts their connections", () => {
+describeOnPostgres("two processes when PostgreSQL cuts their connections", () => {
   const { servers, streams, database } = useTwoServers();
 
   it("keeps relaying and ends with exactly one leader", async () => {

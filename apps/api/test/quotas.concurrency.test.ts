@@ -1,7 +1,8 @@
 import type { ModelPatch, Quota } from "@llmgw/domain";
-import { describe, expect, it } from "vitest";
+import { describeOnEachDatabase, describeOnPostgres } from "@llmgw/store/testing";
+import { expect, it } from "vitest";
 import { type Api, beatOk, createOk, heartbeat, modelInput, useApi } from "./harness";
-import { TEST_DATABASE_URL, useTwoServers } from "./multi-kit";
+import { useTwoServers } from "./multi-kit";
 
 // SPEC §2.5 under concurrency: admission is judged inside the transaction that writes, one change
 // per owner at a time (an advisory lock on the owner), so changes arriving together cannot each
@@ -121,15 +122,11 @@ function inOneProcess(api: Api) {
   });
 }
 
-describe("quota admission under concurrency, in one process on PGlite", () => {
-  inOneProcess(useApi());
+describeOnEachDatabase("quota admission under concurrency, in one process on $name", ({ kind }) => {
+  inOneProcess(useApi({ database: kind }));
 });
 
-describe.skipIf(!TEST_DATABASE_URL)("quota admission under concurrency, in one process on PostgreSQL", () => {
-  inOneProcess(useApi({ database: "postgres" }));
-});
-
-describe.skipIf(!TEST_DATABASE_URL)("quota admission across two processes on one PostgreSQL", () => {
+describeOnPostgres("quota admission across two processes on one PostgreSQL", () => {
   const { servers } = useTwoServers();
 
   const call = (url: string, method: string, path: string, body: unknown, headers = {}) =>

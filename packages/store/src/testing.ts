@@ -2,6 +2,8 @@ import { createHash } from "node:crypto";
 import { readFile, rename, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { describe } from "vitest";
+import type { DbKind } from "./db";
 import { MIGRATIONS } from "./migrations";
 import { openPglite } from "./pglite";
 import { openStore, type Store, type StoreOptions, storeOn } from "./store";
@@ -35,4 +37,37 @@ export async function openTestStore(options: StoreOptions = {}): Promise<Store> 
   await writeFile(partial, tarball);
   await rename(partial, TEMPLATE);
   return store;
+}
+
+/** The PostgreSQL server tests may use, from TEST_DATABASE_URL; empty when there is none. */
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "";
+
+/**
+ * `describe` for cases that need PostgreSQL: registered whether or not there is a server and
+ * reported as skipped without one, so a run counts the same tests either way. The run says once
+ * how to include them (scripts/vitest-postgres.ts).
+ */
+export const describeOnPostgres = describe.skipIf(TEST_DATABASE_URL === "");
+
+/** A database a suite runs on: PGlite in memory (no url), or the server at TEST_DATABASE_URL. */
+export interface TestDatabase {
+  kind: DbKind;
+  url: string | null;
+}
+
+const TEST_DATABASES = [
+  { name: "PGlite", database: { kind: "pglite", url: null } },
+  { name: "PostgreSQL", database: { kind: "postgres", url: TEST_DATABASE_URL } },
+] as const satisfies readonly { name: string; database: TestDatabase }[];
+
+/**
+ * One describe block per database, PostgreSQL always among them (as a describeOnPostgres), where
+ * `describe.each` over only the available ones would register nothing without a server.
+ * `$name` in the title becomes "PGlite" or "PostgreSQL".
+ */
+export function describeOnEachDatabase(title: string, body: (database: TestDatabase) => void): void {
+  for (const { name, database } of TEST_DATABASES) {
+    const register = database.kind === "postgres" ? describeOnPostgres : describe;
+    register(title.replaceAll("$name", name), () => body(database));
+  }
 }

@@ -3,12 +3,12 @@ import pg from "pg";
 import { afterAll, beforeAll, beforeEach } from "vitest";
 import type { DbKind } from "../src/db";
 import type { Store, StoreOptions } from "../src/store";
-import { openTestStore } from "../src/testing";
+import { openTestStore, TEST_DATABASE_URL } from "../src/testing";
 
 /**
- * A database a contract suite runs against. PGlite always (in memory); PostgreSQL when
- * TEST_DATABASE_URL is set, in a schema of its own, so suites and people sharing the server never
- * see each other's rows.
+ * A database a contract suite runs against: PGlite in memory, or PostgreSQL at TEST_DATABASE_URL
+ * in a schema of its own, so suites and people sharing the server never see each other's rows.
+ * Nothing connects before options(), so a skipped block may make one without a server.
  */
 export interface Backend {
   name: DbKind;
@@ -17,11 +17,8 @@ export interface Backend {
   dispose(): Promise<void>;
 }
 
-export function backends(): Backend[] {
-  const url = process.env.TEST_DATABASE_URL;
-  const list: Backend[] = [pgliteMemory()];
-  if (url !== undefined && url !== "") list.push(postgresSchema(url));
-  return list;
+export function backendFor(kind: DbKind): Backend {
+  return kind === "postgres" ? postgresSchema(TEST_DATABASE_URL) : pgliteMemory();
 }
 
 /** One store for a whole file (PGlite's start-up costs a second or more); tests call reset() instead. */
@@ -49,11 +46,6 @@ export function useStore(backend: Backend, options: { reset?: boolean } = {}): S
       return Reflect.get(current, key);
     },
   });
-}
-
-/** PostgreSQL, in a schema of its own, when TEST_DATABASE_URL is set. */
-export function postgresBackend(): Backend | undefined {
-  return backends().find((b) => b.name === "postgres");
 }
 
 function pgliteMemory(): Backend {

@@ -1,13 +1,14 @@
-import { describe, expect, it, vi } from "vitest";
+import { expect, it, vi } from "vitest";
 import { TransactionAborted } from "../src/db";
 import { keyHash } from "../src/locks";
 import { LOCK, MIGRATIONS, migrate } from "../src/migrations";
-import { backends, openFor, postgresBackend, useStore } from "./backends";
+import { describeOnEachDatabase, describeOnPostgres } from "../src/testing";
+import { backendFor, openFor, useStore } from "./backends";
 import { aNode, aQuota, aReplica, unique } from "./factories";
 
 // What the Db seam promises, on every driver: the same types back, the same transaction semantics.
-describe.each(backends())("Db on $name", (backend) => {
-  const store = useStore(backend);
+describeOnEachDatabase("Db on $name", ({ kind }) => {
+  const store = useStore(backendFor(kind));
 
   it("returns int8, numeric, jsonb and timestamptz the same way", async () => {
     const [row] = await store.db.query<Record<string, unknown>>(
@@ -133,11 +134,9 @@ describe.each(backends())("Db on $name", (backend) => {
   });
 });
 
-const postgres = postgresBackend();
-// A backend of its own: each describe block disposes (drops the schema of) the one it was given.
-const lockBackend = postgresBackend();
-describe.skipIf(lockBackend === undefined)("lock() on PostgreSQL", () => {
-  const store = useStore(lockBackend as NonNullable<typeof lockBackend>, { reset: false });
+// A backend per block: each describe block disposes (drops the schema of) the one it was given.
+describeOnPostgres("lock() on PostgreSQL", () => {
+  const store = useStore(backendFor("postgres"), { reset: false });
 
   it("makes a second holder of the key wait until the first ends, and no holder of another key", async () => {
     const key = unique("lock");
@@ -177,8 +176,8 @@ describe.skipIf(lockBackend === undefined)("lock() on PostgreSQL", () => {
   });
 });
 
-describe.skipIf(postgres === undefined)("read() on PostgreSQL", () => {
-  const backend = postgres as NonNullable<typeof postgres>;
+describeOnPostgres("read() on PostgreSQL", () => {
+  const backend = backendFor("postgres");
   const store = useStore(backend, { reset: false });
 
   it("sees one moment, whatever commits meanwhile, and refuses to write", async () => {

@@ -1,10 +1,11 @@
 import { DEFAULT_CLASSES } from "@llmgw/domain";
 import { describe, expect, it } from "vitest";
-import { backends, useStore } from "./backends";
+import { describeOnEachDatabase } from "../src/testing";
+import { backendFor, useStore } from "./backends";
 import { aMirrorVersion, aNode, anAuditEntry, aQuota, aReplica, unique } from "./factories";
 
-describe.each(backends())("fleet, quotas, audit and events on $name", (backend) => {
-  const store = useStore(backend);
+describeOnEachDatabase("fleet, quotas, audit and events on $name", ({ kind }) => {
+  const store = useStore(backendFor(kind));
 
   describe("nodes", () => {
     it("upserts a node whole and changes its state", async () => {

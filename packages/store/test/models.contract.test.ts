@@ -2,7 +2,8 @@ import type { Model } from "@llmgw/domain";
 import { describe, expect, it } from "vitest";
 import { NameTaken, VersionConflict } from "../src/errors";
 import type { DeclaredModel } from "../src/repos/models";
-import { backends, useStore } from "./backends";
+import { describeOnEachDatabase } from "../src/testing";
+import { backendFor, useStore } from "./backends";
 import { aModel, aProfile } from "./factories";
 
 const declared = (overrides: Partial<Model> = {}): DeclaredModel => {
@@ -17,8 +18,8 @@ async function refusal(promise: Promise<unknown>): Promise<unknown> {
   );
 }
 
-describe.each(backends())("models on $name", (backend) => {
-  const store = useStore(backend);
+describeOnEachDatabase("models on $name", ({ kind }) => {
+  const store = useStore(backendFor(kind));
 
   it("stores a model whole and lists by name", async () => {
     const b = aModel({

@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { MIGRATIONS } from "../src/migrations";
 import { openStore } from "../src/store";
-import { backends } from "./backends";
+import { describeOnPostgres } from "../src/testing";
+import { backendFor } from "./backends";
 import { aModel } from "./factories";
 
 describe("PGlite in a data directory", () => {
@@ -83,13 +84,11 @@ describe("PGlite in a data directory", () => {
   });
 });
 
-const postgres = backends().find((b) => b.name === "postgres");
-
-describe.runIf(postgres !== undefined)("PostgreSQL shared by several processes", () => {
-  afterAll(() => postgres?.dispose());
+describeOnPostgres("PostgreSQL shared by several processes", () => {
+  const postgres = backendFor("postgres");
+  afterAll(() => postgres.dispose());
 
   it("migrates once when several stores open at the same moment", async () => {
-    if (postgres === undefined) return;
     const options = await postgres.options();
     const stores = await Promise.all([1, 2, 3, 4].map(() => openStore(options)));
     try {
@@ -101,7 +100,6 @@ describe.runIf(postgres !== undefined)("PostgreSQL shared by several processes",
   });
 
   it("syncs the same declarations from processes starting together, once", async () => {
-    if (postgres === undefined) return;
     const options = await postgres.options();
     const stores = await Promise.all([1, 2, 3].map(() => openStore(options)));
     try {
@@ -121,7 +119,6 @@ describe.runIf(postgres !== undefined)("PostgreSQL shared by several processes",
   });
 
   it("gives every process the events another one appends, in id order", async () => {
-    if (postgres === undefined) return;
     const options = await postgres.options();
     const [writer, reader] = await Promise.all([openStore(options), openStore(options)]);
     try {

@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from "node:crypto";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import type { StoredSession } from "../src/repos/sessions";
 import type { StoredToken } from "../src/repos/tokens";
-import { backends, openFor, postgresBackend, useStore } from "./backends";
+import { describeOnEachDatabase, describeOnPostgres } from "../src/testing";
+import { backendFor, openFor, useStore } from "./backends";
 
 let sequence = 0;
 const hash = () => createHash("sha256").update(randomBytes(32)).digest("hex");
@@ -32,8 +33,8 @@ function aSession(token: string, overrides: Partial<StoredSession> = {}): Stored
   };
 }
 
-describe.each(backends())("tokens and sessions on $name", (backend) => {
-  const store = useStore(backend);
+describeOnEachDatabase("tokens and sessions on $name", ({ kind }) => {
+  const store = useStore(backendFor(kind));
 
   it("keeps a token by name and by hash, never used until touched", async () => {
     const token = aToken({ role: "operator" });
@@ -185,9 +186,8 @@ describe.each(backends())("tokens and sessions on $name", (backend) => {
   });
 });
 
-const postgres = postgresBackend();
-describe.skipIf(postgres === undefined)("tokens across two stores on one PostgreSQL", () => {
-  const backend = postgres as NonNullable<typeof postgres>;
+describeOnPostgres("tokens across two stores on one PostgreSQL", () => {
+  const backend = backendFor("postgres");
   const store = useStore(backend, { reset: false });
 
   it("another process's insert and removal reach this store's answers by NOTIFY, well before they expire", async () => {
