@@ -1,9 +1,10 @@
 // One event to 10,000 open SSE streams: the time until every client has it, and the server's
 // memory per open stream, for /api/v1/events and for a bare node:http SSE server. Each server is
 // its own process (with --expose-gc, so memory is read after a collection) and the 10,000
-// clients a third: their parsing shares the machine, which the bare server's figure shows.
+// clients a third: their parsing shares the machine, which the bare server's figure shows. The
+// aim is judged on the median of the events, with the fastest and slowest beside it.
 import { connect } from "../../packages/client/src/index";
-import { child, percentile, type Row, wallNow } from "./report";
+import { child, median, percentile, type Row, wallNow } from "./report";
 
 export const names = ["SSE fan-out"];
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 10_000);
@@ -55,7 +56,7 @@ async function fanOut(
     openMs,
     rssPerStream: (after.rss - before.rss) / opened.open,
     heapPerStream: (after.heapUsed + after.external - before.heapUsed - before.external) / opened.open,
-    p50: Math.min(...p50s),
+    p50: median(p50s),
     all: alls,
     missed,
   };
@@ -84,27 +85,27 @@ export async function run(): Promise<Row[]> {
     await server.ask({ cmd: "publish", data: payload });
   });
   const kb = (b: number) => `${(b / 1000).toFixed(1)} kB`;
+  const spread = (r: Result) =>
+    [Math.min(...r.all), median(r.all), Math.max(...r.all)].map((t) => t.toFixed(0)).join(" / ");
   const row = (r: Result) => ({
     server: r.label,
     "opened in ms": r.openMs.toFixed(0),
     "all delivered ms (each event)": r.all.map((t) => t.toFixed(0)).join(" "),
-    "fastest all ms": Math.min(...r.all).toFixed(0),
-    "half delivered ms": r.p50.toFixed(0),
+    "all delivered ms (min / median / max)": spread(r),
+    "half delivered ms (median)": r.p50.toFixed(0),
     missed: r.missed,
     "RSS per stream": kb(r.rssPerStream),
     "heap+external per stream": kb(r.heapPerStream),
   });
   console.table([row(app), row(bare)]);
-  const fast = (r: Result) => Math.min(...r.all);
-  const medianAll = (r: Result) => [...r.all].sort((a, b) => a - b)[Math.floor(r.all.length / 2)] ?? 0;
   return [
     {
-      measure: `one event to ${STREAMS} SSE streams: all delivered (fastest; median of ${EVENTS})`,
-      value: `${fast(app).toFixed(0)} ms; ${medianAll(app).toFixed(0)} ms${app.missed ? `, ${app.missed} missed` : ""}`,
-      peer: `bare node:http: ${fast(bare).toFixed(0)} ms; ${medianAll(bare).toFixed(0)} ms`,
-      ratio: `${(fast(app) / fast(bare)).toFixed(2)}× the time`,
-      aim: "≤ 200 ms",
-      met: fast(app) <= 200 && app.missed === 0,
+      measure: `one event to ${STREAMS} SSE streams: all delivered (min / median / max of ${EVENTS} events)`,
+      value: `${spread(app)} ms${app.missed ? `, ${app.missed} missed` : ""}`,
+      peer: `bare node:http: ${spread(bare)} ms`,
+      ratio: `${(median(app.all) / median(bare.all)).toFixed(2)}× the time (medians)`,
+      aim: "≤ 200 ms median",
+      met: median(app.all) <= 200 && app.missed === 0,
     },
     {
       measure: "server memory per open SSE stream (RSS growth)",
