@@ -3,6 +3,7 @@
 // Aims are judged on the median: the fastest run shows what the code can do, not what it does.
 // Add one by appending to `benches`.
 
+import { Snapshot } from "../../apps/api/src/world";
 import {
   type Class,
   DEFAULT_CLASSES,
@@ -208,6 +209,7 @@ export const names = [
   "headroomAll + every nodes list",
   "headroom, one model, all fields",
   "reindexNode (one heartbeat)",
+  "Snapshot.withNode (one heartbeat, the API's path)",
   "schedule: steady fleet (no decisions)",
   "schedule: placements on free capacity",
   "schedule: placements by preemption",
@@ -216,6 +218,7 @@ export const names = [
 export async function run(only: RegExp | null): Promise<Row[]> {
   const fleet = generateFleet(20250101);
   let index: FleetIndex = indexFleet(fleet);
+  let snapshot = Snapshot.of(fleet);
   const onNode = new Map<string, Replica[]>();
   for (const r of fleet.replicas) {
     if (r.node === null) continue;
@@ -398,6 +401,23 @@ export async function run(only: RegExp | null): Promise<Row[]> {
       },
     },
     {
+      // The same beat as the API applies it: the node's row and replica groupings copied into a new
+      // snapshot beside reindexNode (headroom and the catalogue's JSON wait for a read).
+      name: "Snapshot.withNode (one heartbeat, the API's path)",
+      runs: 1_000,
+      warmup: 100,
+      run: (i) => {
+        const node = fleet.nodes[(i * 104_729) % fleet.nodes.length];
+        if (!node) return;
+        const replicas = (snapshot.replicasByNode.get(node.name) ?? []).map((r, j) =>
+          j === 0 ? { ...r, state: r.state === "ready" ? ("starting" as const) : ("ready" as const) } : r,
+        );
+        const next = snapshot.withNode(node, replicas);
+        if (!next) throw new Error(`withNode refused an unchanged node's beat (${node.name})`);
+        snapshot = next;
+      },
+    },
+    {
       // The loop's cost when nothing changed: index, room and a pass over every model.
       name: "schedule: steady fleet (no decisions)",
       runs: 7,
@@ -484,15 +504,17 @@ export async function run(only: RegExp | null): Promise<Row[]> {
       aim: "≤ 100 ms",
       met: Number(all["median ms"]) <= 100,
     });
-  const beat = rows.find((r) => r.bench === "reindexNode (one heartbeat)");
+  const beat = rows.find((r) => r.bench.startsWith("Snapshot.withNode"));
   if (beat) {
-    // The domain's incremental refresh; the server's World still rebuilds its whole snapshot.
-    const ms = Number(beat["median ms"]);
+    // What the API does for a beat: it patches its snapshot (World.patchNode), never rebuilds it.
+    const domainAlone = rows.find((r) => r.bench === "reindexNode (one heartbeat)");
     summary.push({
-      measure: "refresh after one heartbeat (reindexNode)",
-      value: `${beat["median ms"]} ms median`,
+      measure: "refresh after one heartbeat (the API's Snapshot.withNode)",
+      value:
+        `${beat["median ms"]} ms median (${beat["fastest ms"]}–${beat["slowest ms"]})` +
+        (domainAlone ? `; reindexNode alone ${domainAlone["median ms"]} ms` : ""),
       aim: "≤ 5 ms",
-      met: ms <= 5,
+      met: Number(beat["median ms"]) <= 5,
     });
   }
   return summary;
