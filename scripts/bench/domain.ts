@@ -5,6 +5,7 @@
 
 import { Snapshot } from "../../apps/api/src/world";
 import {
+  applySchedule,
   type Class,
   DEFAULT_CLASSES,
   type FleetIndex,
@@ -323,13 +324,30 @@ export async function run(only: RegExp | null): Promise<Row[]> {
   const byPreempting = wanting(full, ["critical", "standard"], 1);
   let ids = 0;
   const newId = (model: string) => `${model}-b${++ids}`;
-  /** The last plan of each scenario, for placements per second, and the bench it comes from. */
+  /** The last plan of each pass, for placements per second. */
   const plans = new Map<string, Schedule>();
-  const PLAN_BENCHES: Record<string, string> = {
-    steady: "steady fleet",
-    free: "on free capacity",
-    preempt: "by preemption",
-  };
+  /** Each scenario's passes, as plan and bench: with preemption a placement starts a pass later. */
+  const SCENARIOS: Array<{ label: string; passes: Array<[plan: string, bench: string]> }> = [
+    { label: "steady fleet", passes: [["steady", "schedule: steady fleet (no decisions)"]] },
+    { label: "on free capacity", passes: [["free", "schedule: placements on free capacity"]] },
+    {
+      label: "with preemption",
+      passes: [
+        ["preempt", "schedule: placements by preemption"],
+        ["preempt-next", "schedule: placements by preemption, next pass (victims gone)"],
+      ],
+    },
+  ];
+  /** The fleet once the first preemption pass is stored and the agents report its victims gone. */
+  let victimsGone: typeof byPreempting | null = null;
+  function afterEvictions(): typeof byPreempting {
+    if (victimsGone) return victimsGone;
+    const first = schedule({ ...byPreempting, newId });
+    const gone = new Set(first.evict.filter((e) => e.replica.state === "stopping").map((e) => e.replica.id));
+    const replicas = applySchedule(byPreempting.replicas, first).filter((r) => !gone.has(r.id));
+    victimsGone = { ...byPreempting, replicas };
+    return victimsGone;
+  }
 
   const benches: Bench[] = [
     {
@@ -444,6 +462,15 @@ export async function run(only: RegExp | null): Promise<Row[]> {
         plans.set("preempt", schedule({ ...byPreempting, newId }));
       },
     },
+    {
+      // The pass after that one, the victims gone: the nominated replicas start.
+      name: "schedule: placements by preemption, next pass (victims gone)",
+      runs: 7,
+      warmup: 2,
+      run: () => {
+        plans.set("preempt-next", schedule({ ...afterEvictions(), newId }));
+      },
+    },
   ];
 
   const shapes = new Set(
@@ -474,23 +501,37 @@ export async function run(only: RegExp | null): Promise<Row[]> {
   if (kept === undefined) console.log("nothing was kept");
   const summary: Row[] = [];
 
-  // Placements per second: a whole run (index, room and every model) divided by what it placed,
-  // at the median run's time; the fastest and slowest runs give the range.
-  for (const [name, plan] of plans) {
-    const row = rows.find((r) => r.bench.includes(PLAN_BENCHES[name] ?? name));
-    if (!row) continue;
-    const placed = plan.place.length;
-    const nominated = plan.place.filter((r) => r.state === "pending").length;
-    const perSecond = (ms: string) => Math.round((placed / Number(ms)) * 1000);
-    const rate = perSecond(row["median ms"]);
-    const range = `${perSecond(row["slowest ms"])}–${perSecond(row["fastest ms"])}/s`;
-    console.log(
-      `${row.bench}: ${placed} placements (${nominated} waiting on preempted nodes, ${plan.evict.length} ` +
-        `evictions, ${plan.pending.length} left pending) in ${row["median ms"]} ms median: ${rate}/s (${range})`,
+  // Placements per second: the placements that start (not those nominated, waiting on evictions)
+  // divided by the whole runs of every pass it takes (index, room and every model), at the median
+  // run's time; the fastest and slowest runs give the range.
+  for (const { label, passes } of SCENARIOS) {
+    const done = passes.flatMap(([plan, bench]) => {
+      const row = rows.find((r) => r.bench === bench);
+      const schedule = plans.get(plan);
+      return row && schedule ? [{ row, schedule }] : [];
+    });
+    if (done.length < passes.length) continue;
+    const ms = (kind: "fastest ms" | "median ms" | "slowest ms") =>
+      done.reduce((sum, { row }) => sum + Number(row[kind]), 0);
+    const started = done.reduce(
+      (sum, { schedule }) => sum + schedule.place.filter((r) => r.state !== "pending").length,
+      0,
     );
-    if (name !== "steady")
+    const perSecond = (kind: "fastest ms" | "median ms" | "slowest ms") =>
+      Math.round((started / ms(kind)) * 1000);
+    const rate = perSecond("median ms");
+    const range = `${perSecond("slowest ms")}–${perSecond("fastest ms")}/s`;
+    for (const { row, schedule } of done) {
+      const nominated = schedule.place.filter((r) => r.state === "pending").length;
+      console.log(
+        `${row.bench}: ${schedule.place.length - nominated} placements started, ${nominated} waiting on ` +
+          `preempted nodes, ${schedule.evict.length} evictions, ${schedule.pending.length} left pending`,
+      );
+    }
+    console.log(`${label}: ${started} started in ${round(ms("median ms"))} ms median: ${rate}/s (${range})`);
+    if (label !== "steady fleet")
       summary.push({
-        measure: `placements/s, ${name === "free" ? "on free capacity" : "with preemption"} (5,000 nodes)`,
+        measure: `placements started/s, ${label} (5,000 nodes${passes.length > 1 ? `, ${passes.length} passes` : ""})`,
         value: `${rate}/s median (${range})`,
         aim: "≥ 2,000/s",
         met: rate >= 2000,
