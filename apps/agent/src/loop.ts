@@ -87,17 +87,21 @@ export function runAgent(options: AgentOptions): RunningAgent {
       if (trouble !== null) log.info(`heartbeat: ${options.server} answers again`);
       trouble = null;
     } catch (err) {
-      const message =
+      const [kind, message] =
         err instanceof ApiFailure && err.status > 0 && err.code !== "not_json"
-          ? `the server refused the heartbeat: ${err.status} ${err.message.slice(0, 300)}`
+          ? [
+              `refused ${err.status} ${err.code}`,
+              `the server refused the heartbeat: ${err.status} ${err.message.slice(0, 300)}`,
+            ]
           : err instanceof BadReply || (err instanceof ApiFailure && err.code === "not_json")
-            ? `the server's reply is not a heartbeat reply: ${err.message}`
-            : `cannot reach ${options.server} (${describe(err)})`;
-      // Said once per kind of trouble: a server down for an hour must not fill the log.
-      if (message !== trouble) {
+            ? ["bad reply", `the server's reply is not a heartbeat reply: ${err.message}`]
+            : ["unreachable", `cannot reach ${options.server} (${describe(err)})`];
+      // Said once per kind of trouble: a server down for an hour must not fill the log, nor must
+      // one whose dropped connections read differently from one beat to the next (reset, closed).
+      if (kind !== trouble) {
         log.warn(`heartbeat: ${message}; retrying every ${intervalSeconds}s, engines keep running`);
       }
-      trouble = message;
+      trouble = kind;
     }
   };
 
