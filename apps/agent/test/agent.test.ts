@@ -152,7 +152,8 @@ describe("llmgw agent with a real engine process", () => {
     control.state.down = false;
     const back = control.beats.length;
     await control.beat((b) => replicaIn(b, replica.id)?.state === "ready", back, "heartbeats to resume");
-    expect(log.lines.some((l) => l.includes("answers again"))).toBe(true);
+    // The control plane has the beat before the agent reads its reply: wait for the agent's word.
+    await until(() => log.lines.some((l) => l.includes("answers again")), "the agent to say so");
   });
 
   it("stops its engines when it stops, and says so in a last heartbeat", async () => {
