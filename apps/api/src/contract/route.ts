@@ -65,13 +65,6 @@ export type ParamsOf<Path extends string> = Path extends `${string}:${infer Para
 
 type Has<R, K extends keyof Route> = R extends { [P in K]: z.ZodType } ? true : false;
 
-/** What a caller gives: the path's parameters, the query and the JSON body the route takes. */
-export type InputOf<R extends Route> = (keyof ParamsOf<R["path"]> extends never
-  ? { param?: undefined }
-  : { param: ParamsOf<R["path"]> }) &
-  (Has<R, "query"> extends true ? { query?: z.input<NonNullable<R["query"]>> } : { query?: undefined }) &
-  (Has<R, "body"> extends true ? { body: z.input<NonNullable<R["body"]>> } : { body?: undefined });
-
 /** What the handler has once the input is checked. */
 export type CheckedInputOf<R extends Route> = R extends { checkedByHandler: true }
   ? { param: ParamsOf<R["path"]>; query: undefined; body: undefined }
