@@ -3,6 +3,9 @@
 // compare the page with the server), and ways to watch what the page sends.
 // Every test makes its own data: they all share one server (see playwright.config.ts).
 import { type Connection, connect } from "@llmgw/client";
+
+export { segment } from "@llmgw/client";
+
 import type { ModelInput } from "@llmgw/domain";
 import { test as base, expect, type Page, type Request } from "@playwright/test";
 
@@ -13,9 +16,6 @@ export const test = base.extend<{ api: Connection["api"] }>({
     await use(connect({ server: baseURL }).api);
   },
 });
-
-/** Hono's client puts path parameters in as they are given. */
-export const segment = encodeURIComponent;
 
 let counter = 0;
 

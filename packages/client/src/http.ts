@@ -36,6 +36,9 @@ export type ConnectOptions = {
   init?: RequestInit;
 };
 
+/** A path parameter as Hono's client needs it: it puts `param` values into the URL as given. */
+export const segment = encodeURIComponent;
+
 /** A response to await: Hono's client answer for one route of the contract. */
 type Pending<T> = Promise<ClientResponse<T, number, "json" | "body">>;
 

@@ -1,9 +1,7 @@
+import { segment } from "@llmgw/client";
 import type { NodeView } from "@llmgw/domain";
 import { type Command, type Ctx, operand, show } from "./command";
 import { orDash, table, timeText } from "./table";
-
-// Hono's client puts path parameters in as they are given.
-const segment = encodeURIComponent;
 
 /** `free/total`, or `?` for a total the agent does not report (0 means "not reported"). */
 const share = (free: number, total: number, unit = "") => (total === 0 ? "?" : `${free}/${total}${unit}`);

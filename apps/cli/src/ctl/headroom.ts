@@ -1,9 +1,7 @@
+import { segment } from "@llmgw/client";
 import type { Headroom } from "@llmgw/domain";
 import { type Command, type Ctx, operand, show } from "./command";
 import { gb, keyValues, orDash, plus, table } from "./table";
-
-// Hono's client puts path parameters in as they are given.
-const segment = encodeURIComponent;
 
 /** `+2 now, +1 by preempting batch; quota left 3; at most +3 (limited by capacity)`: the card's line. */
 export function headroomLine(h: Headroom): string {

@@ -1,3 +1,4 @@
+import { segment } from "@llmgw/client";
 import {
   type AuditEntry,
   conflictBodySchema,
@@ -99,7 +100,7 @@ export const modelSet: Command = {
   async run(ctx, operands, values) {
     const name = operand(operands, 0);
     const patch = patchOf(values);
-    const param = { name: encodeURIComponent(name) };
+    const param = { name: segment(name) };
     // The ETag read with the model: the patch applies only to what was read.
     const read = await ctx.sent(ctx.api.models[":name"].$get({ param }));
     const before = await read.json();

@@ -1,12 +1,10 @@
+import { segment } from "@llmgw/client";
 import { type ModelView, replicasOf, type TargetResult } from "@llmgw/domain";
 import { wholeNumber } from "./args";
 import { type Command, type Ctx, operand, show } from "./command";
 import { headroomLine, needText } from "./headroom";
 import { modelSet } from "./modelSet";
 import { gb, keyValues, orDash, plus, table, timeText } from "./table";
-
-// Hono's client puts path parameters in as they are given.
-const segment = encodeURIComponent;
 
 function modelsTable(models: ModelView[], ctx: Ctx): string {
   if (models.length === 0) return "no models in the catalogue\n";

@@ -1,10 +1,8 @@
+import { segment } from "@llmgw/client";
 import type { Quota, QuotaUsage } from "@llmgw/domain";
 import { limitOf, usage } from "./args";
 import { type Command, type Ctx, operand, show } from "./command";
 import { table } from "./table";
-
-// Hono's client puts path parameters in as they are given.
-const segment = encodeURIComponent;
 
 type Limits = Omit<Quota, "owner">;
 

@@ -1,10 +1,8 @@
 import type { Role, TokenCreate, TokenView } from "@llmgw/api";
+import { segment } from "@llmgw/client";
 import { usage, type Values, wholeNumber } from "./args";
 import { type Command, type Ctx, operand, show } from "./command";
 import { keyValues, orDash, table, timeText } from "./table";
-
-// Hono's client puts path parameters in as they are given.
-const segment = encodeURIComponent;
 
 const ROLES: readonly Role[] = ["viewer", "operator", "admin", "agent", "client"];
 

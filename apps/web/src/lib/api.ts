@@ -1,4 +1,7 @@
 import { ApiFailure, answer as answered, connect } from "@llmgw/client";
+
+export { segment } from "@llmgw/client";
+
 import { sessionState } from "./session";
 
 /**
@@ -37,6 +40,3 @@ export async function answer<T>(
     throw error;
   }
 }
-
-// Hono's client puts path parameters in as they are given.
-export const segment = encodeURIComponent;
