@@ -1,10 +1,16 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { until } from "@llmgw/agent/testing";
 import { loadConfig, type RunningServer, silentLogger, startServer } from "@llmgw/api";
-import { type AgentProcess, startAgentProcess, writeTinyLlamaGguf } from "@llmgw/api/testing";
+import {
+  type AgentProcess,
+  newToken,
+  sha256Hex,
+  startAgentProcess,
+  writeTinyLlamaGguf,
+} from "@llmgw/api/testing";
 import { answer, connect } from "@llmgw/client";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,8 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // (node-llama-cpp behind llama-server's API) on the cached file, and the official `openai` SDK gets
 // an answer through the gateway.
 
-const newToken = () => `llmgw_${randomBytes(32).toString("base64url")}`;
-const sha256Hex = (text: string | Buffer) => createHash("sha256").update(text).digest("hex");
+const digestOf = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex");
 const SECRET = { admin: newToken(), agent: newToken() };
 const NODE = "weights-node";
 let root = "";
@@ -51,7 +56,7 @@ describe("weights reach the node (SPEC §8)", () => {
   it("downloads a mirrored version, runs real llama.cpp on it, and answers through the gateway", async () => {
     const { api } = connect({ server: server.url, token: SECRET.admin });
     const local = join(root, "mirror", "tiny", "v1", "tiny.gguf");
-    const sha256 = sha256Hex(await readFile(local));
+    const sha256 = digestOf(await readFile(local));
     // The mirror hashes the file in the background and publishes it on the version.
     await until(async () => {
       const versions = await answer(api.mirror.$get());
@@ -91,7 +96,7 @@ describe("weights reach the node (SPEC §8)", () => {
     );
 
     const cached = join(root, "cache", "tiny", "v1", "tiny.gguf");
-    expect(sha256Hex(await readFile(cached))).toBe(sha256);
+    expect(digestOf(await readFile(cached))).toBe(sha256);
     const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: SECRET.admin, maxRetries: 0 });
     const completion = await client.chat.completions.create({
       model: "tiny",

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { mkdir, mkdtemp, open, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { until } from "@llmgw/agent/testing";
 import { loadConfig, type RunningServer, silentLogger, startServer } from "@llmgw/api";
-import { llama3_8b, writeGgufFile } from "@llmgw/api/testing";
+import { llama3_8b, newToken, sha256Hex, writeGgufFile } from "@llmgw/api/testing";
 import { answer, connect } from "@llmgw/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -18,7 +18,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // cached file corrupted on disk is downloaded again.
 
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
-const newToken = () => `llmgw_${randomBytes(32).toString("base64url")}`;
 const SECRET = { admin: newToken(), agent: newToken() };
 const NODE = "resume-node";
 /** Big enough that the download is still running when the test sees its `.part`. */
@@ -45,8 +44,8 @@ beforeAll(async () => {
     file,
     [
       "tokens:",
-      `  - { name: ops, role: admin, sha256: ${sha256Of(SECRET.admin)} }`,
-      `  - { name: box, role: agent, node: ${NODE}, sha256: ${sha256Of(SECRET.agent)} }`,
+      `  - { name: ops, role: admin, sha256: ${sha256Hex(SECRET.admin)} }`,
+      `  - { name: box, role: agent, node: ${NODE}, sha256: ${sha256Hex(SECRET.agent)} }`,
     ].join("\n"),
   );
   server = await startServer(loadConfig({ config: file, dataDir: root, listen: "127.0.0.1:0" }, {}), {
@@ -59,10 +58,6 @@ afterAll(async () => {
   await server?.close();
   if (root) await rm(root, { recursive: true, force: true });
 });
-
-function sha256Of(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
-}
 
 async function sha256OfFile(path: string): Promise<string> {
   const hash = createHash("sha256");
