@@ -58,9 +58,11 @@ export function register(app: Hono<AppEnv>, served: readonly Served[]): void {
       if (route.query) checks.push(queryOf(route.query) as unknown as MiddlewareHandler<AppEnv>);
       if (route.body) checks.push(jsonBody(route.body) as unknown as MiddlewareHandler<AppEnv>);
     }
+    // The request path's POSTs take no parameters: their answer costs no parameter object.
+    const hasParams = route.path.includes(":");
     const endpoint = async (c: Context<AppEnv>): Promise<Response> => {
       const input = {
-        param: c.req.param(),
+        param: hasParams ? c.req.param() : {},
         query: route.query && !route.checkedByHandler ? c.req.valid("query" as never) : undefined,
         body: route.body && !route.checkedByHandler ? c.req.valid("json" as never) : undefined,
       } as CheckedInputOf<Route>;
