@@ -6,8 +6,8 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig, startServer } from "@llmgw/api";
-import { writeGgufFile } from "@llmgw/api/testing";
-import { copyDashboard, tokensFromEnv, tokensYaml } from "./childServer";
+import { tokensYaml, writeGgufFile } from "@llmgw/api/testing";
+import { copyDashboard, tokensFromEnv } from "./childServer";
 import { stopOnSignal } from "./seed";
 
 const tokens = tokensFromEnv();

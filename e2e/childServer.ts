@@ -3,25 +3,13 @@
 import { cp } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-
-/** A token as llmgw.yaml declares it: the spec keeps the secret, the file its SHA-256. */
-export type TokenLine = { name: string; role: string; sha256: string; node?: string };
+import type { DeclaredToken } from "@llmgw/api/testing";
 
 /** LLMGW_E2E_TOKENS; at least one, or the server would run open. */
-export function tokensFromEnv(): TokenLine[] {
-  const tokens = JSON.parse(process.env.LLMGW_E2E_TOKENS ?? "[]") as TokenLine[];
+export function tokensFromEnv(): DeclaredToken[] {
+  const tokens = JSON.parse(process.env.LLMGW_E2E_TOKENS ?? "[]") as DeclaredToken[];
   if (tokens.length === 0) throw new Error("LLMGW_E2E_TOKENS names no token");
   return tokens;
-}
-
-/** llmgw.yaml's `tokens:` section; an agent token names its node. */
-export function tokensYaml(tokens: TokenLine[]): string {
-  const lines = tokens.map(({ name, role, sha256, node }) =>
-    node === undefined
-      ? `  - { name: ${name}, role: ${role}, sha256: ${sha256} }`
-      : `  - { name: ${name}, role: ${role}, node: ${node}, sha256: ${sha256} }`,
-  );
-  return `tokens:\n${lines.join("\n")}\n`;
 }
 
 /** Copies apps/web/dist into `dataDir`, so a rebuild meanwhile cannot take the pages away. */

@@ -1,13 +1,13 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { createHash, randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
+import { newToken, sha256Hex } from "@llmgw/api/testing";
 import type { Page } from "@playwright/test";
 
 // A server WITH tokens (the other specs share one without), for the specs about signing in and
 // tokens, and about weights reaching a real agent: auth-server.ts (or another such script) as a
 // child process on a port of its own, its tokens from llmgw.yaml.
 
-export const newSecret = () => `llmgw_${randomBytes(32).toString("base64url")}`;
+export const newSecret = newToken;
 
 export type TokenServer = { url: string; stop(): Promise<void> };
 
@@ -22,7 +22,7 @@ export async function startTokenServer(
 ): Promise<TokenServer> {
   const lines = tokens.map(({ secret, ...token }) => ({
     ...token,
-    sha256: createHash("sha256").update(secret).digest("hex"),
+    sha256: sha256Hex(secret),
   }));
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", script], {
     cwd: fileURLToPath(new URL("..", import.meta.url)),

@@ -9,6 +9,7 @@ import {
   newToken,
   sha256Hex,
   startAgentProcess,
+  tokensYaml,
   writeTinyLlamaGguf,
 } from "@llmgw/api/testing";
 import { answer, connect } from "@llmgw/client";
@@ -35,11 +36,10 @@ beforeAll(async () => {
   const file = join(root, "llmgw.yaml");
   await writeFile(
     file,
-    [
-      "tokens:",
-      `  - { name: ops, role: admin, sha256: ${sha256Hex(SECRET.admin)} }`,
-      `  - { name: box, role: agent, node: ${NODE}, sha256: ${sha256Hex(SECRET.agent)} }`,
-    ].join("\n"),
+    tokensYaml([
+      { name: "ops", role: "admin", sha256: sha256Hex(SECRET.admin) },
+      { name: "box", role: "agent", node: NODE, sha256: sha256Hex(SECRET.agent) },
+    ]),
   );
   server = await startServer(loadConfig({ config: file, dataDir: root, listen: "127.0.0.1:0" }, {}), {
     log: silentLogger(),

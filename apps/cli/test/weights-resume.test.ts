@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { until } from "@llmgw/agent/testing";
 import { loadConfig, type RunningServer, silentLogger, startServer } from "@llmgw/api";
-import { llama3_8b, newToken, sha256Hex, writeGgufFile } from "@llmgw/api/testing";
+import { llama3_8b, newToken, sha256Hex, tokensYaml, writeGgufFile } from "@llmgw/api/testing";
 import { answer, connect } from "@llmgw/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -42,11 +42,10 @@ beforeAll(async () => {
   const file = join(root, "llmgw.yaml");
   await writeFile(
     file,
-    [
-      "tokens:",
-      `  - { name: ops, role: admin, sha256: ${sha256Hex(SECRET.admin)} }`,
-      `  - { name: box, role: agent, node: ${NODE}, sha256: ${sha256Hex(SECRET.agent)} }`,
-    ].join("\n"),
+    tokensYaml([
+      { name: "ops", role: "admin", sha256: sha256Hex(SECRET.admin) },
+      { name: "box", role: "agent", node: NODE, sha256: sha256Hex(SECRET.agent) },
+    ]),
   );
   server = await startServer(loadConfig({ config: file, dataDir: root, listen: "127.0.0.1:0" }, {}), {
     log: silentLogger(),
