@@ -8,17 +8,8 @@ import { audit, quotas } from "./quotas";
 import type { Route } from "./route";
 import { session, tokens } from "./tokens";
 
-export {
-  inferenceRequestSchema,
-  type OpenAiModel,
-  openAiErrorSchema,
-  openAiModelListSchema,
-  openAiModelSchema,
-} from "./inference";
-export { healthSchema } from "./meta";
-export { type MirrorListingEntry, mirrorListingEntrySchema, planQuerySchema } from "./mirror";
-export { wokenSchema } from "./models";
-export { auditQuerySchema } from "./quotas";
+export { type OpenAiModel, openAiErrorSchema, openAiModelSchema } from "./inference";
+export type { MirrorListingEntry } from "./mirror";
 export * from "./route";
 
 /**
