@@ -9,7 +9,7 @@ function fleet(nodes: Node[], replicas: Replica[], models: Model[]) {
 }
 
 describe("capacityByClass", () => {
-  it("totals ready nodes, what each class holds, and what is left free", () => {
+  it("totals ready nodes, what each class holds there, and what is left free; down nodes' replicas apart", () => {
     const critical = makeModel({ class: "critical" });
     const batch = makeModel({ class: "batch" });
     const a = makeNode({ memoryGB: 64, cpuCount: 16, gpuTotal: 2 });
@@ -30,8 +30,14 @@ describe("capacityByClass", () => {
       byClass: [
         { class: "critical", replicas: 1, memoryGB: 16, cpuCores: 4, gpus: 1 },
         { class: "standard", replicas: 0, memoryGB: 0, cpuCores: 0, gpus: 0 },
-        { class: "batch", replicas: 2, memoryGB: 16, cpuCores: 4, gpus: 0 },
+        { class: "batch", replicas: 1, memoryGB: 8, cpuCores: 2, gpus: 0 },
         { class: "unmanaged", replicas: 1, memoryGB: 4, cpuCores: 1, gpus: 0 },
+      ],
+      elsewhere: [
+        { class: "critical", replicas: 0, memoryGB: 0, cpuCores: 0, gpus: 0 },
+        { class: "standard", replicas: 0, memoryGB: 0, cpuCores: 0, gpus: 0 },
+        { class: "batch", replicas: 1, memoryGB: 8, cpuCores: 2, gpus: 0 },
+        { class: "unmanaged", replicas: 0, memoryGB: 0, cpuCores: 0, gpus: 0 },
       ],
     });
   });

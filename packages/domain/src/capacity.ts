@@ -5,18 +5,20 @@ import type { Capacity, ClassUsage, Node, NodeView, Replica, Resources } from ".
 export const UNMANAGED = "unmanaged";
 
 /**
- * Fleet totals (`GET /capacity`): `total` and `free` over the nodes that can take replicas
- * (ready), `byClass` over what every replica holds wherever it runs, since replicas on a
- * draining or down node still hold their share until they stop. Memory is rounded down to whole
- * GB: what the fleet can promise.
+ * Fleet totals (`GET /capacity`), all from the same replicas: `total`, `free` and `byClass` over
+ * the nodes that can take replicas (ready), so `total = free + Σ byClass`; `elsewhere` what
+ * replicas on draining or down nodes hold, which they keep until they stop but which is outside
+ * `total`. Memory is rounded down to whole GB: what the fleet can promise.
  */
 export function capacityByClass(index: FleetIndex): Capacity {
   const total = zero();
   const free = zero();
   const rows = classRows(index);
+  const away = classRows(index);
   index.nodes.forEach((record, slot) => {
-    for (const replica of record.replicas) addTo(rows, index, replica);
-    if (record.node.state !== "ready") return;
+    const ready = record.node.state === "ready";
+    for (const replica of record.replicas) addTo(ready ? rows : away, index, replica);
+    if (!ready) return;
     const at = slot * DIMENSIONS;
     total.memoryGB += index.capacity[at] ?? 0;
     total.cpuCores += index.capacity[at + 1] ?? 0;
@@ -25,7 +27,12 @@ export function capacityByClass(index: FleetIndex): Capacity {
     free.cpuCores += Math.max(0, index.free[at + 1] ?? 0);
     free.gpus += Math.max(0, index.free[at + 2] ?? 0);
   });
-  return { total: whole(total), free: whole(free), byClass: [...rows.values()] };
+  return {
+    total: whole(total),
+    free: whole(free),
+    byClass: [...rows.values()],
+    elsewhere: [...away.values()],
+  };
 }
 
 /**

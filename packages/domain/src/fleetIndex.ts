@@ -57,8 +57,12 @@ export interface FleetIndex {
   readonly below: Float64Array;
   /** [node × ranks + s]: how many of the node's candidates rank below slot s. */
   readonly belowCount: Int32Array;
-  /** [model slot]: the model's replicas on nodes, starting or ready. */
+  /** [model slot]: the model's `ready` replicas on `ready` nodes: what "running" means everywhere. */
   readonly current: Int32Array;
+  /** [model slot]: the model's `starting` replicas on `ready` nodes. */
+  readonly starting: Int32Array;
+  /** [model slot]: the model's starting or ready replicas on draining or down nodes. */
+  readonly elsewhere: Int32Array;
   /** Owner → what its models' replicas hold, pending ones included. */
   readonly usageByOwner: ReadonlyMap<string, Readonly<QuotaAmounts>>;
   /** Replicas on no indexed node (pending, or on a node not reported yet), by id. */
@@ -105,6 +109,8 @@ export function indexFleet(input: {
     below: new Float64Array(n * ranks.length * DIMENSIONS),
     belowCount: new Int32Array(n * ranks.length),
     current: new Int32Array(models.size),
+    starting: new Int32Array(models.size),
+    elsewhere: new Int32Array(models.size),
     usageByOwner: new Map(),
     offFleet,
   };
@@ -114,7 +120,7 @@ export function indexFleet(input: {
   for (const replica of input.replicas) {
     const slot = replica.node === null ? undefined : index.nodeSlots.get(replica.node);
     const known = modelOf(models, replica);
-    count(index, replica, known, 1, true);
+    count(index, replica, slot === undefined ? undefined : input.nodes[slot], known, 1, true);
     const list = slot === undefined ? undefined : onNode[slot];
     if (slot === undefined || !list) {
       offFleet.set(replica.id, replica);
@@ -148,16 +154,19 @@ export function reindexNode(index: FleetIndex, node: Node, replicas: readonly Re
     below: resizedFloats(index.below, nodes * ranks * DIMENSIONS),
     belowCount: resizedInts(index.belowCount, nodes * ranks),
     current: index.current.slice(),
+    starting: index.starting.slice(),
+    elsewhere: index.elsewhere.slice(),
     usageByOwner: new Map(index.usageByOwner),
   };
-  for (const old of index.nodes[slot]?.replicas ?? []) count(next, old, modelOf(index.models, old), -1);
+  const was = index.nodes[slot];
+  for (const old of was?.replicas ?? []) count(next, old, was?.node, modelOf(index.models, old), -1);
   // Pending replicas placed here leave the off-fleet list; it is copied only then, as it can be long.
   const placedNow = replicas.filter((r) => index.offFleet.has(r.id));
   if (placedNow.length > 0) {
     const offFleet = new Map(index.offFleet);
     for (const replica of placedNow) {
       const pending = offFleet.get(replica.id);
-      if (pending) count(next, pending, modelOf(index.models, pending), -1);
+      if (pending) count(next, pending, undefined, modelOf(index.models, pending), -1);
       offFleet.delete(replica.id);
     }
     next.offFleet = offFleet;
@@ -168,7 +177,7 @@ export function reindexNode(index: FleetIndex, node: Node, replicas: readonly Re
   next.belowCount.fill(0, slot * ranks, (slot + 1) * ranks);
   for (const replica of here) {
     const known = modelOf(index.models, replica);
-    count(next, replica, known, 1);
+    count(next, replica, node, known, 1);
     hold(next, slot, replica, known);
   }
   finishNode(next, slot, node, here);
@@ -181,10 +190,22 @@ export function quotaUsage(owner: string, index: FleetIndex): QuotaAmounts {
   return usage ? { ...usage } : emptyUsage();
 }
 
-/** A model's replicas on nodes, starting or ready: the card's "current". */
-export function currentReplicas(index: FleetIndex, model: string): number {
+/**
+ * A model's replicas as every screen counts them (SPEC §2.4): `current` ("running") the `ready`
+ * ones on `ready` nodes; `starting` the starting ones on ready nodes; `elsewhere` those starting
+ * or ready on a draining or down node, which hold their share but serve nobody new.
+ */
+export function replicaCounts(
+  index: FleetIndex,
+  model: string,
+): { current: number; starting: number; elsewhere: number } {
   const slot = index.models.get(model)?.slot;
-  return slot === undefined ? 0 : (index.current[slot] ?? 0);
+  if (slot === undefined) return { current: 0, starting: 0, elsewhere: 0 };
+  return {
+    current: index.current[slot] ?? 0,
+    starting: index.starting[slot] ?? 0,
+    elsewhere: index.elsewhere[slot] ?? 0,
+  };
 }
 
 /**
@@ -251,14 +272,14 @@ export function candidatesOf(index: FleetIndex, record: NodeRecord): readonly He
 function count(
   index: Building,
   replica: Replica,
+  node: Node | undefined,
   known: IndexedModel | undefined,
   sign: 1 | -1,
   building = false,
 ): void {
   if (!known) return;
-  if (replica.node !== null && (replica.state === "starting" || replica.state === "ready")) {
-    index.current[known.slot] = (index.current[known.slot] ?? 0) + sign;
-  }
+  const counts = node && replicaCount(index, node, replica);
+  if (counts) counts[known.slot] = (counts[known.slot] ?? 0) + sign;
   if (!holdsResources(replica)) return;
   const owner = known.model.owner;
   const before = index.usageByOwner.get(owner);
@@ -268,6 +289,13 @@ function count(
   usage.gpus += sign * replica.gpus;
   usage.replicas += sign;
   if (usage !== before) index.usageByOwner.set(owner, usage);
+}
+
+/** Which of a model's counts a replica on `node` adds to, if any (see `replicaCounts`). */
+function replicaCount(index: Building, node: Node, replica: Replica): Int32Array | null {
+  if (replica.state !== "starting" && replica.state !== "ready") return null;
+  if (node.state !== "ready") return index.elsewhere;
+  return replica.state === "ready" ? index.current : index.starting;
 }
 
 /**
