@@ -48,9 +48,10 @@ test("a heartbeat moves a capacity card within a second, without a reload", asyn
   );
   await expect(free).toHaveText("+6 now", { timeout: 1000 });
   const started = Date.now() - posted;
-  await expect(page.getByTestId(`capacity-card-${model.name}`).getByTestId("replicas-current")).toHaveText(
-    "2",
-  );
+  // Running is the ready one; the starting one is said apart, not added in.
+  const card = page.getByTestId(`capacity-card-${model.name}`);
+  await expect(card.getByTestId("replicas-current")).toHaveText("1");
+  await expect(card.getByTestId("replicas-apart")).toHaveText("· 1 starting");
 
   expect(navigations).toBe(0);
   expect(

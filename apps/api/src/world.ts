@@ -2,10 +2,13 @@ import {
   type Class,
   type FleetIndex,
   type Headroom,
+  type HeadroomSummary,
   headroom,
   headroomAll,
+  headroomSummary,
   indexFleet,
   type Model,
+  type ModelSummary,
   type ModelView,
   modeOf,
   type Node,
@@ -51,8 +54,8 @@ export class Snapshot {
   readonly index: FleetIndex;
   #replicas: Replica[] | null;
   #headroom: Map<string, Headroom> | null = null;
-  #modelsBody: Body<ModelView[]> | null = null;
-  #headroomBody: Body<Headroom[]> | null = null;
+  #modelsBody: Body<ModelSummary[]> | null = null;
+  #headroomBody: Body<HeadroomSummary[]> | null = null;
 
   constructor(parts: Parts) {
     this.models = parts.models;
@@ -104,15 +107,23 @@ export class Snapshot {
     return this.#headroom;
   }
 
-  /** `GET /models`' body: the catalogue as model views, serialised once however many clients ask. */
-  get modelsBody(): Body<ModelView[]> {
-    this.#modelsBody ??= new Body(this.models.map((m): ModelView => modelView(this, m)));
+  /**
+   * `GET /models`' body: the catalogue as model summaries (no per-node lines, SPEC §2.4's size
+   * rule), serialised once however many clients ask.
+   */
+  get modelsBody(): Body<ModelSummary[]> {
+    this.#modelsBody ??= new Body(this.models.map((m) => modelSummary(this, m)));
     return this.#modelsBody;
   }
 
-  /** `GET /headroom`'s body, likewise. */
-  get headroomBody(): Body<Headroom[]> {
-    this.#headroomBody ??= new Body(this.models.flatMap((m) => this.headroom.get(m.name) ?? []));
+  /** `GET /headroom`'s body, likewise without per-node lines. */
+  get headroomBody(): Body<HeadroomSummary[]> {
+    this.#headroomBody ??= new Body(
+      this.models.flatMap((m) => {
+        const room = this.headroom.get(m.name);
+        return room ? [headroomSummary(room)] : [];
+      }),
+    );
     return this.#headroomBody;
   }
 
@@ -294,12 +305,12 @@ export class World {
   }
 }
 
-/** A model as the API shows it; works for a model the snapshot does not hold yet (a create, a patch). */
+/**
+ * A model as the API shows one model, its headroom with every node's line; works for a model the
+ * snapshot does not hold yet (a create, a patch).
+ */
 export function modelView(snap: Snapshot, model: Model): ModelView {
-  const room =
-    snap.modelsByName.get(model.name) === model
-      ? (snap.headroom.get(model.name) ?? headroom(model, snap.index, snap.quotas))
-      : headroom(model, snap.index, snap.quotas);
+  const room = headroomOf(snap, model);
   return {
     ...model,
     mode: modeOf(model.scaling),
@@ -308,6 +319,24 @@ export function modelView(snap: Snapshot, model: Model): ModelView {
     headroom: room,
     quota: { owner: model.owner, remaining: room.quotaRemaining },
   };
+}
+
+/** A model as lists and `model.changed` carry it: `modelView` without the per-node lines. */
+export function modelSummary(snap: Snapshot, model: Model): ModelSummary {
+  const room = headroomOf(snap, model);
+  return {
+    ...model,
+    mode: modeOf(model.scaling),
+    replicas: (snap.replicasByModel.get(model.name) ?? []).filter((r) => !r.unmanaged),
+    headroom: headroomSummary(room),
+    quota: { owner: model.owner, remaining: room.quotaRemaining },
+  };
+}
+
+function headroomOf(snap: Snapshot, model: Model): Headroom {
+  return snap.modelsByName.get(model.name) === model
+    ? (snap.headroom.get(model.name) ?? headroom(model, snap.index, snap.quotas))
+    : headroom(model, snap.index, snap.quotas);
 }
 
 // Code-point order, as the store lists them (`collate "C"`), so a patched list reads like a fresh one.

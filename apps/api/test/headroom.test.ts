@@ -94,11 +94,22 @@ describe("GET /models/:name/headroom", () => {
     expect(room).toMatchObject({ free: null, byPreemption: null, total: null, limitedBy: "unknown-need" });
   });
 
-  it("counts the model's own running replicas as current", async () => {
+  it("counts the model's own ready replicas as current, and its starting ones apart", async () => {
     const asked = await create(modelInput());
-    await beat(heartbeat({ replicas: [replicaReport({ model: asked.name, state: "starting" })] }));
+    await beat(
+      heartbeat({
+        replicas: [
+          replicaReport({ model: asked.name, state: "ready" }),
+          replicaReport({ model: asked.name, state: "starting" }),
+        ],
+      }),
+    );
 
-    expect((await (await headroomOf(asked.name)).json()).current).toBe(1);
+    expect(await (await headroomOf(asked.name)).json()).toMatchObject({
+      current: 1,
+      starting: 1,
+      elsewhere: 0,
+    });
   });
 
   it("is a 404 for a model the catalogue does not have", async () => {

@@ -30,7 +30,7 @@ describe("headroom, fleet and mirror", () => {
     expect(rowOf(stdout, small)).toEqual([small, "0", "0", "needs 16 GB, has 8 GB free of 8"]);
 
     const all = await api.ctl(["headroom"]);
-    expect(rowOf(all.stdout, name).slice(0, 5)).toEqual([name, "16 GB, 2 cores", "0", "+4", "+0"]);
+    expect(rowOf(all.stdout, name).slice(0, 7)).toEqual([name, "16 GB, 2 cores", "0", "0", "0", "+4", "+0"]);
   });
 
   it("fleet lists nodes with free/total and replicas by class", async () => {

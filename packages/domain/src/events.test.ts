@@ -3,7 +3,7 @@ import { changeEventSchema, EVENT_TYPES, type EventOf, liveEventSchema } from ".
 import { makeMirrorVersion, makeReplica } from "./testing/factories";
 
 describe("the event union", () => {
-  it("names every type once, the change events and the ephemeral model.traffic", () => {
+  it("names every type once, the change events and the ephemeral model.traffic and headroom.changed", () => {
     expect(EVENT_TYPES).toEqual([
       "model.changed",
       "model.removed",
@@ -13,8 +13,10 @@ describe("the event union", () => {
       "mirror.changed",
       "quota.changed",
       "model.traffic",
+      "headroom.changed",
     ]);
     expect(changeEventSchema.options.map((o) => o.shape.type.value)).not.toContain("model.traffic");
+    expect(changeEventSchema.options.map((o) => o.shape.type.value)).not.toContain("headroom.changed");
   });
 
   it("reads a payload by its type", () => {

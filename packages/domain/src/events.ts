@@ -1,10 +1,12 @@
 import { z } from "zod";
 import {
+  capacitySchema,
+  headroomSummarySchema,
   mirrorEntrySchema,
   mirrorVersionSchema,
   modelSchema,
+  modelSummarySchema,
   modelTrafficSchema,
-  modelViewSchema,
   nodeSchema,
   nodeViewSchema,
   quotaUsageSchema,
@@ -38,7 +40,7 @@ export type MirrorChange = z.infer<typeof mirrorChangeSchema>;
 
 /** Events written to the store with the change they describe: they have ids and are replayed. */
 const changeEvents = [
-  event("model.changed", modelViewSchema),
+  event("model.changed", modelSummarySchema),
   event("model.removed", removedModel),
   event("node.changed", nodeViewSchema),
   event("node.removed", removedNode),
@@ -46,8 +48,23 @@ const changeEvents = [
   event("mirror.changed", mirrorChangeSchema),
   event("quota.changed", quotaUsageSchema),
 ] as const;
+/**
+ * What fleet-wide sums moved to since the process last said (SPEC §2.4's size rule for events):
+ * the headroom of only the models whose headroom changed, and the fleet's totals. A heartbeat
+ * moves sums over every model; this lets a screen update the cards in place instead of fetching
+ * the whole list again.
+ */
+export const headroomChangeSchema = z.object({
+  models: z.array(headroomSummarySchema),
+  capacity: capacitySchema,
+});
+export type HeadroomChange = z.infer<typeof headroomChangeSchema>;
+
 /** Events for one process's open streams alone: never stored, no id, not replayed. */
-const ephemeralEvents = [event("model.traffic", modelTrafficSchema)] as const;
+const ephemeralEvents = [
+  event("model.traffic", modelTrafficSchema),
+  event("headroom.changed", headroomChangeSchema),
+] as const;
 
 export const changeEventSchema = z.discriminatedUnion("type", [...changeEvents]);
 export const liveEventSchema = z.discriminatedUnion("type", [...changeEvents, ...ephemeralEvents]);

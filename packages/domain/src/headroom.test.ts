@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { indexFleet } from "./fleetIndex";
-import { headroom, headroomAll } from "./headroom";
+import { indexFleet, reindexNode } from "./fleetIndex";
+import { headroom, headroomAll, headroomSummary } from "./headroom";
 import type { Model, Node, Quota, Replica } from "./schemas";
 import { makeClasses, makeModel, makeNode, makeQuota, makeReplica, replicaOf } from "./testing/factories";
 
@@ -73,14 +73,37 @@ describe("headroom on free capacity", () => {
     expect(lineOf(room, gpuOnly)?.reason).toBe("has no llamacpp engine");
   });
 
-  it("counts current replicas: the model's, on nodes, starting or ready", () => {
+  it("counts running replicas as ready ones on ready nodes, and says starting and elsewhere apart", () => {
     const model = makeModel();
-    const node = makeNode();
-    const replicas = (["pending", "starting", "ready", "stopping", "failed"] as const).map((state) =>
-      replicaOf(model, { node: node.name, state }),
+    const ready = makeNode();
+    const down = makeNode({ state: "down" });
+    const draining = makeNode({ state: "draining" });
+    const replicas = (["pending", "starting", "ready", "ready", "stopping", "failed"] as const).map((state) =>
+      replicaOf(model, { node: ready.name, state }),
     );
     replicas.push(replicaOf(model, { node: null, state: "pending" }));
-    expect(roomFor(model, [node], replicas).current).toBe(2);
+    replicas.push(replicaOf(model, { node: down.name, state: "ready" }));
+    replicas.push(replicaOf(model, { node: draining.name, state: "starting" }));
+    replicas.push(replicaOf(model, { node: draining.name, state: "stopping" }));
+    const room = roomFor(model, [ready, down, draining], replicas);
+    expect({ current: room.current, starting: room.starting, elsewhere: room.elsewhere }).toEqual({
+      current: 2,
+      starting: 1,
+      elsewhere: 2,
+    });
+  });
+
+  it("moves a node's replicas between the counts when a heartbeat changes its state", () => {
+    const model = makeModel();
+    const node = makeNode();
+    const replicas = [replicaOf(model, { node: node.name, state: "ready" })];
+    const before = index([node], replicas, [model]);
+    const after = reindexNode(before, { ...node, state: "down" }, replicas);
+    expect(headroom(model, before, []).current).toBe(1);
+    const room = headroom(model, after, []);
+    expect([room.current, room.elsewhere]).toEqual([0, 1]);
+    const back = headroom(model, reindexNode(after, node, replicas), []);
+    expect([back.current, back.elsewhere]).toEqual([1, 0]);
   });
 });
 
@@ -284,5 +307,66 @@ describe("headroomAll", () => {
       [a, b, c].map((m) => JSON.parse(JSON.stringify(headroom(m, fleet, [])))),
     );
     expect(JSON.parse(JSON.stringify(all[0]))).toHaveProperty("nodes.0.fitFree");
+  });
+});
+
+describe("whyNot: the nodes that hold none, grouped by lasting cause", () => {
+  const model = makeModel({ need: { minMemoryGB: 24, cpuCores: 8, nodeSelector: { gpu: "a100" } } });
+  const labels = { gpu: "a100" };
+
+  it("counts each cause once with one node's reason as the example, largest group first", () => {
+    const filler = makeModel({ class: "critical" });
+    const nodes = [
+      makeNode({ name: "sel-1", labels: {} }),
+      makeNode({ name: "sel-2", labels: { gpu: "t4" } }),
+      makeNode({ name: "sel-3", labels: {}, state: "down" }),
+      makeNode({ name: "eng-1", labels, engines: ["vllm"] }),
+      makeNode({ name: "down-1", labels, state: "down" }),
+      makeNode({ name: "mem-1", labels, memoryGB: 64, cpuCount: 32 }),
+      makeNode({ name: "mem-2", labels, memoryGB: 64, cpuCount: 32 }),
+      makeNode({ name: "cpu-1", labels, memoryGB: 64, cpuCount: 32 }),
+      makeNode({ name: "fits-1", labels, memoryGB: 64, cpuCount: 32 }),
+    ];
+    const replicas = [
+      makeReplica({ model: filler.name, node: "mem-1", memoryGB: 48, cpuCores: 1 }),
+      makeReplica({ model: filler.name, node: "mem-2", memoryGB: 50, cpuCores: 1 }),
+      makeReplica({ model: filler.name, node: "cpu-1", memoryGB: 1, cpuCores: 28 }),
+    ];
+    const room = roomFor(model, nodes, replicas, [filler]);
+    expect(room.whyNot).toEqual([
+      { cause: "selector", nodes: 3, example: "sel-1: does not match nodeSelector gpu=a100" },
+      { cause: "short of memory", nodes: 2, example: "mem-1: needs 24 GB, has 16 GB free of 64" },
+      { cause: "engine", nodes: 1, example: "eng-1: has no llamacpp engine" },
+      { cause: "not ready", nodes: 1, example: "down-1: not ready (down)" },
+      { cause: "short of cores", nodes: 1, example: "cpu-1: needs 8 cores, has 4 free of 32" },
+    ]);
+    // Every node that holds none is in exactly one group: the per-node list agrees.
+    const none = room.nodes.filter((n) => n.reason !== null).length;
+    expect(room.whyNot.reduce((sum, w) => sum + w.nodes, 0)).toBe(none);
+  });
+
+  it("is the same whether the model is counted alone or with others of its shape", () => {
+    const twin = { ...model, name: "twin" };
+    const nodes = [makeNode({ labels: {} }), makeNode({ labels, memoryGB: 8 })];
+    const fleet = index(nodes, [], [model, twin]);
+    const [a, b] = headroomAll([model, twin], fleet, []);
+    expect(a?.whyNot).toEqual(headroom(model, fleet, []).whyNot);
+    expect(b?.whyNot).toEqual(a?.whyNot);
+    expect(a?.whyNot.map((w) => w.cause)).toEqual(["selector", "short of memory"]);
+  });
+
+  it("lists only placement causes when the need is unknown (nothing can be short)", () => {
+    const unknown = makeModel({ need: { minMemoryGB: 0, cpuCores: 0, gpus: 0 } });
+    const room = roomFor(unknown, [makeNode(), makeNode({ state: "down" })]);
+    expect(room.whyNot).toEqual([expect.objectContaining({ cause: "not ready", nodes: 1 })]);
+  });
+
+  it("a list's summary carries every field but the per-node lines, and never computes them", () => {
+    const nodes = [makeNode({ labels }), makeNode({ labels: {} })];
+    const room = roomFor(model, nodes);
+    const summary = headroomSummary(room);
+    expect(summary).not.toHaveProperty("nodes");
+    expect(summary.whyNot).toEqual(room.whyNot);
+    expect(JSON.stringify(summary)).not.toContain("fitFree");
   });
 });

@@ -1,10 +1,27 @@
 import { classRank } from "./classes";
 import { fit, fitIn, type NodeFits, preemptionVictims } from "./evictions";
-import { currentReplicas, DIMENSIONS, type FleetIndex, type HeldReplica, quotaUsage } from "./fleetIndex";
+import { DIMENSIONS, type FleetIndex, type HeldReplica, quotaUsage, replicaCounts } from "./fleetIndex";
 import { replicaNeed } from "./need";
-import { type Placement, placementKey, placementOf, shortOf, UNKNOWN_NEED } from "./placement";
+import {
+  causeCode,
+  type Placement,
+  placementKey,
+  placementOf,
+  shortCause,
+  shortOf,
+  UNKNOWN_NEED,
+} from "./placement";
 import { quotaRemaining } from "./quota";
-import type { Headroom, HeadroomNode, Model, Quota, Resources } from "./schemas";
+import {
+  type Headroom,
+  type HeadroomNode,
+  type HeadroomSummary,
+  type Model,
+  type Quota,
+  type Resources,
+  WHY_NOT_CAUSES,
+  type WhyNot,
+} from "./schemas";
 
 /**
  * How many more replicas a model could get (SPEC §2.4): on free capacity, by preempting what
@@ -22,8 +39,8 @@ export function headroom(model: Model, index: FleetIndex, quotas: readonly Quota
  * class, engine, selector) are one shape, and all shapes of one need are counted in one pass
  * over the nodes.
  *
- * `nodes` and `victimsByClass` are computed when first read (JSON.stringify and schema parsing
- * read them like any field) and kept: on a fleet of thousands of nodes they are far more work
+ * `nodes`, `victimsByClass` and `whyNot` are computed when first read (JSON.stringify and schema
+ * parsing read them like any field) and kept: on a fleet of thousands of nodes they are far more work
  * than the counts, and most callers (metrics, totals, one card) read few of them. Treat results
  * as read-only: models of one shape share their `nodes` list.
  */
@@ -48,7 +65,7 @@ export function headroomAll(
         placement = placementOf(index, model);
         placements.set(where, placement);
       }
-      shape = { need, rankSlot, placement, free: 0, fits: 0 };
+      shape = { need, rankSlot, placement, free: 0, fits: 0, short: emptyShort() };
       shapes.set(key, shape);
       const group = byNeed.get(needKey);
       if (group) group.push(shape);
@@ -76,6 +93,7 @@ export function victimsFor(model: Model, index: FleetIndex, places: number): Hel
     placement: placementOf(index, model),
     free: 0,
     fits: 0,
+    short: emptyShort(),
   };
   const victims: HeldReplica[] = [];
   preemptionVictims(index, shape.need, shape.rankSlot, places, fitsOf(index, shape), (v) => victims.push(v));
@@ -91,9 +109,12 @@ interface Shape {
   free: number;
   /** Σ fitPreempt: free + by preemption. */
   fits: number;
+  /** Eligible nodes holding none on free capacity, per cause code (as `Placement.tally`). */
+  short: { counts: Int32Array; first: Int32Array };
   /** Per node, computed again when details are read: shapes keep only sums, so results hold little. */
   perNode?: NodeFits;
   nodes?: HeadroomNode[];
+  whyNot?: WhyNot[];
   victimsWhenFull?: Record<string, number>;
 }
 
@@ -139,10 +160,17 @@ function countShapes(index: FleetIndex, group: readonly Shape[]): void {
         needGpus,
       );
     }
+    // The node's shortfall is the need's, whatever the class: worked out once for the group.
+    const short = onFree === 0 ? causeCode(shortCause(index, slot, need)) : 0;
     for (let g = 0; g < group.length; g++) {
       if (blocked[g]?.[slot] === 1) continue;
       free[g] = (free[g] ?? 0) + onFree;
       fits[g] = (fits[g] ?? 0) + (preempting[rankOf[g] ?? 0] ?? 0);
+      if (short === 0) continue;
+      const tally = group[g]?.short;
+      if (!tally) continue;
+      tally.counts[short] = (tally.counts[short] ?? 0) + 1;
+      if (tally.first[short] === -1) tally.first[short] = slot;
     }
   }
   group.forEach((shape, g) => {
@@ -160,19 +188,24 @@ function headroomOf(index: FleetIndex, model: Model, shape: Shape, quota: Quota 
   const result: Headroom = {
     model: model.name,
     need: { ...need },
-    current: currentReplicas(index, model.name),
+    ...replicaCounts(index, model.name),
     free: known ? shape.free : null,
     byPreemption: known ? shape.fits - shape.free : null,
     quotaRemaining: remaining,
     total: known ? total : null,
     limitedBy: !known ? "unknown-need" : remaining !== null && remaining < shape.fits ? "quota" : "capacity",
     victimsByClass: {},
+    whyNot: [],
     nodes: [],
   };
   const places = known ? total - shape.free : 0;
   later(result, "nodes", () => {
     shape.nodes ??= nodeLines(index, shape);
     return shape.nodes;
+  });
+  later(result, "whyNot", () => {
+    shape.whyNot ??= whyNotOf(index, shape);
+    return shape.whyNot;
   });
   later(result, "victimsByClass", () => {
     if (places <= 0) return {};
@@ -181,6 +214,71 @@ function headroomOf(index: FleetIndex, model: Model, shape: Shape, quota: Quota 
     return { ...shape.victimsWhenFull };
   });
   return result;
+}
+
+/**
+ * A model's headroom as lists carry it (SPEC §2.4's size rule): every field but `nodes`, which
+ * is never computed for it.
+ */
+export function headroomSummary(room: Headroom): HeadroomSummary {
+  const { model, need, current, starting, elsewhere, free, byPreemption, quotaRemaining, total, limitedBy } =
+    room;
+  return {
+    model,
+    need,
+    current,
+    starting,
+    elsewhere,
+    free,
+    byPreemption,
+    quotaRemaining,
+    total,
+    limitedBy,
+    victimsByClass: room.victimsByClass,
+    whyNot: room.whyNot,
+  };
+}
+
+/**
+ * The nodes that hold none, grouped by lasting cause (the placement's, else the first dimension
+ * short on free capacity), largest group first, each with one node's reason as its example.
+ */
+function whyNotOf(index: FleetIndex, shape: Shape): WhyNot[] {
+  const { placement, short, need } = shape;
+  const groups: WhyNot[] = [];
+  WHY_NOT_CAUSES.forEach((cause, i) => {
+    const code = i + 1;
+    const blocked = placement.tally.counts[code] ?? 0;
+    const nodes = blocked + (short.counts[code] ?? 0);
+    if (nodes === 0) return;
+    const slot = blocked > 0 ? (placement.tally.first[code] ?? 0) : (short.first[code] ?? 0);
+    const reason =
+      blocked > 0
+        ? (placement.reasons[slot] ?? cause)
+        : shortOf(index, slot, need, preemptFitAt(index, shape, slot));
+    groups.push({ cause, nodes, example: `${index.nodes[slot]?.node.name ?? "?"}: ${reason}` });
+  });
+  // Stable: equal groups keep the causes' order, lasting ones first.
+  return groups.sort((a, b) => b.nodes - a.nodes);
+}
+
+function preemptFitAt(index: FleetIndex, shape: Shape, slot: number): number {
+  const at = slot * DIMENSIONS;
+  const held = (slot * index.ranks.length + shape.rankSlot) * DIMENSIONS;
+  const { free, below } = index;
+  return fit(
+    (free[at] ?? 0) + (below[held] ?? 0),
+    (free[at + 1] ?? 0) + (below[held + 1] ?? 0),
+    (free[at + 2] ?? 0) + (below[held + 2] ?? 0),
+    shape.need,
+  );
+}
+
+function emptyShort(): Shape["short"] {
+  return {
+    counts: new Int32Array(WHY_NOT_CAUSES.length + 1),
+    first: new Int32Array(WHY_NOT_CAUSES.length + 1).fill(-1),
+  };
 }
 
 /**

@@ -1,4 +1,5 @@
 export * from "./agentReport";
+export * from "./attention";
 export * from "./capacity";
 export * from "./classes";
 export * from "./cores";
@@ -13,6 +14,7 @@ export * from "./patch";
 export * from "./quota";
 export * from "./replicaFiles";
 export * from "./runModes";
+export * from "./running";
 export * from "./schedule";
 export * from "./schemas";
 export * from "./serveForm";

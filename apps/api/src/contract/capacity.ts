@@ -1,4 +1,4 @@
-import { capacitySchema, classSchema, headroomSchema } from "@llmgw/domain";
+import { capacitySchema, classSchema, headroomSummarySchema } from "@llmgw/domain";
 import { z } from "zod";
 import { route } from "./route";
 
@@ -9,7 +9,7 @@ export const capacity = {
     path: "/api/v1/headroom",
     need: "viewer",
     summary: "every model's headroom",
-    ok: { status: 200, description: "the headroom of every model", schema: z.array(headroomSchema) },
+    ok: { status: 200, description: "the headroom of every model", schema: z.array(headroomSummarySchema) },
     refusals: [],
   }),
   byClass: route({

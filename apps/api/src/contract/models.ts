@@ -2,6 +2,7 @@ import {
   headroomSchema,
   modelInputSchema,
   modelPatchSchema,
+  modelSummarySchema,
   modelViewSchema,
   targetRequestSchema,
   targetResultSchema,
@@ -19,7 +20,7 @@ export const models = {
     path: "/api/v1/models",
     need: "viewer",
     summary: "every model in the catalogue, with its replicas and headroom",
-    ok: { status: 200, description: "the catalogue", schema: z.array(modelViewSchema) },
+    ok: { status: 200, description: "the catalogue", schema: z.array(modelSummarySchema) },
     refusals: [],
   }),
   create: route({

@@ -3,7 +3,7 @@ import { NameTaken } from "@llmgw/store";
 import type { z } from "zod";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
-import { modelView } from "../world";
+import { modelSummary, modelView } from "../world";
 import { admit, checkClass } from "./admission";
 import { commit } from "./commit";
 
@@ -43,8 +43,10 @@ export async function createModel({
             version: 1,
           },
         ]);
-        const view = modelView(snap, stored);
-        return { result: view, events: [{ type: "model.changed", data: view }] };
+        return {
+          result: modelView(snap, stored),
+          events: [{ type: "model.changed", data: modelSummary(snap, stored) }],
+        };
       },
       () => deps.world.putModel(generation, stored),
     );

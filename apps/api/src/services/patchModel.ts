@@ -2,7 +2,7 @@ import { applyPatch, type Model, type ModelPatch, type ModelView, PatchError } f
 import { NameTaken, VersionConflict } from "@llmgw/store";
 import type { Deps } from "../deps";
 import { AppError, notFound } from "../errors";
-import { modelView } from "../world";
+import { modelSummary, modelView } from "../world";
 import { admit, checkClass, lockOwner } from "./admission";
 import { commit } from "./commit";
 import { nameTaken } from "./createModel";
@@ -82,8 +82,9 @@ export async function patchModel({
           })),
         );
         const view = modelView(snap, stored);
+        const card = modelSummary(snap, stored);
         // One announcement per changed field, as the audit has it; each carries the whole card.
-        return { result: view, events: changes.map(() => ({ type: "model.changed" as const, data: view })) };
+        return { result: view, events: changes.map(() => ({ type: "model.changed" as const, data: card })) };
       },
       () => deps.world.putModel(generation, stored),
     );

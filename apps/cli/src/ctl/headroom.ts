@@ -1,10 +1,10 @@
 import { segment } from "@llmgw/client";
-import type { Headroom } from "@llmgw/domain";
+import { type Headroom, type HeadroomSummary, runningText } from "@llmgw/domain";
 import { type Command, type Ctx, operand, show } from "./command";
 import { gb, keyValues, orDash, plus, table } from "./table";
 
 /** `+2 now, +1 by preempting batch; quota left 3; at most +3 (limited by capacity)`: the card's line. */
-export function headroomLine(h: Headroom): string {
+export function headroomLine(h: HeadroomSummary): string {
   if (h.limitedBy === "unknown-need") {
     return "cannot be counted: the model asks for no memory, cores or GPUs (set --memory and --cores)";
   }
@@ -20,20 +20,22 @@ export function needText(need: Headroom["need"]): string {
 }
 
 /** The classes that would lose replicas, with how many: `batch 2, standard 1`. */
-function victimClasses(h: Headroom): string {
+function victimClasses(h: HeadroomSummary): string {
   const parts = Object.entries(h.victimsByClass)
     .filter(([, n]) => n > 0)
     .map(([c, n]) => `${c} ${n}`);
   return parts.length === 0 ? "-" : parts.join(", ");
 }
 
-function allTable(rows: Headroom[], ctx: Ctx): string {
+function allTable(rows: HeadroomSummary[], ctx: Ctx): string {
   if (rows.length === 0) return "no models in the catalogue\n";
   return table(
     [
       { header: "MODEL" },
       { header: "NEED" },
-      { header: "CURRENT", align: "right" },
+      { header: "RUNNING", align: "right" },
+      { header: "STARTING", align: "right" },
+      { header: "ELSEWHERE", align: "right" },
       { header: "+NOW", align: "right" },
       { header: "+PREEMPT", align: "right" },
       { header: "QUOTA-LEFT", align: "right" },
@@ -45,6 +47,8 @@ function allTable(rows: Headroom[], ctx: Ctx): string {
       h.model,
       needText(h.need),
       String(h.current),
+      String(h.starting),
+      String(h.elsewhere),
       plus(h.free),
       plus(h.byPreemption),
       orDash(h.quotaRemaining),
@@ -56,15 +60,21 @@ function allTable(rows: Headroom[], ctx: Ctx): string {
   );
 }
 
+/** `8 nodes, e.g. n7: has no vllm engine`. */
+function whyNotText(w: HeadroomSummary["whyNot"][number]): string {
+  return `${w.nodes} node${w.nodes === 1 ? "" : "s"}, e.g. ${w.example}`;
+}
+
 /** One model's headroom, then why each node holds what it does. */
 function oneModel(h: Headroom, ctx: Ctx): string {
   const summary = keyValues(
     [
       ["model", h.model],
       ["need", `${needText(h.need)} per replica`],
-      ["current", `${h.current} replica${h.current === 1 ? "" : "s"} starting or ready`],
+      ["replicas", runningText(h)],
       ["headroom", headroomLine(h)],
       ["victims", victimClasses(h)],
+      ...h.whyNot.map((w): [string, string] => [`why not: ${w.cause}`, whyNotText(w)]),
     ],
     ctx.style,
   );

@@ -1,12 +1,12 @@
 import { segment } from "@llmgw/client";
-import { type ModelView, replicasOf, type TargetResult } from "@llmgw/domain";
+import { type ModelSummary, type ModelView, replicasOf, runningText, type TargetResult } from "@llmgw/domain";
 import { wholeNumber } from "./args";
 import { type Command, type Ctx, operand, show } from "./command";
 import { headroomLine, needText } from "./headroom";
 import { modelSet } from "./modelSet";
 import { gb, keyValues, orDash, plus, table, timeText } from "./table";
 
-function modelsTable(models: ModelView[], ctx: Ctx): string {
+function modelsTable(models: ModelSummary[], ctx: Ctx): string {
   if (models.length === 0) return "no models in the catalogue\n";
   return table(
     [
@@ -47,7 +47,7 @@ function modelCard(m: ModelView, ctx: Ctx): string {
       ["class", m.class],
       ["owner", orDash(m.owner)],
       ["mode", m.mode === "ondemand" ? `ondemand (idle timeout ${m.scaling.idleTimeoutSeconds} s)` : m.mode],
-      ["replicas", `${m.headroom.current} of ${replicasOf(m.scaling)} running`],
+      ["replicas", runningText(m.headroom, replicasOf(m.scaling))],
       ["need", `${needText(m.headroom.need)} per replica${profile ? ` (profile ${profile.name})` : ""}`],
       ["headroom", headroomLine(m.headroom)],
       ["quota", m.quota.remaining === null ? "no limit" : `${m.quota.remaining} more replicas`],

@@ -1,4 +1,4 @@
-import type { Headroom, ModelView } from "@llmgw/domain";
+import type { HeadroomSummary, ModelSummary } from "@llmgw/domain";
 
 /** The capacity board's search, filters and order, as pure functions of the catalogue. */
 
@@ -7,11 +7,11 @@ import type { Headroom, ModelView } from "@llmgw/domain";
  * view carries the headroom of when it was fetched, shown until that list has loaded). Both keep
  * their identity while unchanged, so a card whose model and headroom did not move is not rendered.
  */
-export type BoardCard = { model: ModelView; headroom: Headroom };
+export type BoardCard = { model: ModelSummary; headroom: HeadroomSummary };
 
 export function boardCards(
-  models: readonly ModelView[],
-  headroom: readonly Headroom[] | undefined,
+  models: readonly ModelSummary[],
+  headroom: readonly HeadroomSummary[] | undefined,
 ): BoardCard[] {
   const live = new Map(headroom?.map((h) => [h.model, h]));
   return models.map((model) => ({ model, headroom: live.get(model.name) ?? model.headroom }));
@@ -51,6 +51,6 @@ export function shownCards(cards: readonly BoardCard[], filter: BoardFilter): Bo
 }
 
 /** Owners present in the catalogue, "" (unowned) included when some model has none. */
-export function ownersOf(models: readonly ModelView[]): string[] {
+export function ownersOf(models: readonly ModelSummary[]): string[] {
   return [...new Set(models.map((m) => m.owner))].sort();
 }

@@ -2,7 +2,7 @@ import {
   applyPatch,
   type Mode,
   type ModelPatch,
-  type ModelView,
+  type ModelSummary,
   modelPatchSchema,
   modeOf,
   replicasOf,
@@ -32,7 +32,7 @@ export const FIELD_LABELS: Record<CardField, string> = {
 
 const NUMERIC = ["memoryGB", "cpuCores", "gpus", "replicas"] as const;
 
-export function cardValuesOf(model: ModelView): CardValues {
+export function cardValuesOf(model: ModelSummary): CardValues {
   const profile = model.profiles[0];
   return {
     class: model.class,
@@ -77,7 +77,7 @@ export function isCardField(key: unknown): key is CardField {
  * The model as it will be once the patch is applied: what the card shows while the PATCH is out.
  * The domain's rule, so the guess is the server's answer; a patch it refuses shows nothing yet.
  */
-export function withPatch(model: ModelView, patch: ModelPatch): ModelView {
+export function withPatch<M extends ModelSummary>(model: M, patch: ModelPatch): M {
   try {
     const { next } = applyPatch(model, patch);
     return { ...model, ...next, mode: modeOf(next.scaling) };

@@ -1,4 +1,4 @@
-import type { ModelView, Replica } from "@llmgw/domain";
+import type { ModelSummary, Replica } from "@llmgw/domain";
 import type { QueryClient } from "@tanstack/react-query";
 import type { LiveStream } from "../../lib/live";
 import { forgetModel, modelsQueryOptions, storeModel } from "./api/get-models";
@@ -26,7 +26,7 @@ export function subscribeModels(client: QueryClient, live: LiveStream): () => vo
   };
 }
 
-function withReplica(model: ModelView, replica: Replica & { removed?: boolean }): ModelView {
+function withReplica(model: ModelSummary, replica: Replica & { removed?: boolean }): ModelSummary {
   if (replica.removed) return { ...model, replicas: model.replicas.filter((r) => r.id !== replica.id) };
   const { removed: _removed, ...fresh } = replica;
   const held = model.replicas.some((r) => r.id === fresh.id);

@@ -1,8 +1,8 @@
-import type { Headroom } from "@llmgw/domain";
+import type { HeadroomSummary } from "@llmgw/domain";
 import { type QueryClient, queryOptions, useQuery } from "@tanstack/react-query";
 import { answer, api } from "../../../lib/api";
 
-export const getHeadroom = (): Promise<Headroom[]> => answer(api.headroom.$get());
+export const getHeadroom = (): Promise<HeadroomSummary[]> => answer(api.headroom.$get());
 
 export const headroomQueryOptions = () => queryOptions({ queryKey: ["headroom"], queryFn: getHeadroom });
 
@@ -12,7 +12,7 @@ export const headroomQueryOptions = () => queryOptions({ queryKey: ["headroom"],
  * against it, so the entries that did not change keep their objects and their cards do not render
  * again.
  */
-export const useHeadroom = (shown?: () => Headroom[]) =>
+export const useHeadroom = (shown?: () => HeadroomSummary[]) =>
   useQuery({ ...headroomQueryOptions(), initialData: shown, initialDataUpdatedAt: 0 });
 
 /**
@@ -20,7 +20,7 @@ export const useHeadroom = (shown?: () => Headroom[]) =>
  * need not wait for the list's next refetch. The other entries keep their identity, so only that
  * model's card renders again.
  */
-export function storeHeadroom(client: QueryClient, headroom: Headroom): void {
+export function storeHeadroom(client: QueryClient, headroom: HeadroomSummary): void {
   client.setQueryData(headroomQueryOptions().queryKey, (list) => {
     if (!list) return list;
     const index = list.findIndex((h) => h.model === headroom.model);

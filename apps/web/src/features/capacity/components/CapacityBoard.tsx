@@ -1,4 +1,4 @@
-import type { Class, ModelView } from "@llmgw/domain";
+import type { Class, ModelSummary } from "@llmgw/domain";
 import { useMemo, useState } from "react";
 import { Empty } from "../../../components/Status";
 import { useHeadroom } from "../api/get-headroom";
@@ -13,7 +13,7 @@ import {
 } from "../board";
 import { CapacityCard } from "./CapacityCard";
 
-type Props = { models: ModelView[]; classes: Class[] };
+type Props = { models: ModelSummary[]; classes: Class[] };
 
 /**
  * Every model's capacity card, searchable, filtered by class and owner, ordered by headroom. The

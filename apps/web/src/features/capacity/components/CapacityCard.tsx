@@ -1,12 +1,13 @@
-import { type Class, type Headroom, type ModelView, replicasOf } from "@llmgw/domain";
+import { type Class, type HeadroomSummary, type ModelSummary, notRunning, replicasOf } from "@llmgw/domain";
 import { memo } from "react";
 import { ReplicaActivity } from "../../../components/ReplicaProgress";
 import { TrafficPanel } from "../../../components/TrafficPanel";
 import { classTone } from "../../../lib/classes";
 import { Link } from "../../../lib/router";
 import { gb } from "../../../lib/units";
+import { NodeLines } from "./NodeLines";
 
-type Props = { model: ModelView; headroom: Headroom; classes: Class[] };
+type Props = { model: ModelSummary; headroom: HeadroomSummary; classes: Class[] };
 
 const MODE_WORDS = { always: "always on", ondemand: "on demand", stopped: "stopped" } as const;
 
@@ -18,8 +19,6 @@ const MODE_WORDS = { always: "always on", ondemand: "on demand", stopped: "stopp
 export const CapacityCard = memo(function CapacityCard({ model, headroom, classes }: Props) {
   const titleId = `capacity-title-${model.name}`;
   const victims = Object.keys(headroom.victimsByClass).filter((c) => (headroom.victimsByClass[c] ?? 0) > 0);
-  const empty = headroom.nodes.filter((n) => n.fitPreempt === 0);
-  const holding = headroom.nodes.filter((n) => n.fitPreempt > 0);
   const wanted = replicasOf(model.scaling);
   return (
     <article
@@ -54,6 +53,12 @@ export const CapacityCard = memo(function CapacityCard({ model, headroom, classe
         {" / "}
         <span data-testid="replicas-wanted">{wanted}</span> replicas{" "}
         {model.mode === "ondemand" ? "(on demand, at most)" : "running"}
+        {notRunning(headroom).map((part) => (
+          <span key={part} className="muted" data-testid="replicas-apart">
+            {" · "}
+            {part}
+          </span>
+        ))}
       </p>
       <ReplicaActivity replicas={model.replicas} />
       <TrafficPanel model={model.name} />
@@ -94,28 +99,7 @@ export const CapacityCard = memo(function CapacityCard({ model, headroom, classe
           </div>
         </dl>
       )}
-      {headroom.nodes.length > 0 && (
-        <details className="node-reasons" data-testid="headroom-nodes">
-          <summary>
-            {empty.length === 0
-              ? `Every node can hold one (${holding.length})`
-              : `Why ${empty.length} of ${headroom.nodes.length} nodes hold none`}
-          </summary>
-          <ul className="plain-list">
-            {holding.map((n) => (
-              <li key={n.node} data-testid={`headroom-node-${n.node}`}>
-                <strong>{n.node}</strong>: fits {n.fitFree} now
-                {n.fitPreempt > n.fitFree ? `, ${n.fitPreempt} by preempting` : ""}
-              </li>
-            ))}
-            {empty.map((n) => (
-              <li key={n.node} data-testid={`headroom-node-${n.node}`}>
-                <strong>{n.node}</strong>: {n.reason ?? "holds none"}
-              </li>
-            ))}
-          </ul>
-        </details>
-      )}
+      <NodeLines headroom={headroom} />
     </article>
   );
 });

@@ -1,9 +1,9 @@
-import type { Headroom } from "@llmgw/domain";
+import type { HeadroomSummary } from "@llmgw/domain";
 import { Empty } from "../../../components/Status";
 import { TableScroll } from "../../../components/TableScroll";
 
 /** Headroom of every model in one table: the quotas page's view of what each owner could add. */
-export function HeadroomTable({ headroom }: { headroom: Headroom[] }) {
+export function HeadroomTable({ headroom }: { headroom: HeadroomSummary[] }) {
   if (headroom.length === 0) return <Empty>No models to count headroom for.</Empty>;
   const dash = (n: number | null) => (n === null ? "—" : `+${n}`);
   return (

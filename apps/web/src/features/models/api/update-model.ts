@@ -1,8 +1,13 @@
-import { type ConflictBody, conflictBodySchema, type ModelPatch, type ModelView } from "@llmgw/domain";
+import {
+  type ConflictBody,
+  conflictBodySchema,
+  type ModelPatch,
+  type ModelSummary,
+  type ModelView,
+} from "@llmgw/domain";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { ApiFailure, answer, api, segment } from "../../../lib/api";
 import { withPatch } from "../card-fields";
-import { modelQueryOptions } from "./get-model";
 import { modelsQueryOptions, storeModel } from "./get-models";
 
 export type UpdateModelInput = { name: string; patch: ModelPatch; version: number };
@@ -34,12 +39,9 @@ export function useUpdateModel() {
     mutationFn: updateModel,
     onMutate: async ({ name, patch }) => {
       await client.cancelQueries({ queryKey: listKey });
-      const before =
-        client.getQueryData(listKey)?.find((m) => m.name === name) ??
-        client.getQueryData(modelQueryOptions(name).queryKey);
-      const apply = (m: ModelView) => (m.name === name ? withPatch(m, patch) : m);
+      const before = client.getQueryData(listKey)?.find((m) => m.name === name);
+      const apply = (m: ModelSummary) => (m.name === name ? withPatch(m, patch) : m);
       client.setQueryData(listKey, (list) => list?.map(apply));
-      client.setQueryData(modelQueryOptions(name).queryKey, (m) => (m ? apply(m) : m));
       return { before };
     },
     onError: (error, { name }, context) => {
@@ -47,9 +49,8 @@ export function useUpdateModel() {
       const restore = conflict?.current ?? context?.before;
       if (!restore) return;
       // Unless a newer version arrived on the stream meanwhile, which is then the truth.
-      const replace = (m: ModelView) => (m.name === name && m.version <= restore.version ? restore : m);
+      const replace = (m: ModelSummary) => (m.name === name && m.version <= restore.version ? restore : m);
       client.setQueryData(listKey, (list) => list?.map(replace));
-      client.setQueryData(modelQueryOptions(name).queryKey, (m) => (m ? replace(m) : m));
     },
     onSuccess: (model) => storeModel(client, model),
   });

@@ -1,4 +1,4 @@
-import type { ModelView } from "@llmgw/domain";
+import type { ModelSummary } from "@llmgw/domain";
 import { gb } from "../../../lib/units";
 
 /** How far measured use may stray from the estimate before the card says so. */
@@ -10,7 +10,7 @@ const TOLERANCE = 0.25;
  * estimate is worth revisiting: too low risks the OOM killer, too high wastes a node.
  */
 export function measuredMemory(
-  model: ModelView,
+  model: ModelSummary,
 ): { measured: number; estimate: number; off: boolean } | null {
   const readings = model.replicas.map((r) => r.measuredMemoryGB).filter((m): m is number => m !== null);
   if (readings.length === 0) return null;
@@ -21,7 +21,7 @@ export function measuredMemory(
 }
 
 /** Beside the memory field: what the replicas measure. */
-export function MeasuredMemory({ model }: { model: ModelView }) {
+export function MeasuredMemory({ model }: { model: ModelSummary }) {
   const reading = measuredMemory(model);
   return (
     <span data-testid="measured-memory">
@@ -31,7 +31,7 @@ export function MeasuredMemory({ model }: { model: ModelView }) {
 }
 
 /** Under the fields, when the measurement and the estimate disagree by more than a quarter. */
-export function MemoryHint({ model }: { model: ModelView }) {
+export function MemoryHint({ model }: { model: ModelSummary }) {
   const reading = measuredMemory(model);
   if (!reading?.off) return null;
   const { measured, estimate } = reading;

@@ -1,5 +1,5 @@
 import { contract } from "@llmgw/api/contract";
-import type { Class, ConflictBody, ModelPatch, ModelView } from "@llmgw/domain";
+import type { Class, ConflictBody, ModelPatch, ModelSummary } from "@llmgw/domain";
 import { type FormEvent, memo, useState } from "react";
 import { ReplicaActivity } from "../../../components/ReplicaProgress";
 import { messageOf } from "../../../components/Status";
@@ -22,7 +22,7 @@ import { ModelFields } from "./ModelFields";
 import { RemoveModel } from "./RemoveModel";
 import { ReplicaList } from "./ReplicaList";
 
-type Props = { model: ModelView; classes: Class[]; highlighted?: boolean };
+type Props = { model: ModelSummary; classes: Class[]; highlighted?: boolean };
 
 /**
  * What the operator started from (values and version) and the fields they have touched since.

@@ -1,9 +1,9 @@
-import type { Class, ModelView } from "@llmgw/domain";
+import type { Class, ModelSummary } from "@llmgw/domain";
 import { useEffect } from "react";
 import { Empty } from "../../../components/Status";
 import { ModelCard } from "./ModelCard";
 
-type Props = { models: ModelView[]; classes: Class[]; focus?: string | null };
+type Props = { models: ModelSummary[]; classes: Class[]; focus?: string | null };
 
 export function ModelList({ models, classes, focus = null }: Props) {
   const focused = focus !== null && models.some((m) => m.name === focus);

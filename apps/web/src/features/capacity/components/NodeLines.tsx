@@ -1,0 +1,52 @@
+import type { HeadroomSummary } from "@llmgw/domain";
+import { useState } from "react";
+import { useModelHeadroom } from "../api/get-model-headroom";
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/**
+ * Why nodes hold none of a model, grouped by cause with one example each (what lists carry), and
+ * every node's line on request: that list grows with the fleet, so it is fetched only when opened.
+ */
+export function NodeLines({ headroom }: { headroom: HeadroomSummary }) {
+  const [open, setOpen] = useState(false);
+  const lines = useModelHeadroom(headroom.model, open);
+  const holdingNone = headroom.whyNot.reduce((sum, w) => sum + w.nodes, 0);
+  return (
+    <div className="node-reasons">
+      {headroom.whyNot.length > 0 && (
+        <ul
+          className="plain-list"
+          data-testid="headroom-why-not"
+          aria-label={`Why nodes hold none of ${headroom.model}`}
+        >
+          {headroom.whyNot.map((w) => (
+            <li key={w.cause} data-testid={`why-not-${w.cause.replaceAll(" ", "-")}`}>
+              <strong>{plural(w.nodes, "node")}</strong> {w.cause}{" "}
+              <span className="muted">(e.g. {w.example})</span>
+            </li>
+          ))}
+        </ul>
+      )}
+      <details data-testid="headroom-nodes" onToggle={(e) => setOpen(e.currentTarget.open)}>
+        <summary>
+          {holdingNone === 0 ? "Every node, one by one" : `Every node, one by one (${holdingNone} hold none)`}
+        </summary>
+        {lines.isPending && open && <p className="muted">Loading the nodes…</p>}
+        {lines.isError && <p role="alert">Could not load the nodes: {String(lines.error.message)}</p>}
+        {lines.data && (
+          <ul className="plain-list">
+            {lines.data.nodes.map((n) => (
+              <li key={n.node} data-testid={`headroom-node-${n.node}`}>
+                <strong>{n.node}</strong>:{" "}
+                {n.fitFree > 0
+                  ? `fits ${n.fitFree} now${n.fitPreempt > n.fitFree ? `, ${n.fitPreempt} by preempting` : ""}`
+                  : (n.reason ?? "holds none")}
+              </li>
+            ))}
+          </ul>
+        )}
+      </details>
+    </div>
+  );
+}

@@ -1,0 +1,91 @@
+import { describe, expect, it } from "vitest";
+import { modelAttention, nodeAttention, quotaAttention } from "./attention";
+import { modeOf } from "./runModes";
+import type { ModelSummary, Replica } from "./schemas";
+import { makeModel, makeQuota, replicaOf } from "./testing/factories";
+
+function summary(overrides: {
+  min?: number;
+  max?: number;
+  replicas?: Replica[];
+  current?: number;
+  elsewhere?: number;
+}) {
+  const model = makeModel({
+    scaling: { min: overrides.min ?? 1, max: overrides.max ?? 1, idleTimeoutSeconds: 900 },
+  });
+  const view: ModelSummary = {
+    ...model,
+    mode: modeOf(model.scaling),
+    replicas: overrides.replicas ?? [],
+    headroom: {
+      model: model.name,
+      need: { memoryGB: 6, cpuCores: 2, gpus: 0 },
+      current: overrides.current ?? 0,
+      starting: 0,
+      elsewhere: overrides.elsewhere ?? 0,
+      free: 0,
+      byPreemption: 0,
+      quotaRemaining: null,
+      total: 0,
+      limitedBy: "capacity",
+      victimsByClass: {},
+      whyNot: [],
+    },
+    quota: { owner: model.owner, remaining: null },
+  };
+  return view;
+}
+
+describe("modelAttention", () => {
+  it("is empty for a model running all it wants", () => {
+    expect(modelAttention(summary({ current: 1 }))).toEqual([]);
+  });
+
+  it("marks an always-on model short of wanted, but not an idle on-demand one", () => {
+    expect(modelAttention(summary({ min: 2, max: 2, current: 1 }))).toEqual([
+      { kind: "short", text: "1 of 2 running" },
+    ]);
+    expect(modelAttention(summary({ min: 0, max: 1 }))).toEqual([]);
+  });
+
+  it("names failed and waiting replicas with the first one's reason, and replicas on down nodes", () => {
+    const model = makeModel();
+    const replicas = [
+      replicaOf(model, { state: "failed", reason: "checksum mismatch for model.gguf" }),
+      replicaOf(model, { state: "pending", node: null, reason: "needs 24 GB, has 16 GB free of 64" }),
+      replicaOf(model, { state: "pending", node: null, reason: null }),
+    ];
+    expect(modelAttention(summary({ current: 1, replicas, elsewhere: 1 }))).toEqual([
+      { kind: "failed", text: "1 replica failed: checksum mismatch for model.gguf" },
+      { kind: "waiting", text: "2 replicas waiting to be placed: needs 24 GB, has 16 GB free of 64" },
+      { kind: "elsewhere", text: "1 replica on a draining or down node" },
+    ]);
+  });
+
+  it("marks measured memory above the estimate, however little", () => {
+    const model = makeModel();
+    const replicas = [replicaOf(model, { state: "ready", measuredMemoryGB: 6.4 })];
+    expect(modelAttention(summary({ current: 1, replicas }))).toEqual([
+      { kind: "over-estimate", text: "measured 6.4 GB, above the 6 GB estimate" },
+    ]);
+  });
+});
+
+describe("quotaAttention and nodeAttention", () => {
+  it("says which of an owner's limits are passed", () => {
+    const quota = {
+      ...makeQuota({ owner: "research", memoryGB: 64, replicas: 4 }),
+      used: { memoryGB: 80, cpuCores: 8, gpus: 0, replicas: 4 },
+    };
+    expect(quotaAttention(quota)).toEqual([
+      { kind: "over-quota", text: "research is over its quota: memory GB 80 of 64" },
+    ]);
+  });
+
+  it("marks down and draining nodes", () => {
+    expect(nodeAttention({ name: "n1", state: "down" })).toEqual([{ kind: "node-down", text: "n1 is down" }]);
+    expect(nodeAttention({ name: "n1", state: "draining" })[0]?.kind).toBe("node-draining");
+    expect(nodeAttention({ name: "n1", state: "ready" })).toEqual([]);
+  });
+});

@@ -1,0 +1,90 @@
+import { modeOf } from "./runModes";
+import type { ModelSummary, NodeView, QuotaUsage } from "./schemas";
+
+/**
+ * What makes a model, a node or an owner "need attention" (SPEC §6, the operator's view): one
+ * definition that the health line, the cards' marks and every screen's "needs attention" filter
+ * share. Each is a short sentence in the operator's words, empty when all is well.
+ */
+export type Attention = { kind: AttentionKind; text: string };
+export type AttentionKind =
+  | "short"
+  | "failed"
+  | "waiting"
+  | "elsewhere"
+  | "over-estimate"
+  | "over-quota"
+  | "node-down"
+  | "node-draining";
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/**
+ * A model needs attention when an always-on model runs fewer than it wants, a replica failed or
+ * waits to be placed, replicas sit on a draining or down node, or a replica measures more memory
+ * than the estimate it was placed by (it may not fit where the scheduler thinks it does).
+ */
+export function modelAttention(model: ModelSummary): Attention[] {
+  const found: Attention[] = [];
+  const { headroom, replicas } = model;
+  if (modeOf(model.scaling) === "always" && headroom.current < model.scaling.min) {
+    found.push({ kind: "short", text: `${headroom.current} of ${model.scaling.min} running` });
+  }
+  const failed = replicas.filter((r) => r.state === "failed");
+  if (failed.length > 0) {
+    const why = failed[0]?.reason;
+    found.push({
+      kind: "failed",
+      text: `${plural(failed.length, "replica")} failed${why ? `: ${why}` : ""}`,
+    });
+  }
+  const waiting = replicas.filter((r) => r.state === "pending");
+  if (waiting.length > 0) {
+    const why = waiting[0]?.reason;
+    found.push({
+      kind: "waiting",
+      text: `${plural(waiting.length, "replica")} waiting to be placed${why ? `: ${why}` : ""}`,
+    });
+  }
+  if (headroom.elsewhere > 0) {
+    found.push({
+      kind: "elsewhere",
+      text: `${plural(headroom.elsewhere, "replica")} on a draining or down node`,
+    });
+  }
+  const estimate = headroom.need.memoryGB;
+  const measured = Math.max(0, ...replicas.map((r) => r.measuredMemoryGB ?? 0));
+  if (estimate > 0 && measured > estimate) {
+    found.push({
+      kind: "over-estimate",
+      text: `measured ${round(measured)} GB, above the ${estimate} GB estimate`,
+    });
+  }
+  return found;
+}
+
+/** An owner's dimensions used past their limit (a limit lowered below what already runs). */
+export function quotaAttention(quota: QuotaUsage): Attention[] {
+  const over: string[] = [];
+  const check = (limit: number | null, used: number, what: string) => {
+    if (limit !== null && used > limit) over.push(`${what} ${round(used)} of ${limit}`);
+  };
+  check(quota.memoryGB, quota.used.memoryGB, "memory GB");
+  check(quota.cpuCores, quota.used.cpuCores, "cores");
+  check(quota.gpus, quota.used.gpus, "GPUs");
+  check(quota.replicas, quota.used.replicas, "replicas");
+  if (over.length === 0) return [];
+  const owner = quota.owner === "" ? "unowned" : quota.owner;
+  return [{ kind: "over-quota", text: `${owner} is over its quota: ${over.join(", ")}` }];
+}
+
+/** A node needs attention when it is down or draining. */
+export function nodeAttention(node: Pick<NodeView, "name" | "state">): Attention[] {
+  if (node.state === "down") return [{ kind: "node-down", text: `${node.name} is down` }];
+  if (node.state === "draining") return [{ kind: "node-draining", text: `${node.name} is draining` }];
+  return [];
+}
+
+function round(n: number): string {
+  return Number.isInteger(n) ? String(n) : n.toFixed(1);
+}
