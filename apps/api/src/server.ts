@@ -5,6 +5,7 @@ import { WAKES_CHANNEL } from "@llmgw/store";
 import { createApp, gatewayOf, startTrafficOf } from "./app";
 import type { Config } from "./config";
 import { type Deps, openDeps } from "./deps";
+import { startHeadroomChanges } from "./events/headroomChanges";
 import { startRelay } from "./events/relay";
 import type { GatewayOptions } from "./gateway/gateway";
 import { startScheduler } from "./scheduler";
@@ -41,6 +42,7 @@ export async function startServer(
   });
 
   const stopTraffic = startTrafficOf(app);
+  const stopHeadroomChanges = startHeadroomChanges({ hub: deps.hub, world: deps.world, log });
   await deps.mirror.scan();
   const stopWatch = deps.mirror.watch((changed, removed) => {
     mirrorChanged(deps, changed, removed).catch((err: unknown) => log.error({ err }, "mirror update failed"));
@@ -96,6 +98,7 @@ export async function startServer(
       stopWatch();
       stopHashing();
       stopTraffic();
+      stopHeadroomChanges();
       clearInterval(liveness);
       await gatewayOf(app)?.close();
       await scheduler?.stop();

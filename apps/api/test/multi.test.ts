@@ -70,8 +70,10 @@ describeOnPostgres("two processes on one PostgreSQL", () => {
     const [leader, survivor] = enabled[0] ? [a, b] : [b, a];
 
     // A browser on the leader, and one on the other process.
-    const onLeader = await EventStream.open(`${leader.url}/api/v1/events`);
-    const onSurvivor = await EventStream.open(`${survivor.url}/api/v1/events`);
+    const onLeader = await EventStream.open(`${leader.url}/api/v1/events`, undefined, { storedOnly: true });
+    const onSurvivor = await EventStream.open(`${survivor.url}/api/v1/events`, undefined, {
+      storedOnly: true,
+    });
     streams.push(onLeader, onSurvivor);
     const seenBefore = collect(onLeader);
 
@@ -145,7 +147,9 @@ describeOnPostgres("two processes on one PostgreSQL", () => {
       await waitFor("a replica planned by the new leader", 10_000, () => planned(second.name));
 
       // The browser reconnects to the survivor from the last id it saw.
-      const resumed = await EventStream.open(`${survivor.url}/api/v1/events`, String(lastSeen));
+      const resumed = await EventStream.open(`${survivor.url}/api/v1/events`, String(lastSeen), {
+        storedOnly: true,
+      });
       streams.push(resumed);
       const all = await storedIds();
       const after = (await resumed.take(all.filter((id) => id > lastSeen).length, 10_000)).map((e) =>
@@ -167,7 +171,7 @@ describeOnPostgres("two processes when PostgreSQL cuts their connections", () =>
   it("keeps relaying and ends with exactly one leader", async () => {
     const [a, b] = servers;
     if (!a || !b) throw new Error("servers did not start");
-    const stream = await EventStream.open(`${b.url}/api/v1/events`);
+    const stream = await EventStream.open(`${b.url}/api/v1/events`, undefined, { storedOnly: true });
     streams.push(stream);
 
     // Every connection the two processes hold: pools, LISTEN, and the leader's lock.

@@ -92,7 +92,7 @@ function client() {
 }
 
 async function events(lastEventId?: string): Promise<EventStream> {
-  const stream = await EventStream.open(`${url}/api/v1/events`, lastEventId);
+  const stream = await EventStream.open(`${url}/api/v1/events`, lastEventId, { storedOnly: true });
   open.push(stream);
   return stream;
 }

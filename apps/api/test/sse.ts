@@ -19,20 +19,28 @@ export class EventStream {
   #wake: (() => void) | null = null;
   #ended: Error | null = null;
 
-  /** Opens `GET <url>` with fetch; resolves once the server's opening comment arrived (it is subscribed). */
-  static async open(url: string, lastEventId?: string, ms = DEFAULT_WAIT_MS): Promise<EventStream> {
+  /**
+   * Opens `GET <url>` with fetch; resolves once the server's opening comment arrived (it is
+   * subscribed). `storedOnly` leaves out ephemeral events (no id: `model.traffic`,
+   * `headroom.changed`), which a real server sends among the stored ones whenever it likes.
+   */
+  static async open(
+    url: string,
+    lastEventId?: string,
+    options: { ms?: number; storedOnly?: boolean } = {},
+  ): Promise<EventStream> {
     const headers: Record<string, string> = { Accept: "text/event-stream" };
     if (lastEventId !== undefined) headers["Last-Event-ID"] = lastEventId;
-    return EventStream.of(await fetch(url, { headers }), ms);
+    return EventStream.of(await fetch(url, { headers }), options.ms, options.storedOnly);
   }
 
   /** Wraps a response already made (an in-process `app.request`, say). */
-  static async of(res: Response, ms = DEFAULT_WAIT_MS): Promise<EventStream> {
+  static async of(res: Response, ms = DEFAULT_WAIT_MS, storedOnly = false): Promise<EventStream> {
     if (!res.ok || !res.body) throw new Error(`the event stream answered ${res.status}`);
     if (!res.headers.get("content-type")?.startsWith("text/event-stream")) {
       throw new Error(`the event stream is ${res.headers.get("content-type")}`);
     }
-    const stream = new EventStream(res.body);
+    const stream = new EventStream(res.body, storedOnly);
     await stream.#waitFor(
       () => stream.comments.length > 0 || stream.#queue.length > 0,
       ms,
@@ -41,7 +49,10 @@ export class EventStream {
     return stream;
   }
 
-  private constructor(body: ReadableStream<Uint8Array>) {
+  readonly #storedOnly: boolean;
+
+  private constructor(body: ReadableStream<Uint8Array>, storedOnly: boolean) {
+    this.#storedOnly = storedOnly;
     void this.#pump(body);
   }
 
@@ -85,6 +96,7 @@ export class EventStream {
     try {
       for await (const frame of sseFrames(body, this.#closing.signal)) {
         if (frame.kind === "comment") this.comments.push(frame.text);
+        else if (this.#storedOnly && frame.id === null) continue;
         else this.#queue.push({ id: frame.id, event: frame.event, data: frame.data });
         this.#wake?.();
       }

@@ -59,4 +59,9 @@ export class EventHub {
   get listeners(): number {
     return this.#listeners.size;
   }
+
+  /** How many open streams take ephemeral events: none, and nothing need be computed for them. */
+  get ephemeralListeners(): number {
+    return this.#ephemeral.size;
+  }
 }
