@@ -1,42 +1,14 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { openPostgres } from "@llmgw/store";
-import { TEST_DATABASE_URL } from "@llmgw/store/testing";
+import { freshDatabase } from "@llmgw/store/testing";
+
+export { freshDatabase };
+
 import { afterAll, beforeAll } from "vitest";
 import type { EventStream } from "./sse";
-
-/**
- * A database of its own on the test server, so these tests never meet the store contract tests
- * (which empty database `test`) or each other. Drop it when done.
- */
-export async function freshDatabase(
-  base = TEST_DATABASE_URL,
-): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `llmgw_${randomBytes(6).toString("hex")}`;
-  const admin = await openPostgres(base);
-  try {
-    await admin.exec(`create database ${name}`);
-  } finally {
-    await admin.close();
-  }
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const again = await openPostgres(base);
-      try {
-        await again.exec(`drop database if exists ${name} with (force)`);
-      } finally {
-        await again.close();
-      }
-    },
-  };
-}
 
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { readFile, rename, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,6 +6,7 @@ import { describe } from "vitest";
 import type { DbKind } from "./db";
 import { MIGRATIONS } from "./migrations";
 import { openPglite } from "./pglite";
+import { openPostgres } from "./postgres";
 import { openStore, type Store, type StoreOptions, storeOn } from "./store";
 
 const TEMPLATE = join(
@@ -48,6 +49,44 @@ export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "";
  * how to include them (scripts/vitest-postgres.ts).
  */
 export const describeOnPostgres = describe.skipIf(TEST_DATABASE_URL === "");
+
+/**
+ * A database of its own on the test server, so these tests never meet the store contract tests
+ * (which empty database `test`) or each other. Drop it when done.
+ */
+export async function freshDatabase(
+  base = TEST_DATABASE_URL,
+): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `llmgw_${randomBytes(6).toString("hex")}`;
+  const admin = await openPostgres(base);
+  try {
+    await admin.exec(`create database ${name}`);
+  } finally {
+    await admin.close();
+  }
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const again = await openPostgres(base);
+      try {
+        await again.exec(`drop database if exists ${name} with (force)`);
+      } finally {
+        await again.close();
+      }
+    },
+  };
+}
+
+/**
+ * The store the API and CLI suites run on in this Vitest project (vitest.config.ts runs them once
+ * per store): PGlite in memory, or a fresh database on TEST_DATABASE_URL's server.
+ */
+export const TEST_STORE: DbKind = process.env.LLMGW_TEST_STORE === "postgres" ? "postgres" : "pglite";
+
+/** True when this project's store is PostgreSQL and there is no server: its suites are skipped. */
+export const TEST_STORE_MISSING = TEST_STORE === "postgres" && TEST_DATABASE_URL === "";
 
 /** A database a suite runs on: PGlite in memory (no url), or the server at TEST_DATABASE_URL. */
 export interface TestDatabase {
