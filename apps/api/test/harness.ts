@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ApiError, apiErrorSchema, type ModelInput } from "@llmgw/domain";
 import { replicaOf } from "@llmgw/domain/testing";
+import { TEST_STORE, TEST_STORE_MISSING } from "@llmgw/store/testing";
 import { hc } from "hono/client";
 import { afterAll, beforeAll, beforeEach, expect } from "vitest";
 import { createApp } from "../src/app";
@@ -37,7 +38,8 @@ export type ApiOptions = Partial<Pick<Config, "models" | "quotas" | "classes" | 
   /**
    * "postgres": a fresh database on TEST_DATABASE_URL's server (dropped after the file), for the
    * tests whose point is what PostgreSQL does that PGlite's one connection cannot. Register those
-   * blocks with describeOnPostgres (@llmgw/store/testing). PGlite in memory by default.
+   * blocks with describeOnPostgres (@llmgw/store/testing). By default the Vitest project's store
+   * (`TEST_STORE`): every suite runs once on PGlite in memory and once on PostgreSQL.
    */
   database?: "pglite" | "postgres";
 };
@@ -51,10 +53,13 @@ export function useApi(options: ApiOptions = {}): Api {
   let current: Api | null = null;
   let root: string | null = null;
   let drop = async () => {};
+  // The PostgreSQL project without a server: every test of the file is reported as skipped.
+  const skipped = options.database === undefined && TEST_STORE_MISSING;
 
   beforeAll(async () => {
+    if (skipped) return;
     root = await mkdtemp(join(tmpdir(), "llmgw-api-"));
-    const { yaml, database, ...overrides } = options;
+    const { yaml, database = TEST_STORE, ...overrides } = options;
     let file: string | undefined;
     if (yaml !== undefined) {
       file = join(root, "llmgw.yaml");
@@ -68,14 +73,18 @@ export function useApi(options: ApiOptions = {}): Api {
       env.DATABASE_URL = fresh.url;
     }
     const config: Config = { ...loadConfig({ config: file, dataDir: root }, env), ...overrides };
-    const deps = await openDeps(config, { inMemory: true });
+    const deps = await openDeps(config, { inMemory: database === "pglite" });
     // Suites beat far faster than an agent; the limit itself is tested with its default.
     const app = createApp(deps, { heartbeatsPer10s: 100_000 });
     const client = hc<AppType>("http://localhost/api/v1", { fetch: app.request });
     current = { deps, app, client, config, mirrorDir: config.mirror.dir };
   });
 
-  beforeEach(async () => {
+  beforeEach(async (test) => {
+    if (skipped) {
+      test.skip("PostgreSQL suites need TEST_DATABASE_URL");
+      return;
+    }
     const { deps, config, mirrorDir } = get();
     await deps.store.reset();
     await deps.store.transaction(async (tx) => {

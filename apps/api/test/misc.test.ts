@@ -1,3 +1,4 @@
+import { TEST_STORE } from "@llmgw/store/testing";
 import { describe, expect, it, vi } from "vitest";
 import { beatPlaced, errorOf, heartbeat, modelInput, replicaReport, useApi } from "./harness";
 
@@ -56,7 +57,7 @@ describe("GET /healthz", () => {
     const res = await api.app.request("/healthz");
 
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ ok: true, store: "pglite" });
+    expect(await res.json()).toEqual({ ok: true, store: TEST_STORE });
   });
 
   it("is a 503 when the store does not answer", async () => {
@@ -66,7 +67,7 @@ describe("GET /healthz", () => {
     query.mockRestore();
 
     expect(res.status).toBe(503);
-    expect(await res.json()).toMatchObject({ ok: false, store: "pglite" });
+    expect(await res.json()).toMatchObject({ ok: false, store: TEST_STORE });
   });
 });
 

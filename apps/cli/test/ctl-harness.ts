@@ -4,8 +4,9 @@ import { join } from "node:path";
 import { type AppType, type Config, createApp, type Deps, loadConfig, openDeps } from "@llmgw/api";
 import type { Heartbeat, ModelInput, ModelView, Profile } from "@llmgw/domain";
 import { makeModel, makeNode } from "@llmgw/domain/testing";
+import { freshDatabase, TEST_STORE, TEST_STORE_MISSING } from "@llmgw/store/testing";
 import { hc } from "hono/client";
-import { afterAll, beforeAll, expect } from "vitest";
+import { afterAll, beforeAll, beforeEach, expect } from "vitest";
 import { type CtlIo, runCtl } from "../src/ctl";
 
 // `llmgw ctl` against an in-process API: the app answers the typed client's requests through
@@ -43,24 +44,34 @@ export function capture(): { write(chunk: string): boolean; text(): string } {
 
 /** `declared`: names of models the configuration file declares (read-only through the API). */
 export function useCtl(options: { declared?: string[] } = {}) {
-  let state: { deps: Deps; app: App; root: string } | null = null;
+  let state: { deps: Deps; app: App; root: string; drop(): Promise<void> } | null = null;
 
   beforeAll(async () => {
+    if (TEST_STORE_MISSING) return;
     const root = await mkdtemp(join(tmpdir(), "llmgw-ctl-"));
-    // An empty environment: the developer's LLMGW_* must not leak into a test.
-    const loaded = loadConfig({ dataDir: root }, {});
+    // The Vitest project's store: PGlite in memory, or a database of the file's own on PostgreSQL.
+    const database = TEST_STORE === "postgres" ? await freshDatabase() : null;
+    // An empty environment but that: the developer's LLMGW_* must not leak into a test.
+    const loaded = loadConfig({ dataDir: root }, database ? { DATABASE_URL: database.url } : {});
     // Replicas come from the tests' heartbeats alone, so placement never moves the numbers.
     const config: Config = {
       ...loaded,
       scheduler: false,
       models: (options.declared ?? []).map(declaredModel),
     };
-    const deps = await openDeps(config, { inMemory: true });
-    state = { deps, app: createApp(deps, { heartbeatsPer10s: 100_000 }), root };
+    const deps = await openDeps(config, { inMemory: database === null });
+    const drop = database?.drop ?? (async () => {});
+    state = { deps, app: createApp(deps, { heartbeatsPer10s: 100_000 }), root, drop };
+  });
+
+  // The PostgreSQL project without a server: every test of the file is reported as skipped.
+  beforeEach((test) => {
+    if (TEST_STORE_MISSING) test.skip("PostgreSQL suites need TEST_DATABASE_URL");
   });
 
   afterAll(async () => {
     await state?.deps.store.close();
+    await state?.drop();
     if (state) await rm(state.root, { recursive: true, force: true });
     state = null;
   });
