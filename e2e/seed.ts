@@ -63,7 +63,11 @@ export async function seedFleet(base: string): Promise<void> {
  * and remove its data directory, or the store and the sparse multi-GB mirror files pile up in the
  * temp directory run after run.
  */
-export function stopOnSignal(server: { close(): Promise<void> }, dataDir: string): void {
+export function stopOnSignal(
+  server: { close(): Promise<void> },
+  dataDir: string,
+  drop: () => Promise<void> = async () => {},
+): void {
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.once(
       signal,
@@ -71,6 +75,7 @@ export function stopOnSignal(server: { close(): Promise<void> }, dataDir: string
         void server
           .close()
           .then(() => rm(dataDir, { recursive: true, force: true }))
+          .then(drop)
           .finally(() => process.exit(0)),
     );
   }

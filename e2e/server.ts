@@ -13,6 +13,7 @@ import {
   writeNotGguf,
   writeSafetensorsFile,
 } from "@llmgw/api/testing";
+import { freshDatabase } from "@llmgw/store/testing";
 import { seedFleet, seedModels, stopOnSignal } from "./seed";
 
 const GB = 1024 ** 3;
@@ -35,7 +36,13 @@ models:
     profiles: [{ name: cpu, engine: llamacpp, minMemoryGB: 2, cpuCores: 1 }]
 `,
 );
-const config = loadConfig({ config: configFile, dataDir, listen: `127.0.0.1:${port}` });
+// LLMGW_E2E_STORE=postgres: the same server on a database of its own on TEST_DATABASE_URL's server
+// (playwright.config.ts starts one for the flows that run on both stores), dropped when it stops.
+const database = process.env.LLMGW_E2E_STORE === "postgres" ? await freshDatabase() : null;
+const config = loadConfig(
+  { config: configFile, dataDir, listen: `127.0.0.1:${port}` },
+  database ? { ...process.env, DATABASE_URL: database.url } : process.env,
+);
 const mirror = config.mirror.dir;
 await writeGgufFile(
   join(mirror, "llama-3.1-8b-instruct/Q4_K_M/llama-3.1-8b-instruct-Q4_K_M.gguf"),
@@ -56,4 +63,4 @@ await cp(builtWeb, webDist, { recursive: true });
 const server = await startServer(config, { webDist });
 await seedModels(server.url);
 await seedFleet(server.url);
-stopOnSignal(server, dataDir);
+stopOnSignal(server, dataDir, database?.drop);

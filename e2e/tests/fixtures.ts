@@ -9,8 +9,22 @@ export { segment } from "@llmgw/client";
 import type { ModelInput } from "@llmgw/domain";
 import { test as base, expect, type Page, type Request } from "@playwright/test";
 
-/** Playwright's `test` with `api`: the server under test through `@llmgw/client`, without a token. */
-export const test = base.extend<{ api: Connection["api"] }>({
+/**
+ * Playwright's `test` with `api`: the server under test through `@llmgw/client`, without a token.
+ * In the "postgres" project without TEST_DATABASE_URL there is no server: its tests are skipped.
+ */
+export const test = base.extend<{ api: Connection["api"]; store: undefined }>({
+  store: [
+    // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's needs from this pattern; it needs none.
+    async ({}, use, testInfo) => {
+      testInfo.skip(
+        testInfo.project.name === "postgres" && !process.env.TEST_DATABASE_URL,
+        "the PostgreSQL project needs TEST_DATABASE_URL",
+      );
+      await use(undefined);
+    },
+    { auto: true },
+  ],
   api: async ({ baseURL }, use) => {
     if (!baseURL) throw new Error("playwright.config.ts sets baseURL: the server under test");
     await use(connect({ server: baseURL }).api);

@@ -5,7 +5,12 @@ import { modelInput, segment, test } from "./fixtures";
 test("the dashboard loads from the API's port and its capacity board shows what the API says", async ({
   page,
   api,
-}) => {
+}, testInfo) => {
+  // Each project's server runs on the store the project is named after.
+  expect(await (await page.request.get("/healthz")).json()).toEqual({
+    ok: true,
+    store: testInfo.project.name,
+  });
   const model = await answer(api.models.$post({ json: modelInput() }));
   const headroom = await answer(api.models[":name"].headroom.$get({ param: { name: segment(model.name) } }));
 
