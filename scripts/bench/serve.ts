@@ -8,7 +8,9 @@
 //                                   heartbeatSeconds may be a fraction (set past the file's check)
 //   bare-json FILE                  a bare Hono route answering FILE's bytes
 //   bare-sse                        a bare node:http SSE server
-// It answers IPC commands: usage (CPU and memory), gc, publish (bare-sse), stop.
+// It answers IPC commands: usage (CPU and memory), gc, publish (bare-sse), published (when the
+// last event was handed to the open streams, as wall time: the SSE bench times delivery from
+// there on both servers), stop.
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, type ServerResponse } from "node:http";
@@ -32,6 +34,9 @@ const [mode, ...args] = process.argv.slice(2);
 let cleanup: () => Promise<void> = async () => {};
 let publish: (data: string) => number = () => 0;
 let port = 0;
+/** Wall time (report.ts `wallNow`) when the last event was handed to the open streams. */
+let publishedAt = 0;
+const wallNow = () => performance.timeOrigin + performance.now();
 
 function listen(server: { once: (e: string, f: () => void) => unknown; address: () => unknown }) {
   return new Promise<number>((resolve) =>
@@ -51,6 +56,12 @@ if (mode === "app") {
   config.heartbeatSeconds = heartbeatSeconds;
   const deps = await api.openDeps(config, { inMemory: true });
   const app = api.createApp(deps, { webDist });
+  // The moment a committed event leaves for the streams: what the bare server's publish is.
+  const toStreams = deps.hub.publish.bind(deps.hub);
+  deps.hub.publish = (events) => {
+    publishedAt = wallNow();
+    toStreams(events);
+  };
   // In-process, as Hono's own tests call an app: no socket before the server listens.
   const { api: client, answer } = connect({ server: "", fetch: app.request });
   for (let i = 0; i < models; i++) await answer(client.models.$post({ json: seedModel(i) }));
@@ -138,6 +149,7 @@ if (mode === "app") {
   port = await listen(server);
   let id = 0;
   publish = (data) => {
+    publishedAt = wallNow();
     const frame = `id: ${++id}\nevent: model.changed\ndata: ${data}\n\n`;
     for (const res of streams) res.write(frame);
     return streams.size;
@@ -167,6 +179,7 @@ process.on("message", (message: { cmd: string; data?: string }) => {
     (globalThis as { gc?: () => void }).gc?.();
     process.send?.(usage());
   } else if (message.cmd === "publish") process.send?.({ streams: publish(message.data ?? "{}") });
+  else if (message.cmd === "published") process.send?.({ at: publishedAt });
 });
 process.once("SIGTERM", () => void cleanup().finally(() => process.exit(0)));
 process.send?.({ port });
