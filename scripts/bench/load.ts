@@ -56,7 +56,7 @@ type Report = {
   }[];
 };
 
-async function once(label: string, postgres: string): Promise<Row> {
+async function once(label: string, postgres: string): Promise<Row[]> {
   // BENCH_PROF=<dir>: a CPU profile of the server, as report.ts takes one of the other servers.
   const prof = process.env.BENCH_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROF}`] : [];
   const server = child("./loadServer.ts", [String(MODELS), postgres], prof);
@@ -129,19 +129,28 @@ async function once(label: string, postgres: string): Promise<Row> {
       sum + Object.entries(k.statuses).reduce((s, [code, n]) => s + (Number(code) >= 500 ? n : 0), 0),
     0,
   );
-  return {
-    measure: `load: ${CLIENTS} clients × ${SECONDS} s, mixed reads/writes + heartbeats + ${report.streams} SSE streams (${label})`,
-    value:
-      `${t.rps.toFixed(0)} req/s, p50 ${ms(t.p50)}, p99 ${ms(t.p99)}; ${t.errors} errors (${fivexx} 5xx)` +
-      `${report.problems.length ? `, ${report.problems.length} inconsistencies` : ""}; server RSS ${(after.peakRss / 1e6).toFixed(0)} MB peak`,
-    aim: "no errors; p99 reported",
-    met: t.errors === 0 && report.problems.length === 0,
-  };
+  const peakMB = after.peakRss / 1e6;
+  return [
+    {
+      measure: `load: ${CLIENTS} clients × ${SECONDS} s, mixed reads/writes + heartbeats + ${report.streams} SSE streams (${label})`,
+      value:
+        `${t.rps.toFixed(0)} req/s, p50 ${ms(t.p50)}, p99 ${ms(t.p99)}; ${t.errors} errors (${fivexx} 5xx)` +
+        `${report.problems.length ? `, ${report.problems.length} inconsistencies` : ""}`,
+      aim: "no errors; p99 reported",
+      met: t.errors === 0 && report.problems.length === 0,
+    },
+    {
+      measure: `\`llmgw serve\` resident memory under that load (${label}; ${MODELS} models, ${NODES} nodes, largest RSS sampled during the run)`,
+      value: `${peakMB.toFixed(0)} MB peak (${(after.rss / 1e6).toFixed(0)} MB at the end)`,
+      aim: "≤ 500 MB",
+      met: peakMB <= 500,
+    },
+  ];
 }
 
 export async function run(): Promise<Row[]> {
-  const rows = [await once("embedded PGlite", "")];
+  const rows = await once("embedded PGlite", "");
   const postgres = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL;
-  if (postgres) rows.push(await once("PostgreSQL", postgres));
+  if (postgres) rows.push(...(await once("PostgreSQL", postgres)));
   return rows;
 }
