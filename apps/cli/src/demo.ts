@@ -51,7 +51,7 @@ function fleet(): SimNode[] {
   for (let i = 1; i <= 3; i++) {
     add(`gpu-${i}`, 256, 64, {
       gpuTotal: 4,
-      gpuMemoryGB: 320,
+      gpuMemoryGB: 80,
       engines: ["vllm", "llamacpp"],
       labels: { gpu: "a100" },
     });
