@@ -24,8 +24,8 @@ export function ReplicaList({ replicas }: { replicas: Replica[] }) {
           <tbody>
             {replicas.map((r) => (
               <tr key={r.id} data-testid={`replica-${r.id}`}>
-                <td className="mono">{r.id}</td>
-                <td>{r.node ?? <span className="muted">not placed</span>}</td>
+                <td className="mono name">{r.id}</td>
+                <td className="name">{r.node ?? <span className="muted">not placed</span>}</td>
                 <td>
                   <span className={`state state-${r.state}`}>{r.state}</span>
                   {r.progress && <ProgressBar progress={r.progress} label={`Replica ${r.id}`} />}
