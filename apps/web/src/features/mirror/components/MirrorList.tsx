@@ -2,13 +2,14 @@ import type { MirrorEntry, MirrorFile } from "@llmgw/domain";
 import { Empty } from "../../../components/Status";
 import { Link } from "../../../lib/router";
 import { bytes, gb, percent } from "../../../lib/units";
+import { servableFirst } from "../order";
 
 export function MirrorList({ entries }: { entries: MirrorEntry[] }) {
   if (entries.length === 0)
     return <Empty>The mirror is empty. Weights appear here as they are downloaded.</Empty>;
   return (
     <div className="card-list" data-testid="mirror-list">
-      {entries.map((entry) => (
+      {servableFirst(entries).map((entry) => (
         <MirrorVersion key={`${entry.model}/${entry.version}`} entry={entry} />
       ))}
     </div>
