@@ -1,4 +1,5 @@
 import type { MirrorEntry, MirrorFile } from "@llmgw/domain";
+import { counted } from "@llmgw/domain";
 import { Empty } from "../../../components/Status";
 import { Link } from "../../../lib/router";
 import { bytes, gb, percent } from "../../../lib/units";
@@ -45,7 +46,7 @@ function MirrorVersion({ entry }: { entry: MirrorEntry }) {
         </p>
       ) : (
         <p className="meta">
-          needs about {gb(plan.minMemoryGB)} and {plan.cpuCores} cores per replica
+          needs about {gb(plan.minMemoryGB)} and {counted(plan.cpuCores, "core")} per replica
           {plan.already && " · already in the catalogue"}
         </p>
       )}

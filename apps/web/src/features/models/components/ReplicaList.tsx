@@ -1,4 +1,5 @@
 import type { Replica } from "@llmgw/domain";
+import { counted } from "@llmgw/domain";
 import { ProgressBar } from "../../../components/ReplicaProgress";
 import { TableScroll } from "../../../components/TableScroll";
 import { gb } from "../../../lib/units";
@@ -7,9 +8,7 @@ export function ReplicaList({ replicas }: { replicas: Replica[] }) {
   if (replicas.length === 0) return <p className="muted">No replicas.</p>;
   return (
     <details className="replicas" data-testid="model-replicas">
-      <summary>
-        {replicas.length} replica{replicas.length === 1 ? "" : "s"}
-      </summary>
+      <summary>{counted(replicas.length, "replica")}</summary>
       <TableScroll label="Replica list">
         <table>
           <thead>
