@@ -4,6 +4,7 @@ import { ProgressBar } from "../../../components/ReplicaProgress";
 import { StackedBar } from "../../../components/StackedBar";
 import { classTone, orderedUsage } from "../../../lib/classes";
 import { ago, gb } from "../../../lib/units";
+import { NodeActions } from "./NodeActions";
 
 type Props = { node: NodeView; replicas: Replica[]; classes: Class[]; now: number };
 
@@ -92,6 +93,7 @@ export function NodeCard({ node, replicas, classes, now }: Props) {
           </div>
         )}
       </dl>
+      <NodeActions node={node} />
       {replicas.length > 0 && (
         <details className="replicas">
           <summary>{counted(replicas.length, "replica")} here</summary>

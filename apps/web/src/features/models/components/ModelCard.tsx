@@ -21,6 +21,7 @@ import { MeasuredMemory, MemoryHint } from "./MeasuredMemory";
 import { ModelFields } from "./ModelFields";
 import { RemoveModel } from "./RemoveModel";
 import { ReplicaList } from "./ReplicaList";
+import { WakeModel } from "./WakeModel";
 
 type Props = { model: ModelSummary; classes: Class[]; highlighted?: boolean };
 
@@ -195,6 +196,7 @@ export const ModelCard = memo(function ModelCard({ model, classes, highlighted =
           </div>
         )}
       </form>
+      {model.mode === "ondemand" && <WakeModel name={model.name} />}
       <TrafficPanel model={model.name} />
       <ReplicaActivity replicas={model.replicas} />
       <ReplicaList replicas={model.replicas} />
