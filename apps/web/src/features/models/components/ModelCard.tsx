@@ -19,6 +19,7 @@ import {
 import { ConflictNotice } from "./ConflictNotice";
 import { MeasuredMemory, MemoryHint } from "./MeasuredMemory";
 import { ModelFields } from "./ModelFields";
+import { Placing } from "./Placing";
 import { RemoveModel } from "./RemoveModel";
 import { ReplicaList } from "./ReplicaList";
 import { WakeModel } from "./WakeModel";
@@ -198,6 +199,7 @@ export const ModelCard = memo(function ModelCard({ model, classes, highlighted =
       </form>
       {model.mode === "ondemand" && <WakeModel name={model.name} />}
       <TrafficPanel model={model.name} />
+      <Placing model={model} />
       <ReplicaActivity replicas={model.replicas} />
       <ReplicaList replicas={model.replicas} />
     </article>

@@ -32,6 +32,14 @@ export function ConfirmStep({ input }: { input: ModelInput }) {
           <dd className="mono wrap">{input.source}</dd>
         </div>
         <div>
+          <dt>Class</dt>
+          <dd data-testid="summary-class">{input.class ?? "standard"}</dd>
+        </div>
+        <div>
+          <dt>Owner</dt>
+          <dd data-testid="summary-owner">{input.owner || "unowned"}</dd>
+        </div>
+        <div>
           <dt>Runs</dt>
           <dd data-testid="summary-runs">{runs}</dd>
         </div>
