@@ -1,7 +1,15 @@
 import { answer } from "@llmgw/client";
 import type { ModelView } from "@llmgw/domain";
 import { expect } from "@playwright/test";
-import { isPatchOf, modelInput, openModelCard, segment, test, uniqueName, watchRequests } from "./fixtures";
+import {
+  isPatchOf,
+  modelInput,
+  openModelCard,
+  ownerWithQuota,
+  segment,
+  test,
+  watchRequests,
+} from "./fixtures";
 
 test("an inline edit of class and memory sends those two fields alone, with If-Match, and the capacity card shows the new headroom", async ({
   page,
@@ -90,13 +98,7 @@ test("an edit the server refuses is rolled back, with the server's message on th
   page,
   api,
 }) => {
-  const owner = uniqueName("team");
-  await answer(
-    api.quotas[":owner"].$put({
-      param: { owner: segment(owner) },
-      json: { memoryGB: null, cpuCores: null, gpus: null, replicas: 1 },
-    }),
-  );
+  const owner = await ownerWithQuota(api, { memoryGB: null, cpuCores: null, gpus: null, replicas: 1 });
   const model = await answer(api.models.$post({ json: modelInput({ owner }) }));
   const card = await openModelCard(page, model.name);
 

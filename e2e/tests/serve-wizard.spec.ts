@@ -1,6 +1,6 @@
 import { answer } from "@llmgw/client";
 import { expect } from "@playwright/test";
-import { modelInput, segment, test, uniqueName, watchRequests } from "./fixtures";
+import { modelInput, ownerWithQuota, segment, test, uniqueName, watchRequests } from "./fixtures";
 
 test("the serve wizard refuses what cannot run, checks fields before sending, puts the server's refusals on their fields, and lands on the new card", async ({
   page,
@@ -122,13 +122,7 @@ test("the wizard sets class and owner with the owner's quota in view, and the ne
   page,
   api,
 }) => {
-  const owner = uniqueName("team");
-  await answer(
-    api.quotas[":owner"].$put({
-      param: { owner: segment(owner) },
-      json: { memoryGB: 100, cpuCores: null, gpus: null, replicas: 5 },
-    }),
-  );
+  const owner = await ownerWithQuota(api, { memoryGB: 100, cpuCores: null, gpus: null, replicas: 5 });
   // The model runs only on this test's own node, so no other test's fleet counts.
   const pool = uniqueName("pool");
   const node = {

@@ -1,7 +1,7 @@
 import { contract } from "@llmgw/api/contract";
 import type { NodeView } from "@llmgw/domain";
+import { ActionError } from "../../../components/ActionError";
 import { ConfirmAction } from "../../../components/ConfirmAction";
-import { messageOf } from "../../../components/Status";
 import { useMayCall } from "../../../lib/session";
 import { useDrainNode } from "../api/drain-node";
 import { useResumeNode } from "../api/resume-node";
@@ -40,11 +40,7 @@ export function NodeActions({ node }: { node: NodeView }) {
         >
           Resume {node.name}
         </button>
-        {resume.isError && (
-          <span className="field-error" role="alert">
-            {messageOf(resume.error)}
-          </span>
-        )}
+        <ActionError error={resume.isError ? resume.error : null} />
       </div>
     );
   return null;

@@ -1,5 +1,5 @@
 import { contract } from "@llmgw/api/contract";
-import { messageOf } from "../../../components/Status";
+import { ActionError } from "../../../components/ActionError";
 import { useMayCall } from "../../../lib/session";
 import { useWakeModel } from "../api/wake-model";
 
@@ -21,11 +21,7 @@ export function WakeModel({ name }: { name: string }) {
       <span role="status" className="saved" data-testid="model-woken">
         {wake.isSuccess ? "Woken: a replica is wanted until it goes idle" : ""}
       </span>
-      {wake.isError && (
-        <span className="field-error" role="alert">
-          {messageOf(wake.error)}
-        </span>
-      )}
+      <ActionError error={wake.isError ? wake.error : null} />
     </div>
   );
 }
