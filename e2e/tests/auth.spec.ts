@@ -61,6 +61,10 @@ test("a page asks for a token, refuses a wrong one, then shows the page that was
   await page.goto(`${base}/quotas`);
 
   await expect(page.getByRole("heading", { name: "Sign in to llmgw" })).toBeVisible();
+  // The command to make a token reads as code, not as Markdown's backticks.
+  const hint = page.getByTestId("field-token").locator(".field-hint");
+  await expect(hint).toHaveText("An llmgw token (llmgw_…) from your admin, or from llmgw ctl token create.");
+  await expect(hint.locator("code")).toHaveText(["llmgw_…", "llmgw ctl token create"]);
   expect(await axeBlocking(page)).toEqual([]);
   await signIn(page, newSecret());
   await expect(page.getByTestId("field-token").getByTestId("field-error")).toHaveText(/not valid/);

@@ -2,11 +2,11 @@
 // `llmgw ctl` use (to make models and heartbeats and to read what the server says, so a test can
 // compare the page with the server), and ways to watch what the page sends.
 // Every test makes its own data: they all share one server (see playwright.config.ts).
-import { type Connection, connect } from "@llmgw/client";
+import { answer, type Connection, connect, segment } from "@llmgw/client";
 
 export { segment } from "@llmgw/client";
 
-import type { ModelInput } from "@llmgw/domain";
+import type { ModelInput, QuotaUsage } from "@llmgw/domain";
 import { test as base, expect, type Page, type Request } from "@playwright/test";
 
 /**
@@ -38,6 +38,16 @@ export function uniqueName(prefix: string): string {
   counter += 1;
   const random = Math.random().toString(36).slice(2, 7);
   return `${prefix}-${Date.now().toString(36)}${counter}${random}`;
+}
+
+/** An owner of this test's own with a quota (`null` = no limit in that dimension). */
+export async function ownerWithQuota(
+  api: Connection["api"],
+  limits: Omit<QuotaUsage, "owner" | "used">,
+): Promise<string> {
+  const owner = uniqueName("team");
+  await answer(api.quotas[":owner"].$put({ param: { owner: segment(owner) }, json: limits }));
+  return owner;
 }
 
 type Profile = ModelInput["profiles"][number];

@@ -1,7 +1,15 @@
 import { answer } from "@llmgw/client";
 import type { ModelView } from "@llmgw/domain";
 import { expect } from "@playwright/test";
-import { isPatchOf, modelInput, openModelCard, segment, test, uniqueName } from "./fixtures";
+import {
+  isPatchOf,
+  modelInput,
+  openModelCard,
+  ownerWithQuota,
+  segment,
+  test,
+  watchRequests,
+} from "./fixtures";
 
 test("an inline edit of class and memory sends those two fields alone, with If-Match, and the capacity card shows the new headroom", async ({
   page,
@@ -90,13 +98,7 @@ test("an edit the server refuses is rolled back, with the server's message on th
   page,
   api,
 }) => {
-  const owner = uniqueName("team");
-  await answer(
-    api.quotas[":owner"].$put({
-      param: { owner: segment(owner) },
-      json: { memoryGB: null, cpuCores: null, gpus: null, replicas: 1 },
-    }),
-  );
+  const owner = await ownerWithQuota(api, { memoryGB: null, cpuCores: null, gpus: null, replicas: 1 });
   const model = await answer(api.models.$post({ json: modelInput({ owner }) }));
   const card = await openModelCard(page, model.name);
 
@@ -122,6 +124,47 @@ test("an edit the server refuses is rolled back, with the server's message on th
   await expect(page.getByTestId(`capacity-card-${model.name}`).getByTestId("model-mode")).toHaveText(
     "stopped",
   );
+});
+
+test("an inline value the API would refuse says why under its field as it is typed, and nothing is sent", async ({
+  page,
+  api,
+}) => {
+  const model = await answer(
+    api.models.$post({ json: modelInput({ profile: { minMemoryGB: 8, cpuCores: 2 } }) }),
+  );
+  const patches = watchRequests(page, "PATCH", `/api/v1/models/${encodeURIComponent(model.name)}`);
+  const card = await openModelCard(page, model.name);
+  const memory = card.getByTestId("field-memoryGB");
+  const replicas = card.getByTestId("field-replicas");
+  const save = card.getByTestId("model-save");
+
+  await memory.getByLabel("Memory (GB)", { exact: true }).fill("-5");
+  await card.getByLabel("Mode", { exact: true }).selectOption("always");
+  await replicas.getByLabel("Replicas", { exact: true }).fill("2.5");
+
+  await expect(memory.getByTestId("field-error")).toHaveText("a whole number, 0 or more");
+  await expect(replicas.getByTestId("field-error")).toHaveText("a whole number, 0 or more");
+  // Each message is announced with its field, not only painted under it.
+  await expect(memory.getByLabel("Memory (GB)", { exact: true })).toHaveAttribute("aria-invalid", "true");
+  await expect(memory.getByLabel("Memory (GB)", { exact: true })).toHaveAccessibleDescription(
+    /a whole number, 0 or more/,
+  );
+  await expect(card.getByTestId("field-cpuCores").getByTestId("field-error")).toHaveCount(0);
+  await expect(save).toBeDisabled();
+  await replicas.getByLabel("Replicas", { exact: true }).press("Enter");
+
+  // Put right, the messages go and the edit saves.
+  await memory.getByLabel("Memory (GB)", { exact: true }).fill("12");
+  await expect(memory.getByTestId("field-error")).toHaveCount(0);
+  await expect(save).toBeDisabled();
+  await replicas.getByLabel("Replicas", { exact: true }).fill("1");
+  await expect(replicas.getByTestId("field-error")).toHaveCount(0);
+  expect(patches).toHaveLength(0);
+  const sent = page.waitForRequest(isPatchOf(model.name));
+  await save.click();
+  expect((await sent).postDataJSON()).toEqual({ memoryGB: 12, mode: "always", replicas: 1 });
+  await expect(card.getByTestId("model-saved")).toHaveText("Saved");
 });
 
 test("a model declared in the configuration file is read-only on its card, and says why", async ({

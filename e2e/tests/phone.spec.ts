@@ -35,3 +35,39 @@ for (const { name, path, ready, prepare } of SCREENS) {
     }
   });
 }
+
+test("a table wider than the phone shades the side where more of it is, and follows the scroll", async ({
+  page,
+}) => {
+  await page.goto("/audit");
+  await expect(page.getByTestId("audit-entry").first()).toBeVisible();
+  const frame = page.locator(".table-scroll-frame").first();
+  const region = frame.getByRole("region", { name: "Audit log" });
+  expect(await region.evaluate((el) => el.scrollWidth > el.clientWidth)).toBe(true);
+
+  await expect(frame).toHaveAttribute("data-more-right", "true");
+  await expect(frame).not.toHaveAttribute("data-more-left");
+  await region.evaluate((el) => el.scrollTo({ left: el.scrollWidth }));
+  await expect(frame).toHaveAttribute("data-more-left", "true");
+  await expect(frame).not.toHaveAttribute("data-more-right");
+});
+
+test("names keep their hyphens on one line: card titles and a table's names", async ({ page }) => {
+  /** How many lines an element's text takes. */
+  const lines = (el: Element) => {
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+  };
+  for (const path of ["/mirror", "/models", "/quotas"]) {
+    await page.goto(path);
+    const titles = page.locator("main .card-title");
+    await expect(titles.first()).toBeVisible();
+    for (const title of await titles.all()) {
+      if ((await title.textContent())?.includes("-")) expect(await title.evaluate(lines)).toBe(1);
+    }
+  }
+  const rowNames = page.locator('.table-scroll th[scope="row"]');
+  await expect(rowNames.first()).toBeVisible();
+  for (const name of await rowNames.all()) expect(await name.evaluate(lines)).toBe(1);
+});

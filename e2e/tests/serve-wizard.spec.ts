@@ -1,6 +1,6 @@
 import { answer } from "@llmgw/client";
 import { expect } from "@playwright/test";
-import { modelInput, segment, test, uniqueName, watchRequests } from "./fixtures";
+import { modelInput, ownerWithQuota, segment, test, uniqueName, watchRequests } from "./fixtures";
 
 test("the serve wizard refuses what cannot run, checks fields before sending, puts the server's refusals on their fields, and lands on the new card", async ({
   page,
@@ -116,4 +116,68 @@ test("the serve wizard refuses what cannot run, checks fields before sending, pu
     /\/mirror\/llama-3\.1-8b-instruct\/Q4_K_M\/llama-3\.1-8b-instruct-Q4_K_M\.gguf$/,
   );
   await expect(card.getByLabel("Memory (GB)")).toHaveValue(String(stored.profiles[0]?.minMemoryGB));
+});
+
+test("the wizard sets class and owner with the owner's quota in view, and the new card says live how its replica is placed", async ({
+  page,
+  api,
+}) => {
+  const owner = await ownerWithQuota(api, { memoryGB: 100, cpuCores: null, gpus: null, replicas: 5 });
+  // The model runs only on this test's own node, so no other test's fleet counts.
+  const pool = uniqueName("pool");
+  const node = {
+    name: uniqueName("e2e-node"),
+    memoryGB: 64,
+    cpuCount: 16,
+    engines: ["llamacpp"],
+    labels: { pool },
+  };
+  await answer(api.agents.heartbeat.$post({ json: { node, replicas: [] } }));
+  const name = uniqueName("placed");
+
+  await page.goto("/serve?model=llama-3.1-8b-instruct&version=Q4_K_M");
+  const wizard = page.getByTestId("serve-wizard");
+  await wizard.getByTestId("serve-next").click();
+  const step3 = wizard.getByTestId("serve-step-3");
+  await step3.getByLabel("Name", { exact: true }).fill(name);
+  // Every new model used to start standard and unowned, outside every quota.
+  const classSelect = step3.getByLabel("Class", { exact: true });
+  await expect(classSelect).toHaveValue("standard");
+  await expect(classSelect.locator("option")).toHaveText(["critical", "standard", "batch"]);
+  await classSelect.selectOption("critical");
+  const quota = step3.getByTestId("serve-owner-quota");
+  await expect(quota).toHaveText("unowned: counts against no quota");
+  await step3.getByLabel("Owner", { exact: true }).fill(owner);
+  await expect(quota).toHaveText(
+    `${owner} uses 0 of 100 GB, cores: no limit, GPUs: no limit, 0 of 5 replicas`,
+  );
+  await step3.getByLabel("Mode", { exact: true }).selectOption("always");
+  await step3.getByLabel("Replicas", { exact: true }).fill("1");
+  await step3.getByLabel("Node label", { exact: true }).fill("pool");
+  await step3.getByLabel("Label value", { exact: true }).fill(pool);
+  await wizard.getByTestId("serve-next").click();
+
+  const summary = wizard.getByTestId("serve-summary");
+  await expect(summary.getByTestId("summary-class")).toHaveText("critical");
+  await expect(summary.getByTestId("summary-owner")).toHaveText(owner);
+  const sent = page.waitForRequest(
+    (req) => req.method() === "POST" && new URL(req.url()).pathname === "/api/v1/models",
+  );
+  await wizard.getByTestId("serve-submit").click();
+  expect((await sent).postDataJSON()).toMatchObject({ name, class: "critical", owner });
+
+  // The new card: placing, then starting once an agent reports the replica, then nothing to say.
+  await expect(page).toHaveURL(`/models?model=${name}`);
+  const card = page.getByTestId(`model-card-${name}`);
+  const placing = card.getByTestId("model-placing");
+  await expect(placing).toHaveText("placing 1 replica…");
+  const stored = await answer(api.models[":name"].$get({ param: { name: segment(name) } }));
+  expect(stored).toMatchObject({ class: "critical", owner });
+  const replica = { id: `${name}-1`, model: name };
+  await answer(api.agents.heartbeat.$post({ json: { node, replicas: [{ ...replica, state: "starting" }] } }));
+  await expect(placing).toHaveText("starting 1 replica…");
+  await answer(api.agents.heartbeat.$post({ json: { node, replicas: [{ ...replica, state: "ready" }] } }));
+  await expect(placing).toHaveCount(0);
+  const quotas = await answer(api.quotas.$get());
+  expect(quotas.find((q) => q.owner === owner)?.used.replicas).toBe(1);
 });

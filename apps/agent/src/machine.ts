@@ -102,12 +102,22 @@ async function probeGpus(searchPath: string): Promise<{ count: number; memoryGB:
     );
   });
   if (out === null) return none;
-  // One line per GPU, in MiB.
-  const mib = out
+  return gpusOf(out);
+}
+
+/**
+ * nvidia-smi's `memory.total` CSV (one line per GPU, in MiB) as SPEC §1 counts it: the number of
+ * GPUs, and the memory of one. Mixed GPUs report the smallest, since a replica may land on any.
+ */
+function gpusOf(csv: string): { count: number; memoryGB: number } {
+  const mib = csv
     .split("\n")
-    .map((line) => Number.parseFloat(line.trim()))
+    .map((line) => line.trim())
+    .filter((line) => line !== "")
+    .map(Number)
     .filter((n) => Number.isFinite(n) && n >= 0);
-  return { count: mib.length, memoryGB: round(mib.reduce((a, b) => a + b, 0) / 1024, 1) };
+  if (mib.length === 0) return { count: 0, memoryGB: 0 };
+  return { count: mib.length, memoryGB: round(Math.min(...mib) / 1024, 1) };
 }
 
 async function probeEngines(commands: ReadonlyMap<string, string>, searchPath: string): Promise<string[]> {

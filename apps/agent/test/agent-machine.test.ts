@@ -21,8 +21,13 @@ async function script(name: string, body: string): Promise<void> {
 }
 
 describe("the machine probe", () => {
-  it("counts GPUs and their memory where nvidia-smi answers, and finds engines on PATH", async () => {
-    await script("nvidia-smi", `printf '81920\\n81920\\n'`);
+  it("counts GPUs and the memory of one where nvidia-smi answers, and finds engines on PATH", async () => {
+    // A stand-in for nvidia-smi on a 4 × 80 GB machine; it answers only the query the agent makes.
+    await script(
+      "nvidia-smi",
+      `[ "$*" = "--query-gpu=memory.total --format=csv,noheader,nounits" ] || exit 2
+printf '81920\\n81920\\n81920\\n81920\\n'`,
+    );
     await script("llama-server", "exit 0");
     await script("vllm", "exit 0");
 
@@ -30,8 +35,8 @@ describe("the machine probe", () => {
 
     expect(facts).toMatchObject({
       name: hostname(),
-      gpuTotal: 2,
-      gpuMemoryGB: 160,
+      gpuTotal: 4,
+      gpuMemoryGB: 80,
       engines: ["llamacpp", "vllm"],
       labels: { gpu: "a100" },
       agentVersion: AGENT_VERSION,
@@ -40,6 +45,11 @@ describe("the machine probe", () => {
     expect(facts.cpuCount).toBeGreaterThanOrEqual(1);
     expect(facts.freeMemoryGB).toBeGreaterThan(0);
     expect(facts.freeMemoryGB).toBeLessThanOrEqual(facts.memoryGB);
+  });
+
+  it("reports the smallest GPU's memory on a machine with mixed GPUs", async () => {
+    await script("nvidia-smi", `printf '81920\\n40960\\n\\n'`);
+    expect(await probeMachine({ path: bin }).facts()).toMatchObject({ gpuTotal: 2, gpuMemoryGB: 40 });
   });
 
   it("reports no GPUs and no engines when there are none, and when nvidia-smi fails", async () => {

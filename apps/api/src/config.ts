@@ -95,7 +95,11 @@ export function loadConfig(flags: ConfigOverrides = {}, env: NodeJS.ProcessEnv =
   if (!listenCheck.success) throw new ConfigError(`listen: "${listenText}": expected HOST:PORT`);
   const listen = splitHostPort(listenText);
   const base = file ? resolve(file, "..") : process.cwd();
-  const dataDir = absolute(flags.dataDir ?? env.LLMGW_DATA_DIR ?? parsed.dataDir ?? "./data", base);
+  // A path typed on the command line means where the operator stands; one in the file, beside it.
+  const dataDirGiven = flags.dataDir ?? env.LLMGW_DATA_DIR;
+  const dataDir = dataDirGiven
+    ? absolute(dataDirGiven, process.cwd())
+    : absolute(parsed.dataDir ?? "./data", base);
   const mirrorDir = parsed.mirror?.dir ? absolute(parsed.mirror.dir, base) : join(dataDir, "mirror");
   const baseUrl = (parsed.mirror?.baseUrl ?? `http://${listenText}`).replace(/\/+$/, "");
   const ttlText = env.LLMGW_SESSION_TTL_SECONDS;

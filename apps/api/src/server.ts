@@ -1,6 +1,5 @@
-import type { AddressInfo } from "node:net";
-import { serve } from "@hono/node-server";
 import { createLogger, type Logger } from "@llmgw/client/log";
+import type { ApiError } from "@llmgw/domain";
 import { WAKES_CHANNEL } from "@llmgw/store";
 import { createApp, gatewayOf, startTrafficOf } from "./app";
 import type { Config } from "./config";
@@ -8,6 +7,7 @@ import { type Deps, openDeps } from "./deps";
 import { startHeadroomChanges } from "./events/headroomChanges";
 import { startRelay } from "./events/relay";
 import type { GatewayOptions } from "./gateway/gateway";
+import { listen } from "./listen";
 import { startScheduler } from "./scheduler";
 import { startLeadership } from "./scheduler/leader";
 import { markSilentNodesDown } from "./services/liveness";
@@ -17,6 +17,10 @@ export type RunningServer = {
   url: string;
   deps: Deps;
   close(): Promise<void>;
+};
+
+const starting: ApiError = {
+  error: { code: "starting", message: "llmgw is starting; try again in a moment" },
 };
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1)$/;
@@ -35,7 +39,19 @@ export async function startServer(
       `refusing to listen on ${config.listen.host}: no tokens are configured, so anyone who can reach it could change the fleet. Listen on 127.0.0.1, or configure tokens in llmgw.yaml`,
     );
   }
-  const deps = await openDeps(config, { log });
+  // The port is taken first (listen.ts) and answers 503 until start-up is done.
+  let ready: ReturnType<typeof createApp> | null = null;
+  const { server, url } = await listen(config.listen, (request, env) =>
+    ready
+      ? ready.fetch(request, env)
+      : Response.json(starting, { status: 503, headers: { "Retry-After": "1" } }),
+  );
+  // Listening on port 0 (tests): the mirror's sources must name the port actually taken.
+  if (config.listen.port === 0 && config.mirror.baseUrl.endsWith(":0")) config.mirror.baseUrl = url;
+  const deps = await openDeps(config, { log }).catch((err: unknown) => {
+    server.close();
+    throw err;
+  });
   const app = createApp(deps, {
     webDist: options.webDist ?? null,
     ...(options.gateway ? { gateway: options.gateway } : {}),
@@ -75,16 +91,7 @@ export async function startServer(
     leader: leadership.check,
   });
 
-  const server = serve({ fetch: app.fetch, hostname: config.listen.host, port: config.listen.port });
-  await new Promise<void>((resolve, reject) => {
-    server.once("listening", resolve);
-    server.once("error", reject);
-  });
-  const address = server.address() as AddressInfo;
-  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
-  const url = `http://${host}:${address.port}`;
-  // Listening on port 0 (tests): the mirror's sources must name the port actually taken.
-  if (config.listen.port === 0 && config.mirror.baseUrl.endsWith(":0")) config.mirror.baseUrl = url;
+  ready = app;
   const store = deps.store.kind === "pglite" ? `embedded store in ${config.dataDir}/db` : "PostgreSQL";
   const open =
     config.tokens.length === 0 ? "; no tokens configured: loopback only, every request accepted" : "";

@@ -132,6 +132,15 @@ describe("loadConfig", () => {
     expect([fromFlags.listen.port, fromFlags.dataDir]).toEqual([7003, "/srv/from-flag"]);
   });
 
+  it("reads a relative data directory from a flag or the environment where the command runs, from the file beside it", async () => {
+    const file = await configFile("dataDir: ./beside\n");
+    const dir = join(file, "..");
+
+    expect(loadConfig({ config: file }, {}).dataDir).toBe(join(dir, "beside"));
+    expect(loadConfig({ config: file, dataDir: "here" }, {}).dataDir).toBe(join(process.cwd(), "here"));
+    expect(loadConfig({ config: file }, { LLMGW_DATA_DIR: "env" }).dataDir).toBe(join(process.cwd(), "env"));
+  });
+
   it("finds the file from LLMGW_CONFIG when no flag names one, the flag winning", async () => {
     const fromEnv = await configFile("heartbeatSeconds: 11\n");
     const fromFlag = await configFile("heartbeatSeconds: 12\n");

@@ -1,6 +1,6 @@
-import { mkdtemp, open, rename, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, open, rename, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import {
   AGENT_VERSION,
@@ -20,7 +20,7 @@ import {
   writeNotGguf,
   writeSafetensorsFile,
 } from "@llmgw/api/testing";
-import { loggerFrom, logOptions } from "@llmgw/client/log";
+import { LOG_USAGE, loggerFrom, logOptions } from "@llmgw/client/log";
 import type { ModelInput } from "@llmgw/domain";
 import { ensureDashboard, stopOnSignals } from "./serve";
 import { simulatedEngines } from "./simulated";
@@ -51,7 +51,7 @@ function fleet(): SimNode[] {
   for (let i = 1; i <= 3; i++) {
     add(`gpu-${i}`, 256, 64, {
       gpuTotal: 4,
-      gpuMemoryGB: 320,
+      gpuMemoryGB: 80,
       engines: ["vllm", "llamacpp"],
       labels: { gpu: "a100" },
     });
@@ -213,14 +213,35 @@ function startAgent(server: string, node: SimNode, intervalSeconds: number, logg
   });
 }
 
+const DEMO_USAGE = `llmgw demo [--data-dir D] [--listen HOST:PORT]
+
+  llmgw serve with a simulated fleet: a dozen nodes (some with GPUs) whose agents start replicas
+  after a short delay, a mirror of small generated versions, and models of every class.
+
+  --data-dir D          where the demo keeps its store, mirror and llmgw.yaml, created when
+                        missing (default: a new temporary directory)
+  --listen HOST:PORT    where to answer (default 127.0.0.1:8080)
+${LOG_USAGE}`;
+
 export async function demo(args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
-    options: { "data-dir": { type: "string" }, listen: { type: "string" }, ...logOptions },
+    options: {
+      "data-dir": { type: "string" },
+      listen: { type: "string" },
+      help: { type: "boolean", short: "h" },
+      ...logOptions,
+    },
     strict: true,
   });
+  if (values.help) {
+    process.stdout.write(DEMO_USAGE);
+    return;
+  }
   const log = loggerFrom(values);
-  const dataDir = values["data-dir"] ?? (await mkdtemp(join(tmpdir(), "llmgw-demo-")));
+  const given = values["data-dir"];
+  const dataDir = given ? resolve(given) : await mkdtemp(join(tmpdir(), "llmgw-demo-"));
+  await mkdir(dataDir, { recursive: true });
   const configFile = join(dataDir, "llmgw.yaml");
   await writeFile(
     configFile,

@@ -2,24 +2,26 @@ import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { type Config, type Logger, loadConfig, type RunningServer, startServer } from "@llmgw/api";
-import { loggerFrom, logOptions } from "@llmgw/client/log";
+import { type Logger, loadConfig, type RunningServer, startServer } from "@llmgw/api";
+import { LOG_USAGE, loggerFrom, logOptions } from "@llmgw/client/log";
 
-export const serveOptions = {
+const SERVE_USAGE = `llmgw serve [--config F] [--data-dir D] [--listen HOST:PORT]
+
+  The API, the dashboard and the OpenAI-compatible gateway on one port.
+
+  --config F            llmgw.yaml (or LLMGW_CONFIG); none is fine
+  --data-dir D          the embedded store and the default mirror, created when missing
+                        (or LLMGW_DATA_DIR; default ./data)
+  --listen HOST:PORT    where to answer (or LLMGW_LISTEN; default 127.0.0.1:8080)
+${LOG_USAGE}`;
+
+const serveOptions = {
   config: { type: "string" },
   "data-dir": { type: "string" },
   listen: { type: "string" },
+  help: { type: "boolean", short: "h" },
   ...logOptions,
 } as const;
-
-export function configFrom(args: string[]): { config: Config; log: Logger } {
-  const { values } = parseArgs({ args, options: serveOptions, strict: true });
-  const log = loggerFrom(values);
-  return {
-    config: loadConfig({ config: values.config, dataDir: values["data-dir"], listen: values.listen }),
-    log,
-  };
-}
 
 const webRoot = fileURLToPath(new URL("../../web", import.meta.url));
 const webDist = `${webRoot}/dist`;
@@ -43,7 +45,13 @@ export function stopOnSignals(server: RunningServer): void {
 }
 
 export async function serve(args: string[]): Promise<void> {
-  const { config, log } = configFrom(args);
+  const { values } = parseArgs({ args, options: serveOptions, strict: true });
+  if (values.help) {
+    process.stdout.write(SERVE_USAGE);
+    return;
+  }
+  const log = loggerFrom(values);
+  const config = loadConfig({ config: values.config, dataDir: values["data-dir"], listen: values.listen });
   const server = await startServer(config, { webDist: ensureDashboard(log), log });
   stopOnSignals(server);
 }

@@ -3,6 +3,7 @@ export * from "./attention";
 export * from "./capacity";
 export * from "./classes";
 export * from "./cores";
+export * from "./counted";
 export * from "./events";
 export * from "./evictions";
 export * from "./fleetIndex";

@@ -1,3 +1,4 @@
+import { counted } from "./counted";
 import { replicaNeed } from "./need";
 import { replicasOf } from "./runModes";
 import type { Model, Quota, QuotaUsage, Replica, Resources } from "./schemas";
@@ -139,9 +140,9 @@ function refusalMessage(
   const total = used + asked;
   const would = {
     memoryGB: `would use ${total} GB of memory`,
-    cpuCores: `would use ${total} cores`,
-    gpus: `would use ${total} GPUs`,
-    replicas: `would run ${total} replicas`,
+    cpuCores: `would use ${counted(total, "core")}`,
+    gpus: `would use ${counted(total, "GPU")}`,
+    replicas: `would run ${counted(total, "replica")}`,
   }[dimension];
   return `${who} ${would}, over its limit of ${limit} (uses ${used}, asks ${asked})`;
 }

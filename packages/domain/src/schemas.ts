@@ -435,6 +435,8 @@ export const errorCodeSchema = z.enum([
   "forbidden",
   "payload_too_large",
   "rate_limited",
+  // 503 while a server that already holds its port is still starting (apps/api/src/listen.ts).
+  "starting",
   "internal",
 ]);
 export type ErrorCode = z.infer<typeof errorCodeSchema>;

@@ -30,6 +30,8 @@ describe("serveFormSchema", () => {
       aliases: [],
       contextLength: 8192,
       maxOutput: null,
+      class: "standard",
+      owner: "",
       ctxPool: 16384,
       mode: "always",
       replicas: 1,
@@ -63,6 +65,8 @@ describe("modelFromServeForm", () => {
       aliases: ["l3"],
       contextLength: 8192,
       maxOutput: 2048,
+      class: "batch",
+      owner: "research",
       ctxPool: 32768,
       mode: "ondemand",
       replicas: 2,
@@ -78,6 +82,8 @@ describe("modelFromServeForm", () => {
       aliases: ["l3"],
       contextLength: 8192,
       maxOutput: 2048,
+      class: "batch",
+      owner: "research",
       scaling: { min: 0, max: 2, idleTimeoutSeconds: 900 },
       profiles: [
         {

@@ -16,7 +16,16 @@ import {
  * refuse the same things with the same words.
  */
 export const serveFormSchema = modelInputSchema
-  .pick({ name: true, description: true, aliases: true, contextLength: true, maxOutput: true })
+  .pick({
+    name: true,
+    description: true,
+    aliases: true,
+    contextLength: true,
+    maxOutput: true,
+    // What the capacity is worth and whose quota it counts against (SPEC §1 Class, Owner).
+    class: true,
+    owner: true,
+  })
   .extend({
     /** The engine's context pool, not the per-request limit: llama.cpp divides it among slots. */
     ctxPool: z.int().positive().max(10_000_000).default(DEFAULT_CTX_POOL),
@@ -48,6 +57,8 @@ export function modelFromServeForm(plan: ServePlan, form: ServeForm): ModelInput
     aliases: form.aliases,
     contextLength: form.contextLength,
     maxOutput: form.maxOutput,
+    class: form.class,
+    owner: form.owner,
     scaling: scalingFor(form.mode, form.replicas),
     profiles: [
       {

@@ -1,4 +1,5 @@
 import type { Model } from "@llmgw/domain";
+import { counted } from "@llmgw/domain";
 import { AppError } from "../errors";
 import type { KnownToken } from "./tokenBook";
 
@@ -46,10 +47,13 @@ export class ClientLimits {
     if (requestsPerMinute !== null) {
       const wait = usage.minute.wait(now, requestsPerMinute);
       if (wait > 0)
-        throw rateLimited(`the token ${token.name} may send ${requestsPerMinute} requests a minute`, wait);
+        throw rateLimited(
+          `the token ${token.name} may send ${counted(requestsPerMinute, "request")} a minute`,
+          wait,
+        );
     }
     if (concurrency !== null && usage.inFlight >= concurrency) {
-      throw rateLimited(`the token ${token.name} may have ${concurrency} requests in flight`, 1);
+      throw rateLimited(`the token ${token.name} may have ${counted(concurrency, "request")} in flight`, 1);
     }
     if (requestsPerMinute !== null) usage.minute.add(now);
     if (concurrency === null) return NOTHING_TO_RELEASE;

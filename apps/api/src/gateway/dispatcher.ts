@@ -1,5 +1,5 @@
 import type { EventType } from "@llmgw/domain";
-import { type Model, modeOf } from "@llmgw/domain";
+import { counted, type Model, modeOf } from "@llmgw/domain";
 import type { Deps } from "../deps";
 import { wake } from "../services/wake";
 import { GatewayError, unavailable } from "./errors";
@@ -64,7 +64,7 @@ export class Dispatcher {
     if (lane.queue.length >= limits.maxQueue && !retry) {
       throw unavailable(
         "queue_full",
-        `${model.name} has ${lane.queue.length} requests waiting, the most it queues`,
+        `${model.name} has ${counted(lane.queue.length, "request")} waiting, the most it queues`,
       );
     }
     request.signal.throwIfAborted();

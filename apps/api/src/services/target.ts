@@ -1,5 +1,6 @@
 import {
   applySchedule,
+  counted,
   type Model,
   modeOf,
   type Replica,
@@ -72,7 +73,6 @@ export async function target({
       class: e.className,
     }));
   const largestFit = onNodes(snap, model, applySchedule(snap.replicas, plan(deps, snap, model, MOST))).length;
-  const s = victims.length === 1 ? "" : "s";
   const result: Omit<TargetResult, "applied"> =
     victims.length > 0
       ? {
@@ -80,7 +80,7 @@ export async function target({
           largestFit,
           victims,
           outcome: "preempts",
-          message: `${replicas} fits by preempting ${victims.length} replica${s}`,
+          message: `${replicas} fits by preempting ${counted(victims.length, "replica")}`,
         }
       : { ...base, largestFit, outcome: "fits", message: `${replicas} fits on free capacity` };
   if (dryRun) return { ...result, applied: false };

@@ -1,5 +1,5 @@
 import { segment } from "@llmgw/client";
-import { type Headroom, type HeadroomSummary, runningText } from "@llmgw/domain";
+import { counted, type Headroom, type HeadroomSummary, runningText } from "@llmgw/domain";
 import { type Command, type Ctx, operand, show } from "./command";
 import { gb, keyValues, orDash, plus, table } from "./table";
 
@@ -15,8 +15,8 @@ export function headroomLine(h: HeadroomSummary): string {
 }
 
 export function needText(need: Headroom["need"]): string {
-  const gpus = need.gpus > 0 ? `, ${need.gpus} GPU${need.gpus === 1 ? "" : "s"}` : "";
-  return `${gb(need.memoryGB)}, ${need.cpuCores} core${need.cpuCores === 1 ? "" : "s"}${gpus}`;
+  const gpus = need.gpus > 0 ? `, ${counted(need.gpus, "GPU")}` : "";
+  return `${gb(need.memoryGB)}, ${counted(need.cpuCores, "core")}${gpus}`;
 }
 
 /** The classes that would lose replicas, with how many: `batch 2, standard 1`. */
@@ -62,7 +62,7 @@ function allTable(rows: HeadroomSummary[], ctx: Ctx): string {
 
 /** `8 nodes, e.g. n7: has no vllm engine`. */
 function whyNotText(w: HeadroomSummary["whyNot"][number]): string {
-  return `${w.nodes} node${w.nodes === 1 ? "" : "s"}, e.g. ${w.example}`;
+  return `${counted(w.nodes, "node")}, e.g. ${w.example}`;
 }
 
 /** One model's headroom, then why each node holds what it does. */

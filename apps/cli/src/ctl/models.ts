@@ -1,5 +1,12 @@
 import { segment } from "@llmgw/client";
-import { type ModelSummary, type ModelView, replicasOf, runningText, type TargetResult } from "@llmgw/domain";
+import {
+  counted,
+  type ModelSummary,
+  type ModelView,
+  replicasOf,
+  runningText,
+  type TargetResult,
+} from "@llmgw/domain";
 import { wholeNumber } from "./args";
 import { type Command, type Ctx, operand, show } from "./command";
 import { headroomLine, needText } from "./headroom";
@@ -119,7 +126,7 @@ function targetText(result: TargetResult, dryRun: boolean, ctx: Ctx): string {
   const summary = keyValues(
     [
       ["model", result.model],
-      ["target", `${result.replicas} replica${result.replicas === 1 ? "" : "s"}`],
+      ["target", counted(result.replicas, "replica")],
       ["outcome", result.outcome],
       ["message", result.message],
       ["applied", applied],

@@ -1,5 +1,5 @@
 import { useState } from "react";
-import { messageOf } from "./Status";
+import { ActionError } from "./ActionError";
 
 /**
  * A destructive action in two clicks: the first asks ("Remove…"), the second does it ("Remove
@@ -47,11 +47,7 @@ export function ConfirmAction({
       <button type="button" onClick={() => setAsking(false)}>
         Cancel
       </button>
-      {error != null && (
-        <span className="field-error" role="alert">
-          {messageOf(error)}
-        </span>
-      )}
+      <ActionError error={error} />
     </span>
   );
 }

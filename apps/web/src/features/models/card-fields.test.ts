@@ -17,8 +17,12 @@ describe("patchFrom", () => {
 
   it("refuses a count that is not a whole number, on its field", () => {
     const base = cardValuesOf(makeView());
-    const { patch, errors } = patchFrom(base, { ...base, cpuCores: "2.5" });
-    expect(errors).toEqual({ cpuCores: "a whole number, 0 or more" });
+    const { patch, errors } = patchFrom(base, { ...base, cpuCores: "2.5", memoryGB: "-5", gpus: "" });
+    expect(errors).toEqual({
+      cpuCores: "a whole number, 0 or more",
+      memoryGB: "a whole number, 0 or more",
+      gpus: "a whole number, 0 or more",
+    });
     expect(patch).toEqual({});
   });
 

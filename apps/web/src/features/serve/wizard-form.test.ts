@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formFieldOf, wizardFormSchema } from "./wizard-form";
+import { formFieldOf, quotaLine, wizardFormSchema } from "./wizard-form";
 
 const filled = {
   name: "qwen-small",
@@ -43,5 +43,29 @@ describe("formFieldOf", () => {
     expect(formFieldOf("scaling.min")).toBe("replicas");
     expect(formFieldOf("contextLength")).toBe("contextLength");
     expect(formFieldOf("source")).toBeNull();
+  });
+});
+
+describe("quotaLine", () => {
+  const quotas = [
+    {
+      owner: "research",
+      memoryGB: 256,
+      cpuCores: null,
+      gpus: 4,
+      replicas: 12,
+      used: { memoryGB: 40, cpuCores: 10, gpus: 0, replicas: 3 },
+    },
+  ];
+
+  it("shows what the owner uses of each limit, and which have none", () => {
+    expect(quotaLine(" research ", quotas)).toBe(
+      "research uses 40 of 256 GB, cores: no limit, 0 of 4 GPUs, 3 of 12 replicas",
+    );
+  });
+
+  it("says when the owner has no quota, or there is no owner", () => {
+    expect(quotaLine("interns", quotas)).toBe("interns has no quota: no limit");
+    expect(quotaLine("", quotas)).toBe("unowned: counts against no quota");
   });
 });

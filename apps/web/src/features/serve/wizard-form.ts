@@ -1,4 +1,11 @@
-import { type MirrorEntry, NAME_PATTERN, type ServePlan, serveFormSchema } from "@llmgw/domain";
+import {
+  counted,
+  type MirrorEntry,
+  NAME_PATTERN,
+  type QuotaUsage,
+  type ServePlan,
+  serveFormSchema,
+} from "@llmgw/domain";
 import { z } from "zod";
 
 /**
@@ -25,6 +32,8 @@ export type WizardInput = z.input<typeof wizardFormSchema>;
 export type WizardOutput = z.output<typeof wizardFormSchema>;
 export type WizardField =
   | "name"
+  | "class"
+  | "owner"
   | "description"
   | "aliases"
   | "contextLength"
@@ -52,6 +61,8 @@ export function initialValues(entry: MirrorEntry, plan: ServePlan): WizardInput 
     aliases: "",
     contextLength: Math.min(plan.ctxPool, trained ?? plan.ctxPool),
     maxOutput: null,
+    class: "standard",
+    owner: "",
     ctxPool: plan.ctxPool,
     mode: "always",
     replicas: 1,
@@ -59,6 +70,25 @@ export function initialValues(entry: MirrorEntry, plan: ServePlan): WizardInput 
     cpuCores: plan.cpuCores,
     nodeSelector: { key: "", value: "" },
   };
+}
+
+/**
+ * The owner's quota as the wizard shows it under the owner field: what the new model will count
+ * against, so an operator sees before submitting whether it has room.
+ */
+export function quotaLine(typed: string, quotas: readonly QuotaUsage[]): string {
+  const owner = typed.trim();
+  if (owner === "") return "unowned: counts against no quota";
+  const quota = quotas.find((q) => q.owner === owner);
+  if (!quota) return `${owner} has no quota: no limit`;
+  const of = (used: number, limit: number | null, noun: string, plural?: string) =>
+    limit === null ? `${plural ?? `${noun}s`}: no limit` : `${used} of ${counted(limit, noun, plural)}`;
+  return `${owner} uses ${[
+    of(quota.used.memoryGB, quota.memoryGB, "GB", "GB"),
+    of(quota.used.cpuCores, quota.cpuCores, "core"),
+    of(quota.used.gpus, quota.gpus, "GPU"),
+    of(quota.used.replicas, quota.replicas, "replica"),
+  ].join(", ")}`;
 }
 
 /**
@@ -70,6 +100,8 @@ export function formFieldOf(path: string): WizardField | null {
   const [head, second, third] = path.split(".");
   switch (head) {
     case "name":
+    case "class":
+    case "owner":
     case "description":
     case "contextLength":
     case "maxOutput":

@@ -28,9 +28,9 @@ export function AuditLog({ entries }: { entries: AuditEntry[] }) {
               <td className="nowrap">
                 <time dateTime={e.at}>{dateTime(e.at)}</time>
               </td>
-              <td>{e.by || "—"}</td>
+              <td className="name">{e.by || "—"}</td>
               <td>{e.action}</td>
-              <td className="mono">{e.target}</td>
+              <td className="mono name">{e.target}</td>
               <td>{e.field ?? "—"}</td>
               <td className="mono wrap">
                 <AuditValue value={e.before} />

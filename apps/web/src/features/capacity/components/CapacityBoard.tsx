@@ -1,4 +1,5 @@
 import type { Class, ModelSummary } from "@llmgw/domain";
+import { counted } from "@llmgw/domain";
 import { useMemo, useState } from "react";
 import { Empty } from "../../../components/Status";
 import { useHeadroom } from "../api/get-headroom";
@@ -88,8 +89,8 @@ export function CapacityBoard({ models, classes }: Props) {
       </search>
       <p className="muted" role="status" data-testid="capacity-count">
         {shown.length === models.length
-          ? `${models.length} models`
-          : `${shown.length} of ${models.length} models`}
+          ? counted(models.length, "model")
+          : `${shown.length} of ${counted(models.length, "model")}`}
       </p>
       {shown.length === 0 ? (
         <Empty>

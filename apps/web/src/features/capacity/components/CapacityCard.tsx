@@ -1,4 +1,11 @@
-import { type Class, type HeadroomSummary, type ModelSummary, notRunning, replicasOf } from "@llmgw/domain";
+import {
+  type Class,
+  counted,
+  type HeadroomSummary,
+  type ModelSummary,
+  notRunning,
+  replicasOf,
+} from "@llmgw/domain";
 import { memo } from "react";
 import { ReplicaActivity } from "../../../components/ReplicaProgress";
 import { TrafficPanel } from "../../../components/TrafficPanel";
@@ -44,7 +51,8 @@ export const CapacityCard = memo(function CapacityCard({ model, headroom, classe
       </header>
       <p className="meta">
         {model.owner ? `owner ${model.owner}` : "unowned"} · each replica needs {gb(headroom.need.memoryGB)},{" "}
-        {headroom.need.cpuCores} cores{headroom.need.gpus > 0 ? `, ${headroom.need.gpus} GPUs` : ""}
+        {counted(headroom.need.cpuCores, "core")}
+        {headroom.need.gpus > 0 ? `, ${counted(headroom.need.gpus, "GPU")}` : ""}
       </p>
       <p className="replica-count" data-testid="replicas">
         <span className="big" data-testid="replicas-current">
@@ -83,9 +91,7 @@ export const CapacityCard = memo(function CapacityCard({ model, headroom, classe
           <div>
             <dt>Quota left</dt>
             <dd data-testid="headroom-quota">
-              {headroom.quotaRemaining === null
-                ? "no limit"
-                : `${headroom.quotaRemaining} replica${headroom.quotaRemaining === 1 ? "" : "s"}`}
+              {headroom.quotaRemaining === null ? "no limit" : counted(headroom.quotaRemaining, "replica")}
             </dd>
           </div>
           <div>

@@ -1,4 +1,5 @@
 import type { Capacity, Class } from "@llmgw/domain";
+import { counted } from "@llmgw/domain";
 import { Legend, StackedBar } from "../../../components/StackedBar";
 import { TableScroll } from "../../../components/TableScroll";
 import { classTone, orderedUsage } from "../../../lib/classes";
@@ -9,7 +10,7 @@ type Props = { capacity: Capacity; classes: Class[] };
 type Dimension = { key: "memoryGB" | "cpuCores" | "gpus"; label: string; format: (n: number) => string };
 const DIMENSIONS: Dimension[] = [
   { key: "memoryGB", label: "Memory", format: gb },
-  { key: "cpuCores", label: "Cores", format: (n) => `${n} cores` },
+  { key: "cpuCores", label: "Cores", format: (n) => counted(n, "core") },
   { key: "gpus", label: "GPUs", format: (n) => `${n} GPU${n === 1 ? "" : "s"}` },
 ];
 

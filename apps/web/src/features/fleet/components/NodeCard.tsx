@@ -1,8 +1,10 @@
 import type { Class, NodeView, Replica } from "@llmgw/domain";
+import { counted } from "@llmgw/domain";
 import { ProgressBar } from "../../../components/ReplicaProgress";
 import { StackedBar } from "../../../components/StackedBar";
 import { classTone, orderedUsage } from "../../../lib/classes";
 import { ago, gb } from "../../../lib/units";
+import { NodeActions } from "./NodeActions";
 
 type Props = { node: NodeView; replicas: Replica[]; classes: Class[]; now: number };
 
@@ -53,7 +55,7 @@ export function NodeCard({ node, replicas, classes, now }: Props) {
           label="Cores"
           total={node.cpuCount}
           segments={segments("cpuCores")}
-          format={(n) => `${n} cores`}
+          format={(n) => counted(n, "core")}
         />
       </div>
       <dl className="facts">
@@ -91,11 +93,10 @@ export function NodeCard({ node, replicas, classes, now }: Props) {
           </div>
         )}
       </dl>
+      <NodeActions node={node} />
       {replicas.length > 0 && (
         <details className="replicas">
-          <summary>
-            {replicas.length} replica{replicas.length === 1 ? "" : "s"} here
-          </summary>
+          <summary>{counted(replicas.length, "replica")} here</summary>
           <ul className="plain-list">
             {replicas.map((r) => (
               <li key={r.id} data-testid={`node-replica-${r.id}`}>
@@ -110,7 +111,8 @@ export function NodeCard({ node, replicas, classes, now }: Props) {
                   </span>
                 )}{" "}
                 <span className="muted">
-                  {gb(r.memoryGB)}, {r.cpuCores} cores{r.gpus > 0 ? `, ${r.gpus} GPUs` : ""}
+                  {gb(r.memoryGB)}, {counted(r.cpuCores, "core")}
+                  {r.gpus > 0 ? `, ${counted(r.gpus, "GPU")}` : ""}
                   {r.measuredMemoryGB !== null && ` · measured ${gb(r.measuredMemoryGB)}`}
                 </span>
                 {r.progress && <ProgressBar progress={r.progress} label={`${r.model} replica ${r.id}`} />}

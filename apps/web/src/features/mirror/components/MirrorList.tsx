@@ -1,14 +1,16 @@
 import type { MirrorEntry, MirrorFile } from "@llmgw/domain";
+import { counted } from "@llmgw/domain";
 import { Empty } from "../../../components/Status";
 import { Link } from "../../../lib/router";
 import { bytes, gb, percent } from "../../../lib/units";
+import { servableFirst } from "../order";
 
 export function MirrorList({ entries }: { entries: MirrorEntry[] }) {
   if (entries.length === 0)
     return <Empty>The mirror is empty. Weights appear here as they are downloaded.</Empty>;
   return (
     <div className="card-list" data-testid="mirror-list">
-      {entries.map((entry) => (
+      {servableFirst(entries).map((entry) => (
         <MirrorVersion key={`${entry.model}/${entry.version}`} entry={entry} />
       ))}
     </div>
@@ -44,7 +46,7 @@ function MirrorVersion({ entry }: { entry: MirrorEntry }) {
         </p>
       ) : (
         <p className="meta">
-          needs about {gb(plan.minMemoryGB)} and {plan.cpuCores} cores per replica
+          needs about {gb(plan.minMemoryGB)} and {counted(plan.cpuCores, "core")} per replica
           {plan.already && " · already in the catalogue"}
         </p>
       )}

@@ -19,8 +19,10 @@ import {
 import { ConflictNotice } from "./ConflictNotice";
 import { MeasuredMemory, MemoryHint } from "./MeasuredMemory";
 import { ModelFields } from "./ModelFields";
+import { Placing } from "./Placing";
 import { RemoveModel } from "./RemoveModel";
 import { ReplicaList } from "./ReplicaList";
+import { WakeModel } from "./WakeModel";
 
 type Props = { model: ModelSummary; classes: Class[]; highlighted?: boolean };
 
@@ -51,8 +53,14 @@ export const ModelCard = memo(function ModelCard({ model, classes, highlighted =
   const change = (next: CardValues) => {
     setSaved(false);
     const touched: Partial<CardValues> = { ...edit?.touched };
-    for (const field of CARD_FIELDS)
-      if (next[field] !== values[field]) Object.assign(touched, { [field]: next[field] });
+    const retyped: CardErrors = { ...errors };
+    for (const field of CARD_FIELDS) {
+      if (next[field] === values[field]) continue;
+      Object.assign(touched, { [field]: next[field] });
+      // The server's word on a field stands until the operator types over it.
+      delete retyped[field];
+    }
+    setErrors(retyped);
     setEdit({ base: edit?.base ?? current, version: edit?.version ?? model.version, touched });
   };
 
@@ -84,12 +92,16 @@ export const ModelCard = memo(function ModelCard({ model, classes, highlighted =
     );
   };
 
+  // Checked as the operator types: a value the API would refuse says why under its field, as the
+  // wizard's fields do, instead of only leaving Save greyed out.
+  const check = edit ? patchFrom(edit.base, { ...edit.base, ...edit.touched }) : null;
+  const invalid = check !== null && Object.keys(check.errors).length > 0;
+  const dirty = check !== null && Object.keys(check.patch).length > 0;
+
   const save = (event: FormEvent) => {
     event.preventDefault();
-    if (!edit) return;
-    const { patch, errors: found } = patchFrom(edit.base, { ...edit.base, ...edit.touched });
-    setErrors(found);
-    if (Object.keys(found).length > 0) return;
+    if (!edit || !check || invalid) return;
+    const { patch } = check;
     if (Object.keys(patch).length === 0) {
       setEdit(null);
       return;
@@ -102,9 +114,6 @@ export const ModelCard = memo(function ModelCard({ model, classes, highlighted =
     setErrors({});
     setMessage(null);
   };
-
-  const dirty =
-    edit !== null && Object.keys(patchFrom(edit.base, { ...edit.base, ...edit.touched }).patch).length > 0;
 
   return (
     <article
@@ -141,12 +150,12 @@ export const ModelCard = memo(function ModelCard({ model, classes, highlighted =
           {whoAmI ?? "Signed in"}: changing models needs an operator or admin token.
         </p>
       )}
-      <form onSubmit={save} aria-label={`Edit ${model.name}`}>
+      <form onSubmit={save} noValidate aria-label={`Edit ${model.name}`}>
         <fieldset disabled={readOnly} className="plain">
           <legend className="visually-hidden">Settings of {model.name}</legend>
           <ModelFields
             values={values}
-            errors={errors}
+            errors={{ ...errors, ...check?.errors }}
             classes={classes}
             onChange={change}
             memoryHint={<MeasuredMemory model={model} />}
@@ -172,7 +181,7 @@ export const ModelCard = memo(function ModelCard({ model, classes, highlighted =
             <button
               type="submit"
               className="primary"
-              disabled={!dirty || update.isPending}
+              disabled={!dirty || invalid || update.isPending}
               data-testid="model-save"
             >
               {update.isPending ? "Saving…" : "Save changes"}
@@ -188,7 +197,9 @@ export const ModelCard = memo(function ModelCard({ model, classes, highlighted =
           </div>
         )}
       </form>
+      {model.mode === "ondemand" && <WakeModel name={model.name} />}
       <TrafficPanel model={model.name} />
+      <Placing model={model} />
       <ReplicaActivity replicas={model.replicas} />
       <ReplicaList replicas={model.replicas} />
     </article>

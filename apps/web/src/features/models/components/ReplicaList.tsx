@@ -1,4 +1,5 @@
 import type { Replica } from "@llmgw/domain";
+import { counted } from "@llmgw/domain";
 import { ProgressBar } from "../../../components/ReplicaProgress";
 import { TableScroll } from "../../../components/TableScroll";
 import { gb } from "../../../lib/units";
@@ -7,9 +8,7 @@ export function ReplicaList({ replicas }: { replicas: Replica[] }) {
   if (replicas.length === 0) return <p className="muted">No replicas.</p>;
   return (
     <details className="replicas" data-testid="model-replicas">
-      <summary>
-        {replicas.length} replica{replicas.length === 1 ? "" : "s"}
-      </summary>
+      <summary>{counted(replicas.length, "replica")}</summary>
       <TableScroll label="Replica list">
         <table>
           <thead>
@@ -24,8 +23,8 @@ export function ReplicaList({ replicas }: { replicas: Replica[] }) {
           <tbody>
             {replicas.map((r) => (
               <tr key={r.id} data-testid={`replica-${r.id}`}>
-                <td className="mono">{r.id}</td>
-                <td>{r.node ?? <span className="muted">not placed</span>}</td>
+                <td className="mono name">{r.id}</td>
+                <td className="name">{r.node ?? <span className="muted">not placed</span>}</td>
                 <td>
                   <span className={`state state-${r.state}`}>{r.state}</span>
                   {r.progress && <ProgressBar progress={r.progress} label={`Replica ${r.id}`} />}

@@ -1,4 +1,5 @@
 import type { ModelInput } from "@llmgw/domain";
+import { counted } from "@llmgw/domain";
 import { gb } from "../../../lib/units";
 
 /** The catalogue entry exactly as it will be sent. */
@@ -8,7 +9,7 @@ export function ConfirmStep({ input }: { input: ModelInput }) {
   const scaling = input.scaling;
   const runs =
     scaling.min > 0
-      ? `always, ${scaling.min} replica(s)`
+      ? `always, ${counted(scaling.min, "replica")}`
       : scaling.max > 0
         ? `on demand, up to ${scaling.max}`
         : "stopped";
@@ -31,6 +32,14 @@ export function ConfirmStep({ input }: { input: ModelInput }) {
           <dd className="mono wrap">{input.source}</dd>
         </div>
         <div>
+          <dt>Class</dt>
+          <dd data-testid="summary-class">{input.class ?? "standard"}</dd>
+        </div>
+        <div>
+          <dt>Owner</dt>
+          <dd data-testid="summary-owner">{input.owner || "unowned"}</dd>
+        </div>
+        <div>
           <dt>Runs</dt>
           <dd data-testid="summary-runs">{runs}</dd>
         </div>
@@ -38,7 +47,7 @@ export function ConfirmStep({ input }: { input: ModelInput }) {
           <dt>Each replica</dt>
           <dd data-testid="summary-need">
             {profile
-              ? `${profile.engine} (${profile.name}), ${gb(profile.minMemoryGB ?? 0)}, ${profile.cpuCores ?? 0} cores${
+              ? `${profile.engine} (${profile.name}), ${gb(profile.minMemoryGB ?? 0)}, ${counted(profile.cpuCores ?? 0, "core")}${
                   profile.gpus ? `, ${profile.gpus} GPU` : ""
                 }`
               : "—"}

@@ -1,4 +1,5 @@
 import type { MirrorEntry } from "@llmgw/domain";
+import { counted } from "@llmgw/domain";
 import { Empty } from "../../../components/Status";
 import { percent } from "../../../lib/units";
 
@@ -53,8 +54,7 @@ export function PickVersion({ entries, selected, onSelect }: Props) {
               <label htmlFor={id}>
                 <strong>{entry.model}</strong> {entry.version}{" "}
                 <span className="muted">
-                  {entry.plan.engine || "no engine"} · {entry.files.length} file
-                  {entry.files.length === 1 ? "" : "s"}
+                  {entry.plan.engine || "no engine"} · {counted(entry.files.length, "file")}
                 </span>
               </label>
               {why && (

@@ -1,7 +1,8 @@
+import type { Class, QuotaUsage } from "@llmgw/domain";
 import type { ReactNode } from "react";
 import type { FieldErrors, UseFormReturn } from "react-hook-form";
 import { Field } from "../../../components/Field";
-import type { WizardField, WizardInput, WizardOutput } from "../wizard-form";
+import { quotaLine, type WizardField, type WizardInput, type WizardOutput } from "../wizard-form";
 
 export type WizardForm = UseFormReturn<WizardInput, unknown, WizardOutput>;
 
@@ -53,9 +54,15 @@ function aliasError(errors: FieldErrors<WizardInput>, typed: string): string | u
 const asNumber = (v: unknown) => (v === "" || v === null || v === undefined ? undefined : Number(v));
 const asNumberOrNull = (v: unknown) => (v === "" || v === null || v === undefined ? null : Number(v));
 
-type Props = { form: WizardForm; memoryBasis: ReactNode };
+/** The classes to offer, highest rank first, with the form's own even before the list arrives. */
+function classNames(classes: readonly Class[], current: string): string[] {
+  const names = classes.toSorted((a, b) => b.rank - a.rank).map((c) => c.name);
+  return current === "" || names.includes(current) ? names : [current, ...names];
+}
 
-export function ServeFormStep({ form, memoryBasis }: Props) {
+type Props = { form: WizardForm; memoryBasis: ReactNode; classes: Class[]; quotas: QuotaUsage[] };
+
+export function ServeFormStep({ form, memoryBasis, classes, quotas }: Props) {
   const { register, formState, watch } = form;
   const errors = formState.errors;
   const mode = watch("mode");
@@ -96,6 +103,50 @@ export function ServeFormStep({ form, memoryBasis }: Props) {
           >
             {(control) => <textarea {...control} rows={2} {...register("description")} />}
           </Field>
+        </div>
+      </fieldset>
+      <fieldset className="group">
+        <legend>Class and owner</legend>
+        <div className="field-grid wide">
+          <Field
+            label="Class"
+            error={errorAt(errors, "class")}
+            hint={classes.find((c) => c.name === watch("class"))?.description || "what its capacity is worth"}
+            testId="field-class"
+          >
+            {(control) => (
+              <select {...control} {...register("class")}>
+                {classNames(classes, String(watch("class") ?? "")).map((c) => (
+                  <option key={c} value={c}>
+                    {c}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+          <Field
+            label="Owner"
+            error={errorAt(errors, "owner")}
+            hint={
+              <span data-testid="serve-owner-quota">{quotaLine(String(watch("owner") ?? ""), quotas)}</span>
+            }
+            testId="field-owner"
+          >
+            {(control) => (
+              <input
+                {...control}
+                {...register("owner")}
+                list="serve-owners"
+                placeholder="unowned"
+                autoComplete="off"
+              />
+            )}
+          </Field>
+          <datalist id="serve-owners">
+            {quotas.map((q) => (
+              <option key={q.owner} value={q.owner} />
+            ))}
+          </datalist>
         </div>
       </fieldset>
       <fieldset className="group">

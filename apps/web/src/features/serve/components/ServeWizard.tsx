@@ -1,6 +1,12 @@
 import { zodResolver } from "@hookform/resolvers/zod";
 import { contract } from "@llmgw/api/contract";
-import { type MirrorEntry, type ModelView, modelFromServeForm } from "@llmgw/domain";
+import {
+  type Class,
+  type MirrorEntry,
+  type ModelView,
+  modelFromServeForm,
+  type QuotaUsage,
+} from "@llmgw/domain";
 import { useEffect, useRef, useState } from "react";
 import { useForm } from "react-hook-form";
 import { messageOf } from "../../../components/Status";
@@ -25,12 +31,15 @@ import { STEPS, StepList } from "./StepList";
 
 type Props = {
   entries: MirrorEntry[];
+  /** What the class and owner fields offer, and the owner's quota shown under its field. */
+  classes: Class[];
+  quotas: QuotaUsage[];
   /** A version chosen before the wizard opened (`/serve?model=…&version=…`). */
   preselect: { model: string; version: string } | null;
   onCreated: (model: ModelView) => void;
 };
 
-export function ServeWizard({ entries, preselect, onCreated }: Props) {
+export function ServeWizard({ entries, classes, quotas, preselect, onCreated }: Props) {
   const chosen = preselect ? (entries.find((e) => entryKey(e) === entryKey(preselect)) ?? null) : null;
   const usable = chosen && unavailable(chosen) === null ? chosen : null;
   const [entry, setEntry] = useState<MirrorEntry | null>(usable);
@@ -156,6 +165,8 @@ export function ServeWizard({ entries, preselect, onCreated }: Props) {
           <form onSubmit={review} noValidate aria-label="Settings of the new model">
             <ServeFormStep
               form={form}
+              classes={classes}
+              quotas={quotas}
               memoryBasis={planQuery.isFetching ? "estimating for this pool…" : plan.memoryBasis}
             />
             {create.isError && (

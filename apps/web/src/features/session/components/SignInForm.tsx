@@ -27,7 +27,12 @@ export function SignInForm({ onSignedIn }: { onSignedIn?: (session: SessionView)
     <form onSubmit={submit} aria-label="Sign in" className="sign-in-form" data-testid="sign-in-form">
       <Field
         label="Access token"
-        hint="An llmgw token (llmgw_…) from your admin, or from `llmgw ctl token create`."
+        hint={
+          <>
+            An llmgw token (<code>llmgw_…</code>) from your admin, or from <code>llmgw ctl token create</code>
+            .
+          </>
+        }
         error={signIn.isError ? problemOf(signIn.error) : undefined}
         testId="field-token"
       >
