@@ -2,7 +2,7 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { createLogger, type Logger } from "@llmgw/client/log";
 import { WAKES_CHANNEL } from "@llmgw/store";
-import { createApp, gatewayOf, startTrafficOf } from "./app";
+import { benchesOf, createApp, gatewayOf, startTrafficOf } from "./app";
 import type { Config } from "./config";
 import { type Deps, openDeps } from "./deps";
 import { startHeadroomChanges } from "./events/headroomChanges";
@@ -100,6 +100,7 @@ export async function startServer(
       stopTraffic();
       stopHeadroomChanges();
       clearInterval(liveness);
+      await benchesOf(app)?.closeAll();
       await gatewayOf(app)?.close();
       await scheduler?.stop();
       await leadership.stop();
