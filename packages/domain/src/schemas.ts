@@ -437,6 +437,7 @@ export const errorCodeSchema = z.enum([
   "declared_in_config",
   "precondition_required",
   "precondition_failed",
+  "bench_running",
   "unauthorized",
   "forbidden",
   "payload_too_large",

@@ -64,7 +64,7 @@ export async function startBench({
   if (running) {
     throw new AppError(
       409,
-      "conflict",
+      "bench_running",
       `a bench of ${model.name} is running (started ${running.startedAt} by ${running.by}); wait for it to end`,
     );
   }
