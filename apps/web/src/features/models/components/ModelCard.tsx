@@ -16,6 +16,7 @@ import {
   isCardField,
   patchFrom,
 } from "../card-fields";
+import { BenchPanel } from "./BenchPanel";
 import { ConflictNotice } from "./ConflictNotice";
 import { MeasuredMemory, MemoryHint } from "./MeasuredMemory";
 import { ModelFields } from "./ModelFields";
@@ -189,6 +190,7 @@ export const ModelCard = memo(function ModelCard({ model, classes, highlighted =
         )}
       </form>
       <TrafficPanel model={model.name} />
+      <BenchPanel model={model} />
       <ReplicaActivity replicas={model.replicas} />
       <ReplicaList replicas={model.replicas} />
     </article>
