@@ -5,6 +5,7 @@ import {
   type BenchResult,
   benchLine,
   benchRequestSchema,
+  type ModelView,
   type StoredBench,
 } from "@llmgw/domain";
 import { usage, type Values, wholeNumber } from "./args";
@@ -134,6 +135,19 @@ function benchText(
   return `${runs}${replicas}\n${summary}`;
 }
 
+/** The model by its name, or by an alias as the gateway takes it (`llama3`); the API reads names only. */
+async function modelNamed(ctx: Ctx, name: string): Promise<ModelView> {
+  const byName = (n: string) => ctx.answer(ctx.api.models[":name"].$get({ param: { name: segment(n) } }));
+  try {
+    return await byName(name);
+  } catch (err) {
+    if (!(err instanceof CtlError) || err.status !== 404) throw err;
+    const aliased = (await ctx.answer(ctx.api.models.$get())).find((m) => m.aliases.includes(name));
+    if (!aliased) throw err;
+    return byName(aliased.name);
+  }
+}
+
 export const benchCommand: Command = {
   words: ["bench"],
   operands: ["NAME"],
@@ -143,8 +157,8 @@ export const benchCommand: Command = {
     "measure what the model's replicas can do, through the gateway like a client (waking it if it must): time to first token, tokens/s, requests/s per concurrency and the memory measured; stored as its bench (operator)",
   async run(ctx, operands, values) {
     const input = requestOf(values);
-    const param = { name: segment(operand(operands, 0)) };
-    const model = await ctx.answer(ctx.api.models[":name"].$get({ param }));
+    const model = await modelNamed(ctx, operand(operands, 0));
+    const param = { name: segment(model.name) };
     const progress = progressLine(ctx, model.name);
     let result: BenchResult;
     try {
