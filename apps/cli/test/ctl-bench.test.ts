@@ -158,6 +158,28 @@ describe("llmgw ctl bench", () => {
     expect(shown.bench).toBeUndefined();
   });
 
+  it("takes an alias, as the gateway does, and stores the bench on the model it names", async () => {
+    const selector = { pool: fresh("pool") };
+    const alias = fresh("alias");
+    const view = await t.addModel({
+      aliases: [alias],
+      scaling: { min: 1, max: 1, idleTimeoutSeconds: 900 },
+      need: { nodeSelector: selector },
+    });
+    const node = await t.addNode({ name: fresh("node"), labels: selector });
+    await serve(view, node, selector, await engine());
+
+    const run = await t.ctl(["bench", alias, "--concurrency", "1", "--requests", "2"]);
+
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^CONCURRENCY +REQUESTS +ERRORS +TTFT-P50/);
+    expect(run.stdout).toContain(`as ${view.name}'s bench`);
+    const shown = (await (
+      await t.client().models[":name"].$get({ param: { name: view.name } })
+    ).json()) as ModelView;
+    expect(shown.bench?.model).toBe(view.name);
+  });
+
   it("refuses flags out of range before sending anything", async () => {
     const { view } = await model();
     const run = await t.ctl(["bench", view.name, "--concurrency", "1,0"]);

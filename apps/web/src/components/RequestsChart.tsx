@@ -1,6 +1,7 @@
 import { useEffect, useRef } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
+import { css, roundUp } from "../lib/chart-style";
 
 /**
  * The uPlot drawing of a card's requests/s. Its own chunk (see TrafficPanel): uPlot is ~20 kB
@@ -10,19 +11,6 @@ import "uplot/dist/uPlot.min.css";
 
 const HEIGHT = 72;
 const MINUTES = [-240, -180, -120, -60, 0];
-
-/** The axis top: 1, 2 or 5 times a power of ten, so the labels read as round numbers. */
-function roundUp(max: number): number {
-  if (max <= 1) return 1;
-  const power = 10 ** Math.floor(Math.log10(max));
-  const step = [1, 2, 5, 10].find((m) => m * power >= max) ?? 10;
-  return step * power;
-}
-
-function css(name: string, fallback: string): string {
-  const value = getComputedStyle(document.documentElement).getPropertyValue(name).trim();
-  return value || fallback;
-}
 
 function options(width: number, seconds: number): uPlot.Options {
   const accent = css("--accent", "#0f766e");

@@ -2,6 +2,7 @@ import type { BenchRun } from "@llmgw/domain";
 import { useEffect, useRef } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
+import { css, roundUp } from "../../../lib/chart-style";
 
 /**
  * The bench's tokens/s against concurrency, drawn with uPlot in its own chunk (loaded only by a
@@ -9,11 +10,6 @@ import "uplot/dist/uPlot.min.css";
  */
 
 const HEIGHT = 88;
-
-function css(name: string, fallback: string): string {
-  const value = getComputedStyle(document.documentElement).getPropertyValue(name).trim();
-  return value || fallback;
-}
 
 function options(width: number, runs: readonly BenchRun[]): uPlot.Options {
   const accent = css("--accent", "#0f766e");
@@ -31,7 +27,7 @@ function options(width: number, runs: readonly BenchRun[]): uPlot.Options {
     // Concurrency levels are evenly spaced by their place, not their value (1, 4, 16 read as steps).
     scales: {
       x: { time: false, range: [-0.2, last + 0.2] },
-      y: { range: (_u, _min, max) => [0, max * 1.15 || 1] },
+      y: { range: (_u, _min, max) => [0, roundUp(max)] },
     },
     axes: [
       {
