@@ -42,7 +42,7 @@ describe("summarizeRun", () => {
       ttftMs: { p50: 100, p95: 300 },
       itlMsP50: 50,
       tokensPerSecond: 15,
-      tokensPerSecondPerRequest: 20,
+      tokensPerSecondPerRequest: 18,
       requestsPerSecond: 1,
     });
   });

@@ -138,25 +138,16 @@ export function summarizeRun(concurrency: number, samples: readonly BenchSample[
   const ok = samples.filter((s) => s.ok);
   const seconds = wallMs > 0 ? wallMs / 1000 : Number.POSITIVE_INFINITY;
   const tokens = ok.reduce((sum, s) => sum + s.tokens, 0);
-  const perRequest = ok.filter((s) => s.generatingMs > 0).map((s) => (s.tokens / s.generatingMs) * 1000);
+  const firstTokens = ok.map((s) => s.ttftMs);
+  // A request's own rate counts the tokens after its first over the time after its first.
+  const perRequest = ok
+    .filter((s) => s.generatingMs > 0 && s.tokens > 1)
+    .map((s) => ((s.tokens - 1) / s.generatingMs) * 1000);
   return {
     concurrency,
     requests: samples.length,
     errors: samples.length - ok.length,
-    ttftMs: {
-      p50: round(
-        percentile(
-          ok.map((s) => s.ttftMs),
-          50,
-        ),
-      ),
-      p95: round(
-        percentile(
-          ok.map((s) => s.ttftMs),
-          95,
-        ),
-      ),
-    },
+    ttftMs: { p50: round(percentile(firstTokens, 50)), p95: round(percentile(firstTokens, 95)) },
     itlMsP50: round(
       percentile(
         ok.flatMap((s) => s.gapsMs),
