@@ -1,5 +1,6 @@
 import type { BenchProgressEvent, ModelView, StoredBench } from "@llmgw/domain";
 import { describe, expect, it } from "vitest";
+import { benchesOf } from "../src/app";
 import { runOnce } from "../src/scheduler";
 import { until, useGateway } from "./gateway-kit";
 import { beatOk, heartbeat } from "./harness";
@@ -90,6 +91,27 @@ describe("POST /models/:name/bench", () => {
     expect(ended.error).toMatch(/4096|GB/);
     expect(ended.error).toContain("no_capacity");
     expect(ended.done).toBe(0);
+    expect((await modelOf(model.name)).bench).toBeUndefined();
+  });
+
+  it("stops with the server, storing nothing of a bench cut short", async () => {
+    const model = await gw.model({ scaling: { min: 1, max: 1, idleTimeoutSeconds: 900 } });
+    const engine = await gw.engine();
+    await gw.ready(model, [engine]);
+    engine.hold();
+    const watch = watchBench(model.name);
+    const app = gw.api.app;
+
+    const started = await app.request(`/api/v1/models/${model.name}/bench`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ concurrency: [1], requests: 2 }),
+    });
+    expect(started.status).toBe(202);
+    await engine.nth(1);
+    await benchesOf(app)?.closeAll();
+
+    expect((await watch.ended).error).toMatch(/^stopped: .*the server is stopping/);
     expect((await modelOf(model.name)).bench).toBeUndefined();
   });
 

@@ -104,6 +104,7 @@ async function measureRun(
   concurrency: number,
   onSample: (sample: BenchSample) => void,
 ): Promise<BenchRun> {
+  options.signal?.throwIfAborted();
   const body = bodyOf(options, options.maxTokens);
   const samples: BenchSample[] = [];
   let next = 0;
@@ -136,12 +137,17 @@ async function oneRequest(options: BenchOptions, body: string): Promise<BenchSam
   const sent = performance.now();
   try {
     const response = await options.send(body, signal);
+    // An in-process gateway answers a request whose caller went away rather than throwing.
+    signal.throwIfAborted();
     if (!response.ok || !response.body) {
       const { code, message } = refusalOf(response.status, await response.text().catch(() => ""));
       if (endsBench(response.status, code)) throw new BenchStopped(response.status, code, message);
       return { ok: false, message: `${response.status} ${code}: ${message}` };
     }
-    return await streamed(response.body, sent, signal);
+    const sample = await streamed(response.body, sent, signal);
+    // Aborting ends the stream's frames quietly: a cut-short answer is no sample.
+    signal.throwIfAborted();
+    return sample;
   } catch (err) {
     if (err instanceof BenchStopped || signal.aborted) throw err;
     return { ok: false, message: err instanceof Error ? err.message : String(err) };

@@ -89,9 +89,12 @@ export async function startBench({
       await storeBench({ deps, name: model.name, result, by });
       progress.ended(null);
     } catch (err) {
-      const message = err instanceof BenchStopped ? `${err.message} (${err.code})` : String(err);
-      if (!(err instanceof BenchStopped)) deps.log.error({ err, model: model.name }, "a bench failed");
-      progress.ended(message);
+      if (err instanceof BenchStopped) progress.ended(`${err.message} (${err.code})`);
+      else if (stop.signal.aborted) progress.ended(`stopped: ${String(stop.signal.reason)}`);
+      else {
+        deps.log.error({ err, model: model.name }, "a bench failed");
+        progress.ended(String(err));
+      }
     }
   });
   return started;
