@@ -180,6 +180,24 @@ describe("llmgw ctl bench", () => {
     expect(shown.bench?.model).toBe(view.name);
   });
 
+  it("still prints the figures when the server refuses to store them, and says so", async () => {
+    const { view, node, selector } = await model();
+    await serve(view, node, selector, await engine());
+    const app = t.app;
+    const refusing: typeof app.request = (input, init, ...rest) =>
+      init?.method === "PUT" && String(input).endsWith(`/models/${view.name}/bench`)
+        ? Response.json({ error: { code: "forbidden", message: "needs operator" } }, { status: 403 })
+        : app.request(input, init, ...rest);
+
+    const run = await t.ctl(["bench", view.name, "--concurrency", "1", "--requests", "2", "--json"], {
+      fetch: refusing,
+    });
+
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain("the bench was not stored: needs operator");
+    expect(benchResultSchema.parse(JSON.parse(run.stdout)).runs).toHaveLength(1);
+  });
+
   it("refuses flags out of range before sending anything", async () => {
     const { view } = await model();
     const run = await t.ctl(["bench", view.name, "--concurrency", "1,0"]);
