@@ -5,6 +5,7 @@ import { keyOf, ROUTES, type Route } from "./contract";
 import type { Deps } from "./deps";
 import type { AppEnv } from "./env";
 import { AppError, errorBody, respondError } from "./errors";
+import { inProcessSend } from "./gateway/bench";
 import { sendDirectly } from "./gateway/direct";
 import { onRequestPath, respondGatewayError } from "./gateway/errors";
 import { Gateway, type GatewayOptions } from "./gateway/gateway";
@@ -22,6 +23,7 @@ import { modelRoutes } from "./routes/models";
 import { auditRoutes, quotaRoutes } from "./routes/quotas";
 import { sessionRoutes } from "./routes/session";
 import { tokenRoutes } from "./routes/tokens";
+import { BenchRuns } from "./services/startBench";
 import { textPath } from "./validate";
 
 export type AppOptions = {
@@ -36,12 +38,17 @@ export type AppOptions = {
   gateway?: GatewayOptions;
 };
 
-type Serving = { gateway: Gateway; startTraffic: () => () => void };
+type Serving = { gateway: Gateway; benches: BenchRuns; startTraffic: () => () => void };
 const serving = new WeakMap<object, Serving>();
 
 /** The request path of an app `createApp` built: its live figures, and closing its upstream pools. */
 export function gatewayOf(app: object): Gateway | undefined {
   return serving.get(app)?.gateway;
+}
+
+/** The benches the app runs for `POST /models/:name/bench`: to await one, or stop them all. */
+export function benchesOf(app: object): BenchRuns | undefined {
+  return serving.get(app)?.benches;
 }
 
 /**
@@ -90,8 +97,12 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
     meter: options.gateway?.meter ?? ownMeter ?? undefined,
     admission: options.gateway?.admission ?? auth.clientLimits,
   });
+  const benches = new BenchRuns();
+  const requestPath: Gateway = gateway;
+  const sendAs = (by: string) => inProcessSend(requestPath, by);
   serving.set(app, {
     gateway,
+    benches,
     startTraffic: () =>
       ownMeter ? startTraffic({ hub: deps.hub, log: deps.log, now, meter: ownMeter }) : () => {},
   });
@@ -99,7 +110,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   register(
     app,
     inContractOrder([
-      ...modelRoutes(deps),
+      ...modelRoutes(deps, { runs: benches, sendAs }),
       ...fleetRoutes(deps),
       ...agentRoutes(deps, auth),
       ...capacityRoutes(deps),

@@ -7,7 +7,7 @@ export {
   type LogLevel,
   silentLogger,
 } from "@llmgw/client/log";
-export { type AppOptions, createApp, gatewayOf } from "./app";
+export { type AppOptions, benchesOf, createApp, gatewayOf } from "./app";
 export type { CreatedToken, SessionView, TokenCreate, TokenView } from "./auth/schemas";
 export type { Role } from "./config";
 export { type Config, ConfigError, loadConfig } from "./config";

@@ -1,7 +1,7 @@
 import { createLogger, type Logger } from "@llmgw/client/log";
 import type { ApiError } from "@llmgw/domain";
 import { WAKES_CHANNEL } from "@llmgw/store";
-import { createApp, gatewayOf, startTrafficOf } from "./app";
+import { benchesOf, createApp, gatewayOf, startTrafficOf } from "./app";
 import type { Config } from "./config";
 import { type Deps, openDeps } from "./deps";
 import { startHeadroomChanges } from "./events/headroomChanges";
@@ -107,6 +107,7 @@ export async function startServer(
       stopTraffic();
       stopHeadroomChanges();
       clearInterval(liveness);
+      await benchesOf(app)?.closeAll();
       await gatewayOf(app)?.close();
       await scheduler?.stop();
       await leadership.stop();

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { runBench } from "@llmgw/client/bench";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeTinyLlamaGguf } from "../src/testing/ggufLlama";
 import { type LlamaEngineProcess, startLlamaEngine } from "../src/testing/llamaProcess";
@@ -81,5 +82,37 @@ describe("a real llama.cpp behind the gateway", () => {
     expect(pieces.length).toBeGreaterThan(1);
     expect(pieces.join("")).toBe(whole.choices[0]?.message.content);
     expect(chunks.at(-1)?.usage).toEqual(whole.usage);
+  });
+
+  it("benches through the gateway: tokens per second from the engine's own usage", async () => {
+    const model = await readyModel();
+
+    const result = await runBench({
+      model: model.name,
+      concurrency: [1, 2],
+      requests: 3,
+      maxTokens: 8,
+      promptTokens: 16,
+      send: (body, signal) =>
+        fetch(`${gw.url}/v1/chat/completions`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body,
+          signal,
+        }),
+      replicas: async () => (await gw.api.deps.world.snapshot()).replicasByModel.get(model.name) ?? [],
+    });
+
+    expect(result.runs.map((r) => [r.concurrency, r.requests, r.errors])).toEqual([
+      [1, 3, 0],
+      [2, 3, 0],
+    ]);
+    for (const run of result.runs) {
+      expect(run.tokensPerSecond).toBeGreaterThan(0);
+      expect(run.ttftMs.p50).toBeGreaterThan(0);
+    }
+    // Every measured request's tokens were llama.cpp's count, which the gateway read as they passed.
+    const measured = gw.outcomes.filter((o) => o.model === model.name).slice(1);
+    expect(measured.map((o) => o.completionTokens)).toEqual([8, 8, 8, 8, 8, 8]);
   });
 });

@@ -22,6 +22,30 @@ const SAMPLES = new Map<Route, Sample>([
     { role: "operator", body: () => ({ description: "x", aliases: ["a"], replicas: 1 }) },
   ],
   [contract.models.target, { role: "operator", body: () => ({ replicas: 1, dryRun: true }) }],
+  [contract.models.bench, { role: "operator", body: () => ({ concurrency: [1], requests: 1 }) }],
+  [
+    contract.models.putBench,
+    {
+      role: "operator",
+      body: () => ({
+        model: "m",
+        runs: [
+          {
+            concurrency: 1,
+            requests: 1,
+            errors: 0,
+            ttftMs: { p50: 1, p95: 1 },
+            itlMsP50: 1,
+            tokensPerSecond: 1,
+            tokensPerSecondPerRequest: 1,
+            requestsPerSecond: 1,
+          },
+        ],
+        measuredMemoryGB: null,
+        replicas: [],
+      }),
+    },
+  ],
   [
     contract.agents.heartbeat,
     // A replica, so a stray key can be tried inside one too.

@@ -66,6 +66,23 @@ export const WRONG: Record<string, Record<string, unknown[]>> = {
     maxOutput: [-5],
   },
   "POST /api/v1/models/:name/target": { replicas: [-1, 10_001, 1.5, "3", null], dryRun: ["yes", 1] },
+  "POST /api/v1/models/:name/bench": {
+    concurrency: [[], [0], [257], [1.5], "1,4", null, Array.from({ length: 17 }, () => 1)],
+    requests: [0, -1, 10_001, 1.5, "32"],
+    maxTokens: [0, 32_769, "8"],
+    promptTokens: [0, -1, null],
+  },
+  "PUT /api/v1/models/:name/bench": {
+    model: ["", 5, null, longText(129), ...spoilt("model")],
+    runs: [[], null, [{}], [{ concurrency: 0 }], "fast"],
+    measuredMemoryGB: [-1, 2e6, "5"],
+    replicas: [
+      [{ id: "" }],
+      "none",
+      [{ id: "r", node: null, measuredMemoryGB: -1 }],
+      ...spoilt("replica").map((id) => [{ id, node: null, measuredMemoryGB: null }]),
+    ],
+  },
   "POST /api/v1/agents/heartbeat": {
     "node.name": ["", longText(65), 5, null, "a b", "node/1", ...spoilt("node")],
     "node.memoryGB": [-1, 1e7, 1e308, "64", null],

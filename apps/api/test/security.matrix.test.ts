@@ -170,6 +170,8 @@ function statedNeed(key: string): Need {
   if (path.startsWith("/mirror/")) return "weights";
   if (path.startsWith("/api/v1/tokens")) return "admin";
   if (method === "GET" || key === "ALL /api/*") return "viewer";
+  // SPEC §5: operators measure a model, from the dashboard or from ctl, which stores its result.
+  if (key === "PUT /api/v1/models/:name/bench") return "operator";
   if (/^\/api\/v1\/(models|fleet\/nodes)(\/|$)/.test(path) && method !== "PUT") return "operator";
   return "admin";
 }

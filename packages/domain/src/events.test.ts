@@ -3,7 +3,7 @@ import { changeEventSchema, EVENT_TYPES, type EventOf, liveEventSchema } from ".
 import { makeMirrorVersion, makeReplica } from "./testing/factories";
 
 describe("the event union", () => {
-  it("names every type once, the change events and the ephemeral model.traffic and headroom.changed", () => {
+  it("names every type once, the change events and the ephemeral model.traffic, headroom.changed and model.bench", () => {
     expect(EVENT_TYPES).toEqual([
       "model.changed",
       "model.removed",
@@ -14,9 +14,11 @@ describe("the event union", () => {
       "quota.changed",
       "model.traffic",
       "headroom.changed",
+      "model.bench",
     ]);
     expect(changeEventSchema.options.map((o) => o.shape.type.value)).not.toContain("model.traffic");
     expect(changeEventSchema.options.map((o) => o.shape.type.value)).not.toContain("headroom.changed");
+    expect(changeEventSchema.options.map((o) => o.shape.type.value)).not.toContain("model.bench");
   });
 
   it("reads a payload by its type", () => {

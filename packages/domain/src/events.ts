@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { benchProgressSchema } from "./bench";
 import {
   capacitySchema,
   headroomSummarySchema,
@@ -64,6 +65,7 @@ export type HeadroomChange = z.infer<typeof headroomChangeSchema>;
 const ephemeralEvents = [
   event("model.traffic", modelTrafficSchema),
   event("headroom.changed", headroomChangeSchema),
+  event("model.bench", benchProgressSchema),
 ] as const;
 
 export const changeEventSchema = z.discriminatedUnion("type", [...changeEvents]);

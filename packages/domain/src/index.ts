@@ -1,5 +1,6 @@
 export * from "./agentReport";
 export * from "./attention";
+export * from "./bench";
 export * from "./capacity";
 export * from "./classes";
 export * from "./cores";

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { storedBenchSchema } from "./bench";
 import { text, textMap } from "./text";
 
 // The contract of SPEC §1–§3. JSON field names here are what clients rely on. Every string a
@@ -129,6 +130,11 @@ export const modelSchema = modelInputSchema.extend({
   version: z.int().min(1),
   updatedAt: z.string(),
   updatedBy: z.string(),
+  /**
+   * The last `llmgw ctl bench` (SPEC §5): a measurement, stored beside the model rather than in it,
+   * so it neither bumps the version (the ETag of edits) nor reaches the audit as an edit.
+   */
+  bench: storedBenchSchema.nullable().optional(),
 });
 export type Model = z.infer<typeof modelSchema>;
 
@@ -431,6 +437,7 @@ export const errorCodeSchema = z.enum([
   "declared_in_config",
   "precondition_required",
   "precondition_failed",
+  "bench_running",
   "unauthorized",
   "forbidden",
   "payload_too_large",

@@ -181,6 +181,13 @@ export const MIGRATIONS: readonly Migration[] = [
       alter table tokens add column concurrency int check (concurrency > 0);
     `,
   },
+  {
+    id: 8,
+    name: "a model's last bench",
+    // A measurement beside the model, not part of it (SPEC §5): outside \`doc\`, so storing one does
+    // not change the version edits compare, and a declaration synced from the file keeps it.
+    sql: "alter table models add column bench jsonb check (bench is null or jsonb_typeof(bench) = 'object');",
+  },
 ];
 
 /** Every table the migrations create, for `reset()`. */

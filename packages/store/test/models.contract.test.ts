@@ -125,6 +125,50 @@ describeOnEachDatabase("models on $name", ({ kind }) => {
     });
   });
 
+  describe("setBench", () => {
+    const bench = (by: string) => ({
+      model: "m",
+      runs: [
+        {
+          concurrency: 1,
+          requests: 2,
+          errors: 0,
+          ttftMs: { p50: 10, p95: 12 },
+          itlMsP50: 3,
+          tokensPerSecond: 40,
+          tokensPerSecondPerRequest: 41,
+          requestsPerSecond: 2,
+        },
+      ],
+      measuredMemoryGB: 5.2,
+      replicas: [],
+      at: "2026-01-01T00:00:00.000Z",
+      by,
+    });
+
+    it("stores the last bench beside the model, keeping its version, through edits and declarations", async () => {
+      const m = await store.models.insert(aModel());
+      expect(await store.models.setBench(m.name, bench("ada"))).toEqual({ ...m, bench: bench("ada") });
+      expect(await store.models.get(m.name)).toEqual({ ...m, bench: bench("ada") });
+      const edited = await store.models.update(m.name, 1, { ...m, description: "x" });
+      expect(edited).toEqual({ ...m, description: "x", version: 2, bench: bench("ada") });
+      expect(await store.models.setBench(m.name, bench("bob"))).toMatchObject({
+        version: 2,
+        bench: { by: "bob" },
+      });
+
+      const d = declared({ name: "declared-model" });
+      await store.models.syncDeclared([d]);
+      await store.models.setBench(d.name, bench("ada"));
+      expect((await store.models.syncDeclared([d])).upserted).toEqual([]);
+      expect(await store.models.get(d.name)).toMatchObject({ version: 1, bench: { by: "ada" } });
+    });
+
+    it("answers null for a model that does not exist", async () => {
+      expect(await store.models.setBench("nothing", bench("ada"))).toBeNull();
+    });
+  });
+
   describe("syncDeclared", () => {
     it("inserts declared models as config, version 1, and leaves runtime ones alone", async () => {
       const runtime = await store.models.insert(aModel());

@@ -1,9 +1,13 @@
 import {
+  benchRequestSchema,
+  benchResultSchema,
+  benchStartedSchema,
   headroomSchema,
   modelInputSchema,
   modelPatchSchema,
   modelSummarySchema,
   modelViewSchema,
+  storedBenchSchema,
   targetRequestSchema,
   targetResultSchema,
 } from "@llmgw/domain";
@@ -82,5 +86,24 @@ export const models = {
     summary: "wake an on-demand model as a request would",
     ok: { status: 202, description: "woken", schema: wokenSchema },
     refusals: [404, 409],
+  }),
+  bench: route({
+    method: "POST",
+    path: "/api/v1/models/:name/bench",
+    need: "operator",
+    summary:
+      "measure the model through the gateway in the background (model.bench events); the result is stored as its bench",
+    body: benchRequestSchema,
+    ok: { status: 202, description: "the bench started", schema: benchStartedSchema },
+    refusals: [400, 404, 409, 413, 415],
+  }),
+  putBench: route({
+    method: "PUT",
+    path: "/api/v1/models/:name/bench",
+    need: "operator",
+    summary: "store a bench measured elsewhere (`llmgw ctl bench`) as the model's last",
+    body: benchResultSchema,
+    ok: { status: 200, description: "the bench as stored", schema: storedBenchSchema },
+    refusals: [400, 404, 413, 415],
   }),
 } as const;

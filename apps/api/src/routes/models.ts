@@ -1,15 +1,21 @@
+import type { BenchSend } from "@llmgw/client/bench";
 import { contract } from "../contract";
 import type { Deps } from "../deps";
 import { notFound } from "../errors";
 import { createModel } from "../services/createModel";
 import { etagOf, parseIfMatch, patchModel } from "../services/patchModel";
 import { removeModel } from "../services/removeModel";
+import { type BenchRuns, startBench } from "../services/startBench";
+import { storeBench } from "../services/storeBench";
 import { target } from "../services/target";
 import { wakeModel } from "../services/wakeModel";
 import { modelView } from "../world";
 import { handlers } from "./handlers";
 
-export const modelRoutes = (deps: Deps) =>
+/** The running benches, and the request path a bench sends to as the operator who asked. */
+export type BenchDeps = { runs: BenchRuns; sendAs: (by: string) => BenchSend };
+
+export const modelRoutes = (deps: Deps, bench: BenchDeps) =>
   handlers(contract.models, {
     list: async () => (await deps.world.snapshot()).modelsBody,
     create: async (c, { body }) => {
@@ -48,4 +54,15 @@ export const modelRoutes = (deps: Deps) =>
     target: async (c, { param, body }) =>
       target({ deps, name: param.name, replicas: body.replicas, dryRun: body.dryRun, by: c.get("actor") }),
     wake: async (c, { param }) => wakeModel({ deps, input: { name: param.name }, by: c.get("actor") }),
+    bench: async (c, { param, body }) =>
+      startBench({
+        deps,
+        runs: bench.runs,
+        send: bench.sendAs(c.get("actor")),
+        name: param.name,
+        input: body,
+        by: c.get("actor"),
+      }),
+    putBench: async (c, { param, body }) =>
+      storeBench({ deps, name: param.name, result: body, by: c.get("actor") }),
   });

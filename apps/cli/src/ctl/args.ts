@@ -27,6 +27,9 @@ export const OPTIONS = {
   models: { type: "string" },
   rpm: { type: "string" },
   concurrency: { type: "string" },
+  requests: { type: "string" },
+  "max-tokens": { type: "string" },
+  "prompt-tokens": { type: "string" },
 } as const;
 
 export type OptionName = keyof typeof OPTIONS;

@@ -1,5 +1,5 @@
 import type { OptionName, Values } from "./args";
-import type { Server } from "./client";
+import type { CtlFetch, Server } from "./client";
 import type { Style } from "./table";
 
 /** Where a command writes: `process.stdout` in the CLI, a string buffer in tests. */
@@ -18,6 +18,8 @@ export type Ctx = {
   stdout: Output;
   /** Notes for the human that must not mix with stdout (a refusal's message). */
   stderr: Output;
+  /** Where the server is and how to reach it, for what the typed client does not cover (`/v1`). */
+  connection: { server: string; token: string | null; fetch?: CtlFetch | undefined };
 };
 
 /** One `llmgw ctl` command: its words, operands, the flags it takes and how it runs. */

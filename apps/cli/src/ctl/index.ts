@@ -1,5 +1,6 @@
 import { parseLine, unexpectedFlags, usage, type Values } from "./args";
 import { auditCommands } from "./audit";
+import { benchCommand } from "./bench";
 import { CtlError, type CtlFetch, connect } from "./client";
 import { type Command, type Output, usageLine } from "./command";
 import { fleetCommands } from "./fleet";
@@ -14,6 +15,7 @@ export { CtlError } from "./client";
 
 const COMMANDS: readonly Command[] = [
   ...modelCommands,
+  benchCommand,
   ...fleetCommands,
   ...mirrorCommands,
   ...quotaCommands,
@@ -128,14 +130,15 @@ async function dispatch(args: string[], io: CtlIo): Promise<number> {
     throw usage(`${command.words.join(" ")} does not take ${extra.join(", ")}; usage: ${usageLine(command)}`);
   }
   const json = values.json === true;
-  const { api, answer, sent } = connect({
+  const connection = {
     server: serverOf(values, env),
     token: values.token || env.LLMGW_TOKEN || null,
     fetch: io.fetch,
-  });
+  };
+  const { api, answer, sent } = connect(connection);
   const bold = io.stdout.isTTY === true && !json && env.NO_COLOR === undefined;
   return command.run(
-    { api, answer, sent, json, style: { bold }, stdout: io.stdout, stderr: io.stderr },
+    { api, answer, sent, json, style: { bold }, stdout: io.stdout, stderr: io.stderr, connection },
     operands,
     values,
   );

@@ -1,6 +1,7 @@
 import { useEffect, useRef } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
+import { bottomAxis, chartTheme, followWidth, leftAxis, roundUp, STILL } from "../lib/chart-style";
 
 /**
  * The uPlot drawing of a card's requests/s. Its own chunk (see TrafficPanel): uPlot is ~20 kB
@@ -11,30 +12,13 @@ import "uplot/dist/uPlot.min.css";
 const HEIGHT = 72;
 const MINUTES = [-240, -180, -120, -60, 0];
 
-/** The axis top: 1, 2 or 5 times a power of ten, so the labels read as round numbers. */
-function roundUp(max: number): number {
-  if (max <= 1) return 1;
-  const power = 10 ** Math.floor(Math.log10(max));
-  const step = [1, 2, 5, 10].find((m) => m * power >= max) ?? 10;
-  return step * power;
-}
-
-function css(name: string, fallback: string): string {
-  const value = getComputedStyle(document.documentElement).getPropertyValue(name).trim();
-  return value || fallback;
-}
-
 function options(width: number, seconds: number): uPlot.Options {
-  const accent = css("--accent", "#0f766e");
-  const muted = css("--muted", "#5b6675");
-  const grid = css("--border", "#dde2e8");
-  const font = `11px ${css("--font", "system-ui")}`;
+  const theme = chartTheme();
+  const { accent } = theme;
   return {
     width,
     height: HEIGHT,
-    legend: { show: false },
-    cursor: { show: false },
-    select: { show: false, left: 0, top: 0, width: 0, height: 0 },
+    ...STILL,
     // Room on the right for "now", whose label centres on the chart's last second.
     padding: [6, 14, 0, 0],
     scales: {
@@ -42,27 +26,17 @@ function options(width: number, seconds: number): uPlot.Options {
       y: { range: (_u, _min, max) => [0, roundUp(max)] },
     },
     axes: [
-      {
-        stroke: muted,
-        font,
-        size: 18,
-        gap: 2,
-        grid: { show: false },
-        ticks: { show: false },
-        splits: () => MINUTES.filter((s) => s > -seconds),
-        values: (_u, splits) => splits.map((s) => (s === 0 ? "now" : `${s / 60}m`)),
-      },
-      {
-        stroke: muted,
-        font,
-        size: 30,
-        gap: 2,
-        ticks: { show: false },
-        grid: { stroke: grid, width: 1 },
-        splits: (_u, _axis, _min, max) => [0, max / 2, max],
-        values: (_u, splits) =>
-          splits.map((s) => (s === 0 ? "0" : s < 10 ? s.toFixed(1) : String(Math.round(s)))),
-      },
+      bottomAxis(
+        theme,
+        () => MINUTES.filter((s) => s > -seconds),
+        (_u, splits) => splits.map((s) => (s === 0 ? "now" : `${s / 60}m`)),
+        18,
+      ),
+      leftAxis(
+        theme,
+        (_u, splits) => splits.map((s) => (s === 0 ? "0" : s < 10 ? s.toFixed(1) : String(Math.round(s)))),
+        30,
+      ),
     ],
     series: [
       {},
@@ -98,12 +72,9 @@ export default function RequestsChart({ perSecond }: { perSecond: readonly numbe
       element,
     );
     plot.current = created;
-    const resize = new ResizeObserver(() => {
-      created.setSize({ width: Math.max(120, element.clientWidth), height: HEIGHT });
-    });
-    resize.observe(element);
+    const stop = followWidth(created, element, HEIGHT);
     return () => {
-      resize.disconnect();
+      stop();
       created.destroy();
       plot.current = null;
     };

@@ -1,4 +1,4 @@
-import { type Model, modelSchema } from "@llmgw/domain";
+import { type Model, modelSchema, type StoredBench, storedBenchSchema } from "@llmgw/domain";
 import { jsonb, type Queryable } from "../db";
 import { NameTaken, VersionConflict } from "../errors";
 import { LOCK } from "../migrations";
@@ -21,6 +21,11 @@ export interface Models {
    * Throws NameTaken when a new alias is held by another model. `next.name` must be `name`.
    */
   update(name: string, expectedVersion: number, next: Model): Promise<Model | null>;
+  /**
+   * Stores the model's last bench beside it (SPEC §5): its version and doc stay as they are, since
+   * a measurement is not an edit. Null when the model is absent.
+   */
+  setBench(name: string, bench: StoredBench): Promise<Model | null>;
   /** Deletes the model and frees its name and aliases. */
   remove(name: string): Promise<boolean>;
   /**
@@ -34,12 +39,18 @@ export interface Models {
   ): Promise<{ upserted: Model[]; removed: string[] }>;
 }
 
-type DocRow = { doc: unknown };
+type DocRow = { doc: unknown; bench?: unknown };
 // modelSchema refuses unknown keys (right for API input). Docs go in and out through a stripping
 // copy: a caller passing a wider object (a view with replicas) stores only the model, and a doc
-// holding a key a later version dropped still reads.
-const storedModel = modelSchema.strip();
-const toModel = (row: DocRow): Model => storedModel.parse(row.doc);
+// holding a key a later version dropped still reads. The bench lives in its own column: it is
+// never written into the doc, and read back beside it (a bench a later version cannot read is none).
+const storedModel = modelSchema.omit({ bench: true }).strip();
+const toModel = (row: DocRow): Model => {
+  const model = storedModel.parse(row.doc);
+  const bench = storedBenchSchema.safeParse(row.bench);
+  return bench.success ? { ...model, bench: bench.data } : model;
+};
+const COLUMNS = "doc, bench";
 
 // The parts of a doc that say when and by whom, not what: a declaration that differs only there is
 // unchanged. jsonb equality is structural, so key order never makes a difference.
@@ -48,18 +59,20 @@ const CONTENT = (doc: string) => `(${doc} - 'version' - 'updatedAt' - 'updatedBy
 export function models(sql: Queryable): Models {
   return {
     async list() {
-      return (await sql.query<DocRow>('select doc from models order by name collate "C"')).map(toModel);
+      return (await sql.query<DocRow>('select doc, bench from models order by name collate "C"')).map(
+        toModel,
+      );
     },
 
     async get(name) {
-      const [row] = await sql.query<DocRow>("select doc from models where name = $1", [name]);
+      const [row] = await sql.query<DocRow>(`select ${COLUMNS} from models where name = $1`, [name]);
       return row === undefined ? null : toModel(row);
     },
 
     async listByOwner(owner) {
       // A doc without an owner reads as unowned (the schema's default), so it counts as "".
       const rows = await sql.query<DocRow>(
-        `select doc from models where coalesce(doc->>'owner', '') = $1 order by name collate "C"`,
+        `select ${COLUMNS} from models where coalesce(doc->>'owner', '') = $1 order by name collate "C"`,
         [owner],
       );
       return rows.map(toModel);
@@ -67,7 +80,7 @@ export function models(sql: Queryable): Models {
 
     async resolve(nameOrAlias) {
       const [row] = await sql.query<DocRow>(
-        "select m.doc from model_names n join models m on m.name = n.model where n.name = $1",
+        "select m.doc, m.bench from model_names n join models m on m.name = n.model where n.name = $1",
         [nameOrAlias],
       );
       return row === undefined ? null : toModel(row);
@@ -78,7 +91,7 @@ export function models(sql: Queryable): Models {
         const model = storedModel.parse(input);
         const [row] = await tx.query<DocRow>(
           `insert into models (name, origin, version, doc) values ($1, $2, $3, $4::jsonb)
-           on conflict (name) do nothing returning doc`,
+           on conflict (name) do nothing returning ${COLUMNS}`,
           [model.name, model.origin, model.version, jsonb(model)],
         );
         if (row === undefined) throw new NameTaken(model.name, model.name);
@@ -92,11 +105,11 @@ export function models(sql: Queryable): Models {
         const doc = storedModel.parse({ ...next, version: expectedVersion + 1 });
         const [row] = await tx.query<DocRow>(
           `update models set version = $3, origin = $4, doc = $5::jsonb
-           where name = $1 and version = $2 returning doc`,
+           where name = $1 and version = $2 returning ${COLUMNS}`,
           [name, expectedVersion, doc.version, doc.origin, jsonb(doc)],
         );
         if (row === undefined) {
-          const [current] = await tx.query<DocRow>("select doc from models where name = $1", [name]);
+          const [current] = await tx.query<DocRow>(`select ${COLUMNS} from models where name = $1`, [name]);
           if (current === undefined) return null;
           throw new VersionConflict(toModel(current));
         }
@@ -108,6 +121,14 @@ export function models(sql: Queryable): Models {
         await claimNames(tx, name, names);
         return toModel(row);
       }),
+
+    async setBench(name, bench) {
+      const [row] = await sql.query<DocRow>(
+        `update models set bench = $2::jsonb where name = $1 returning ${COLUMNS}`,
+        [name, jsonb(storedBenchSchema.parse(bench))],
+      );
+      return row === undefined ? null : toModel(row);
+    },
 
     async remove(name) {
       const rows = await sql.query("delete from models where name = $1 returning name", [name]);
@@ -147,7 +168,7 @@ export function models(sql: Queryable): Models {
                version = models.version + 1,
                doc = excluded.doc || jsonb_build_object('version', models.version + 1)
              where models.origin <> 'config' or ${CONTENT("models.doc")} <> ${CONTENT("excluded.doc")}
-             returning doc`,
+             returning ${COLUMNS}`,
             [m.name, jsonb(doc)],
           );
           if (row !== undefined) upserted.push(toModel(row));

@@ -2,6 +2,7 @@ import type { ModelSummary, Replica } from "@llmgw/domain";
 import type { QueryClient } from "@tanstack/react-query";
 import type { LiveStream } from "../../lib/live";
 import { forgetModel, modelsQueryOptions, storeModel } from "./api/get-models";
+import { followBenchProgress } from "./bench-progress";
 
 /**
  * The catalogue follows its own events: a changed model replaces its view, a removed one leaves,
@@ -20,6 +21,7 @@ export function subscribeModels(client: QueryClient, live: LiveStream): () => vo
         list?.map((m) => (m.name === replica.model ? withReplica(m, replica) : m)),
       );
     }),
+    followBenchProgress(live),
   ];
   return () => {
     for (const off of offs) off();

@@ -16,6 +16,7 @@ import {
   isCardField,
   patchFrom,
 } from "../card-fields";
+import { BenchPanel } from "./BenchPanel";
 import { ConflictNotice } from "./ConflictNotice";
 import { MeasuredMemory, MemoryHint } from "./MeasuredMemory";
 import { ModelFields } from "./ModelFields";
@@ -200,6 +201,7 @@ export const ModelCard = memo(function ModelCard({ model, classes, highlighted =
       {model.mode === "ondemand" && <WakeModel name={model.name} />}
       <TrafficPanel model={model.name} />
       <Placing model={model} />
+      <BenchPanel model={model} />
       <ReplicaActivity replicas={model.replicas} />
       <ReplicaList replicas={model.replicas} />
     </article>

@@ -1,0 +1,82 @@
+import { StandInEngine } from "@llmgw/api/testing";
+import { answer, segment } from "@llmgw/client";
+import { expect } from "@playwright/test";
+import { modelInput, openModelCard, test, uniqueName } from "./fixtures";
+
+// SPEC §5 on the model card: "Measure" benches the model through the server's own gateway (to a
+// stand-in engine on loopback, reported ready as an agent would), a bar while it runs, then the
+// last bench beside the estimate and tokens/s against concurrency.
+
+test("Measure benches the model: a bar while it runs, then the figures beside the estimate and a chart", async ({
+  page,
+  api,
+}) => {
+  const engine = await StandInEngine.start({ tokensPerSecond: 1000, replyTokens: 8, forgetful: true });
+  try {
+    const pool = uniqueName("pool");
+    const model = await answer(
+      api.models.$post({
+        json: modelInput({
+          scaling: { min: 1, max: 1 },
+          profile: { minMemoryGB: 6, cpuCores: 1, nodeSelector: { pool } },
+        }),
+      }),
+    );
+    const node = uniqueName("e2e-node");
+    await answer(
+      api.agents.heartbeat.$post({
+        json: {
+          node: { name: node, memoryGB: 64, cpuCount: 16, engines: ["llamacpp"], labels: { pool } },
+          replicas: [
+            {
+              id: `${node}-r1`,
+              model: model.name,
+              state: "ready",
+              endpoint: engine.url,
+              measuredMemoryGB: 5.2,
+            },
+          ],
+        },
+      }),
+    );
+
+    const card = await openModelCard(page, model.name);
+    await expect(card.getByTestId("bench-none")).toBeVisible();
+
+    const release = engine.hold();
+    await card.getByTestId("bench-start").click();
+    const bar = card.getByRole("progressbar", { name: `Bench of ${model.name}` });
+    await expect(bar).toHaveAttribute("max", "96");
+    await expect(card.getByTestId("bench-progress")).toContainText(
+      "measuring at 1 concurrent: 0 / 96 requests",
+    );
+    await expect(card.getByTestId("bench-start")).toBeDisabled();
+    // One bench per model at a time.
+    const refused = await api.models[":name"].bench.$post({ param: { name: segment(model.name) }, json: {} });
+    expect(refused.status).toBe(409);
+    expect(await refused.json()).toMatchObject({ error: { code: "bench_running" } });
+
+    release();
+    const line = card.getByTestId("bench-line");
+    await expect(line).toHaveText(
+      /^measured \d+(\.\d)? tok\/s at (1|4|16) concurrent · first token \d+ ms · 5\.2 GB measured \(estimate 6 GB\)$/,
+      { timeout: 30_000 },
+    );
+    await expect(card.getByTestId("bench-progress")).toHaveCount(0);
+    await expect(card.getByTestId("bench-start")).toBeEnabled();
+    const chart = card.getByRole("img", {
+      name: /^Output tokens per second by concurrency: .+ at 1, .+ at 4, .+ at 16\.$/,
+    });
+    await expect(chart.locator("canvas")).toBeVisible();
+
+    const stored = await answer(api.models[":name"].$get({ param: { name: segment(model.name) } }));
+    expect(stored.bench?.runs.map((r) => [r.concurrency, r.requests])).toEqual([
+      [1, 32],
+      [4, 32],
+      [16, 32],
+    ]);
+    expect(stored.bench?.by).toBe("local");
+  } finally {
+    await engine.close();
+  }
+});
