@@ -1,6 +1,7 @@
 import { gunzipSync } from "node:zlib";
 import { makeModel } from "@llmgw/domain/testing";
 import { describe, expect, it, vi } from "vitest";
+import { markSilentNodesDown } from "../src/services/liveness";
 import { Snapshot } from "../src/world";
 import { heartbeat, modelInput, replicaReport, useApi } from "./harness";
 
@@ -124,6 +125,32 @@ describe("heartbeats that arrive together", () => {
     const patched = await everything();
     expect(api.deps.world.loads).toBe(loadsBefore);
     expect(patched.nodes).not.toContainEqual(expect.objectContaining({ name: "claimant" }));
+    api.deps.world.invalidate();
+    expect(patched).toEqual(await everything());
+  });
+});
+
+describe("the snapshot after silent nodes are marked down", () => {
+  it("is patched, not reloaded, and equals a fresh read", async () => {
+    const created = await api.client.models.$post({
+      json: modelInput({ need: { minMemoryGB: 2, cpuCores: 1 } }),
+    });
+    const model = (await created.json()).name;
+    for (const name of ["quiet-a", "quiet-b"]) {
+      const body = heartbeat({
+        node: { name, memoryGB: 64, cpuCount: 16 },
+        replicas: [replicaReport({ model }), replicaReport({ model, state: "starting" })],
+      });
+      expect((await api.client.agents.heartbeat.$post({ json: body })).status).toBe(200);
+    }
+    const before = await everything();
+    const loads = api.deps.world.loads;
+    const silence = 3 * api.config.heartbeatSeconds * 1000 + 1000;
+    api.deps.now = () => new Date(Date.now() + silence);
+    expect((await markSilentNodesDown(api.deps)).sort()).toEqual(["quiet-a", "quiet-b"]);
+    const patched = await everything();
+    expect(api.deps.world.loads).toBe(loads);
+    expect(patched).not.toEqual(before);
     api.deps.world.invalidate();
     expect(patched).toEqual(await everything());
   });
