@@ -11,6 +11,7 @@ const suites: Array<() => Promise<Suite>> = [
   () => import("./bench/sse"),
   () => import("./bench/heartbeats"),
   () => import("./bench/firstBeats"),
+  () => import("./bench/scale"),
   () => import("./bench/gateway"),
   () => import("./bench/coldStart"),
   () => import("./bench/web"),

@@ -15,8 +15,8 @@ export function seedModel(i: number) {
 }
 
 /**
- * Node n's heartbeat in the heartbeat bench: serve.ts seeds its store with these and beats.ts
- * sends them again, so every measured beat is unchanged.
+ * Node n's heartbeat as serve.ts's `app` mode writes its seeded nodes straight to the store (the
+ * fleet the first-heartbeat bench adds to).
  */
 export function beatOf(n: number, replicas = 2) {
   return {

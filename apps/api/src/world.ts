@@ -16,7 +16,7 @@ import {
   nodeView,
   type Quota,
   type Replica,
-  reindexNode,
+  reindexNodes,
 } from "@llmgw/domain";
 import type { Store } from "@llmgw/store";
 import { Body } from "./body";
@@ -168,30 +168,47 @@ export class Snapshot {
    * replica that moved here from elsewhere): then the caller reads the store again.
    */
   withNode(node: Node, replicas: readonly Replica[]): Snapshot | null {
-    const before = this.replicasByNode.get(node.name) ?? [];
-    const here = new Set(before.map((r) => r.id));
-    for (const r of replicas) {
-      if (r.node !== node.name) return null;
-      if (!here.has(r.id) && this.replicasByModel.get(r.model)?.some((o) => o.id === r.id)) return null;
-    }
-    const at = this.nodes.findIndex((n) => n.name === node.name);
-    const nodes = at < 0 ? [...this.nodes, node].sort(byName) : this.nodes.with(at, node);
+    return this.withNodes([{ node, replicas }]);
+  }
+
+  /**
+   * `withNode` for several heartbeats committed together, in order: the fleet's lists and maps
+   * are copied once for all of them, not once a node.
+   */
+  withNodes(changes: readonly { node: Node; replicas: readonly Replica[] }[]): Snapshot | null {
+    const nodeAt = new Map(this.nodes.map((n, i) => [n.name, i]));
+    const nodes = this.nodes.slice();
+    let added = false;
     const replicasByNode = new Map(this.replicasByNode);
-    if (replicas.length > 0) replicasByNode.set(node.name, [...replicas].sort(byId));
-    else replicasByNode.delete(node.name);
     const replicasByModel = new Map(this.replicasByModel);
-    for (const model of new Set([...before, ...replicas].map((r) => r.model))) {
-      const rest = (replicasByModel.get(model) ?? []).filter((r) => r.node !== node.name);
-      const mine = replicas.filter((r) => r.model === model);
-      if (rest.length + mine.length > 0) replicasByModel.set(model, [...rest, ...mine].sort(byId));
-      else replicasByModel.delete(model);
+    for (const { node, replicas } of changes) {
+      const before = replicasByNode.get(node.name) ?? [];
+      const here = new Set(before.map((r) => r.id));
+      for (const r of replicas) {
+        if (r.node !== node.name) return null;
+        if (!here.has(r.id) && replicasByModel.get(r.model)?.some((o) => o.id === r.id)) return null;
+      }
+      const at = nodeAt.get(node.name);
+      if (at === undefined) {
+        nodeAt.set(node.name, nodes.length);
+        nodes.push(node);
+        added = true;
+      } else nodes[at] = node;
+      if (replicas.length > 0) replicasByNode.set(node.name, [...replicas].sort(byId));
+      else replicasByNode.delete(node.name);
+      for (const model of new Set([...before, ...replicas].map((r) => r.model))) {
+        const rest = (replicasByModel.get(model) ?? []).filter((r) => r.node !== node.name);
+        const mine = replicas.filter((r) => r.model === model);
+        if (rest.length + mine.length > 0) replicasByModel.set(model, [...rest, ...mine].sort(byId));
+        else replicasByModel.delete(model);
+      }
     }
     return new Snapshot({
       models: this.models,
-      nodes,
+      nodes: added ? nodes.sort(byName) : nodes,
       classes: this.classes,
       quotas: this.quotas,
-      index: reindexNode(this.index, node, replicas),
+      index: reindexNodes(this.index, changes),
       replicasByNode,
       unplaced: this.unplaced,
       replicasByModel,
@@ -251,7 +268,12 @@ export class World {
    * fleet again (see `patch`).
    */
   patchNode(generation: number, node: Node, replicas: readonly Replica[]): void {
-    this.patch(generation, (snap) => snap.withNode(node, replicas));
+    this.patchNodes(generation, [{ node, replicas }]);
+  }
+
+  /** `patchNode` for several heartbeats committed together, in order. */
+  patchNodes(generation: number, changes: readonly { node: Node; replicas: readonly Replica[] }[]): void {
+    this.patch(generation, (snap) => snap.withNodes(changes));
   }
 
   /** Applies a committed create or edit of one model (see `patch`); null reads the store again. */

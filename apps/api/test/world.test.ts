@@ -1,6 +1,7 @@
 import { gunzipSync } from "node:zlib";
 import { makeModel } from "@llmgw/domain/testing";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { markSilentNodesDown } from "../src/services/liveness";
 import { Snapshot } from "../src/world";
 import { heartbeat, modelInput, replicaReport, useApi } from "./harness";
 
@@ -72,6 +73,86 @@ describe("the snapshot after heartbeats", () => {
     }
     // Each step above read a fresh snapshot once on purpose; the beats themselves read none.
     expect(api.deps.world.loads - loadsBefore).toBe(changes);
+  });
+});
+
+describe("heartbeats that arrive together", () => {
+  it("commit together, each as it would alone: announced node by node, one refused alone, the picture a fresh read's", async () => {
+    const created = await api.client.models.$post({
+      json: modelInput({ need: { minMemoryGB: 2, cpuCores: 1 } }),
+    });
+    const model = (await created.json()).name;
+    const held = replicaReport({ model });
+    const holder = heartbeat({ node: { name: "holder", memoryGB: 64, cpuCount: 16 }, replicas: [held] });
+    expect((await api.client.agents.heartbeat.$post({ json: holder })).status).toBe(200);
+    await everything();
+    const loadsBefore = api.deps.world.loads;
+    const send = (beats: ReturnType<typeof heartbeat>[]) =>
+      Promise.all(beats.map(async (json) => (await api.client.agents.heartbeat.$post({ json })).status));
+    const burst = (name: string, count: number) =>
+      Array.from({ length: count }, (_, i) =>
+        heartbeat({
+          node: { name: `${name}-${i}`, memoryGB: 64, cpuCount: 16, freeMemoryGB: 20 + i },
+          replicas: [replicaReport({ model }), replicaReport({ model, state: "starting" })],
+        }),
+      );
+
+    const latest = await api.deps.store.events.latestId();
+    const transactions = vi.spyOn(api.deps.store, "transaction");
+    const first = burst("together", 30);
+    expect(await send(first)).toEqual(first.map(() => 200));
+    // Fewer commits than beats: the beats that waited for one committed as one.
+    expect(transactions.mock.calls.length).toBeLessThan(first.length);
+    transactions.mockRestore();
+    const events = await api.deps.store.events.since(latest);
+    // Each beat's events together: its node.changed, then its two replicas.
+    expect(events.map((e) => e.type)).toEqual(
+      first.flatMap(() => ["node.changed", "replica.changed", "replica.changed"]),
+    );
+    events.forEach((e, i) => {
+      const announced = events[i - (i % 3)];
+      const node = announced?.type === "node.changed" ? announced.data.name : null;
+      if (e.type === "replica.changed") expect(e.data.node).toBe(node);
+    });
+    expect(new Set(events.flatMap((e) => (e.type === "node.changed" ? [e.data.name] : [])))).toEqual(
+      new Set(first.map((b) => b.node.name)),
+    );
+
+    // One beat claims the holder's replica: it alone is refused, and writes nothing.
+    const second = burst("again", 12);
+    second[5] = heartbeat({ node: { name: "claimant", memoryGB: 64, cpuCount: 16 }, replicas: [held] });
+    expect(await send(second)).toEqual(second.map((_, i) => (i === 5 ? 409 : 200)));
+    const patched = await everything();
+    expect(api.deps.world.loads).toBe(loadsBefore);
+    expect(patched.nodes).not.toContainEqual(expect.objectContaining({ name: "claimant" }));
+    api.deps.world.invalidate();
+    expect(patched).toEqual(await everything());
+  });
+});
+
+describe("the snapshot after silent nodes are marked down", () => {
+  it("is patched, not reloaded, and equals a fresh read", async () => {
+    const created = await api.client.models.$post({
+      json: modelInput({ need: { minMemoryGB: 2, cpuCores: 1 } }),
+    });
+    const model = (await created.json()).name;
+    for (const name of ["quiet-a", "quiet-b"]) {
+      const body = heartbeat({
+        node: { name, memoryGB: 64, cpuCount: 16 },
+        replicas: [replicaReport({ model }), replicaReport({ model, state: "starting" })],
+      });
+      expect((await api.client.agents.heartbeat.$post({ json: body })).status).toBe(200);
+    }
+    const before = await everything();
+    const loads = api.deps.world.loads;
+    const silence = 3 * api.config.heartbeatSeconds * 1000 + 1000;
+    api.deps.now = () => new Date(Date.now() + silence);
+    expect((await markSilentNodesDown(api.deps)).sort()).toEqual(["quiet-a", "quiet-b"]);
+    const patched = await everything();
+    expect(api.deps.world.loads).toBe(loads);
+    expect(patched).not.toEqual(before);
+    api.deps.world.invalidate();
+    expect(patched).toEqual(await everything());
   });
 });
 

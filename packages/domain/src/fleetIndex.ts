@@ -141,14 +141,25 @@ export function indexFleet(input: {
  * arrays, not the fleet. A node not seen before is added.
  */
 export function reindexNode(index: FleetIndex, node: Node, replicas: readonly Replica[]): FleetIndex {
-  const known = index.nodeSlots.get(node.name);
-  const slot = known ?? index.nodes.length;
-  const nodes = index.nodes.length + (known === undefined ? 1 : 0);
+  return reindexNodes(index, [{ node, replicas }]);
+}
+
+/**
+ * `reindexNode` for several heartbeats at once, applied in order (a node listed twice ends as its
+ * last listing says): the flat arrays are copied once for all of them, not once a node.
+ */
+export function reindexNodes(
+  index: FleetIndex,
+  changes: readonly { node: Node; replicas: readonly Replica[] }[],
+): FleetIndex {
+  const nodeSlots = new Map(index.nodeSlots);
+  for (const { node } of changes) if (!nodeSlots.has(node.name)) nodeSlots.set(node.name, nodeSlots.size);
+  const nodes = nodeSlots.size;
   const ranks = index.ranks.length;
   const next: Building = {
     ...index,
     nodes: index.nodes.slice(),
-    nodeSlots: known === undefined ? new Map(index.nodeSlots).set(node.name, slot) : new Map(index.nodeSlots),
+    nodeSlots,
     capacity: resizedFloats(index.capacity, nodes * DIMENSIONS),
     free: resizedFloats(index.free, nodes * DIMENSIONS),
     below: resizedFloats(index.below, nodes * ranks * DIMENSIONS),
@@ -158,29 +169,33 @@ export function reindexNode(index: FleetIndex, node: Node, replicas: readonly Re
     elsewhere: index.elsewhere.slice(),
     usageByOwner: new Map(index.usageByOwner),
   };
-  const was = index.nodes[slot];
-  for (const old of was?.replicas ?? []) count(next, old, was?.node, modelOf(index.models, old), -1);
-  // Pending replicas placed here leave the off-fleet list; it is copied only then, as it can be long.
-  const placedNow = replicas.filter((r) => index.offFleet.has(r.id));
-  if (placedNow.length > 0) {
-    const offFleet = new Map(index.offFleet);
-    for (const replica of placedNow) {
-      const pending = offFleet.get(replica.id);
-      if (pending) count(next, pending, undefined, modelOf(index.models, pending), -1);
-      offFleet.delete(replica.id);
-    }
-    next.offFleet = offFleet;
-  }
-  const here = replicas.map((r) => (r.node === node.name ? r : { ...r, node: node.name }));
   const ranksCells = ranks * DIMENSIONS;
-  next.below.fill(0, slot * ranksCells, (slot + 1) * ranksCells);
-  next.belowCount.fill(0, slot * ranks, (slot + 1) * ranks);
-  for (const replica of here) {
-    const known = modelOf(index.models, replica);
-    count(next, replica, node, known, 1);
-    hold(next, slot, replica, known);
+  for (const { node, replicas } of changes) {
+    const slot = nodeSlots.get(node.name) ?? 0;
+    const was = next.nodes[slot];
+    for (const old of was?.replicas ?? []) count(next, old, was?.node, modelOf(index.models, old), -1);
+    // Pending replicas placed here leave the off-fleet list; it is copied only then, as it can be long.
+    const placedNow = replicas.filter((r) => next.offFleet.has(r.id));
+    if (placedNow.length > 0) {
+      const offFleet =
+        next.offFleet === index.offFleet ? new Map(index.offFleet) : (next.offFleet as Map<string, Replica>);
+      for (const replica of placedNow) {
+        const pending = offFleet.get(replica.id);
+        if (pending) count(next, pending, undefined, modelOf(index.models, pending), -1);
+        offFleet.delete(replica.id);
+      }
+      next.offFleet = offFleet;
+    }
+    const here = replicas.map((r) => (r.node === node.name ? r : { ...r, node: node.name }));
+    next.below.fill(0, slot * ranksCells, (slot + 1) * ranksCells);
+    next.belowCount.fill(0, slot * ranks, (slot + 1) * ranks);
+    for (const replica of here) {
+      const known = modelOf(index.models, replica);
+      count(next, replica, node, known, 1);
+      hold(next, slot, replica, known);
+    }
+    finishNode(next, slot, node, here);
   }
-  finishNode(next, slot, node, here);
   return next;
 }
 

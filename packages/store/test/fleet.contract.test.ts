@@ -22,6 +22,23 @@ describeOnEachDatabase("fleet, quotas, audit and events on $name", ({ kind }) =>
     });
   });
 
+  describe("nodes, several at once", () => {
+    it("upsertAll writes each node as upsert would, columns and all", async () => {
+      const [a, b] = [aNode({ labels: { zone: "a" } }), aNode({ state: "draining" })];
+      const rows = () => store.sql.query("select name, state, last_seen, doc from nodes order by name");
+      await store.nodes.upsertAll([a, b]);
+      const together = await rows();
+      expect(together).toHaveLength(2);
+      await store.nodes.upsert(a);
+      await store.nodes.upsert(b);
+      expect(await rows()).toEqual(together);
+      await store.nodes.upsertAll([{ ...a, freeMemoryGB: 3 }]);
+      expect(await store.nodes.get(a.name)).toEqual({ ...a, freeMemoryGB: 3 });
+      await store.nodes.upsertAll([]);
+      expect(await store.nodes.list()).toHaveLength(2);
+    });
+  });
+
   describe("replicas", () => {
     it("upserts, lists by node and removes", async () => {
       const node = unique("node");
@@ -115,6 +132,33 @@ describeOnEachDatabase("fleet, quotas, audit and events on $name", ({ kind }) =>
         [same.id, ready.id, arriving.id].sort(),
       );
       expect(await store.replicas.listByNode(elsewhere.node ?? "")).toEqual([elsewhere]);
+    });
+
+    it("replaceForNodes: several nodes at once, each as replaceForNode alone would leave it and say", async () => {
+      const [a, b, c] = [unique("node"), unique("node"), unique("node")];
+      const stays = aReplica({ node: a });
+      const goes = aReplica({ node: a });
+      const onB = aReplica({ node: b });
+      await store.replicas.replaceForNodes([
+        { node: a, replicas: [stays, goes] },
+        { node: b, replicas: [onB] },
+      ]);
+      const arriving = aReplica({ node: c });
+      const moved = { ...onB, state: "starting" as const };
+      expect(
+        await store.replicas.replaceForNodes([
+          { node: a, replicas: [stays] },
+          { node: b, replicas: [moved] },
+          { node: c, replicas: [arriving] },
+        ]),
+      ).toEqual([
+        { upserted: [], removed: [goes.id] },
+        { upserted: [moved], removed: [] },
+        { upserted: [arriving], removed: [] },
+      ]);
+      expect(await store.replicas.listByNodes([a, b, c])).toEqual(
+        [stays, moved, arriving].sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0)),
+      );
     });
 
     it("replaceForNode with an empty report removes everything on the node", async () => {

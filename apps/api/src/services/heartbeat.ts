@@ -1,5 +1,4 @@
 import {
-  type ChangeEvent,
   desiredReplicas,
   type HeartbeatReply,
   type heartbeatSchema,
@@ -9,13 +8,12 @@ import {
   type Replica,
   usageOn,
 } from "@llmgw/domain";
-import type { StoreTx } from "@llmgw/store";
 import type { z } from "zod";
 import type { AgentBindings, NewBinding } from "../auth/agentNodes";
 import type { KnownToken } from "../auth/tokenBook";
 import type { Deps } from "../deps";
-import { AppError, badRequest } from "../errors";
-import { commit } from "./commit";
+import { badRequest } from "../errors";
+import { writeBeat } from "./heartbeatWrites";
 
 /**
  * An agent's report (SPEC §3, §4): updates the node and merges the report into its replicas (see
@@ -68,38 +66,16 @@ export async function heartbeat({
   const replicasChanged = !sameReplicas(previous, replicas);
   if (nodeChanged || replicasChanged || binding) {
     // Against this picture of the fleet the beat is a change to one node: patched in, not reloaded.
-    const generation = deps.world.generation;
-    await commit(
-      deps,
-      async (tx) => {
-        const events: ChangeEvent[] = [];
-        let stored = previous;
-        if (replicasChanged) {
-          // Merged again with the rows as they are now: the scheduler may have placed one since the snapshot.
-          const rows = await tx.replicas.listByNode(node.name);
-          await refuseOthers(tx, node.name, reported, rows);
-          stored = merge(rows);
-          const { upserted, removed } = await tx.replicas.replaceForNode(node.name, stored);
-          for (const replica of upserted) events.push({ type: "replica.changed", data: replica });
-          const rowsById = new Map(rows.map((r) => [r.id, r]));
-          for (const id of removed) {
-            // `removed` is what the delete took of the rows read above in this transaction; one
-            // another writer put on the node in between is announced by its node.changed alone.
-            const row = rowsById.get(id);
-            if (row) events.push({ type: "replica.changed", data: { ...row, removed: true } });
-          }
-        }
-        if (binding) await by?.bindings.bind(tx, binding);
-        if (nodeChanged) await tx.nodes.upsert(node);
-        // The snapshot's index has the node as it was: its bar from the replicas just merged.
-        events.unshift({
-          type: "node.changed",
-          data: { ...node, usage: usageOn(snap.index, node, replicas) },
-        });
-        return { result: stored, events };
-      },
-      (stored) => deps.world.patchNode(generation, node, stored),
-    );
+    await writeBeat(deps, {
+      node,
+      reported,
+      previous,
+      merge,
+      nodeChanged,
+      replicasChanged,
+      binding: binding && by ? { binding, bindings: by.bindings } : null,
+      usage: usageOn(snap.index, node, replicas),
+    });
     if (binding) by?.bindings.confirm(binding);
   }
   deps.world.lastSeen.set(facts.name, now);
@@ -107,30 +83,6 @@ export async function heartbeat({
     intervalSeconds: deps.config.heartbeatSeconds,
     replicas: desiredReplicas(snap.modelsByName, replicas, deps.mirror.find),
   };
-}
-
-/**
- * 409 for a reported id the store holds on another node, or placed nowhere yet: taking it would
- * move another node's replica (and its traffic) here. One indexed query for the ids new to this node.
- */
-async function refuseOthers(
-  tx: StoreTx,
-  node: string,
-  reported: readonly { id: string }[],
-  here: readonly Replica[],
-): Promise<void> {
-  const mine = new Set(here.map((r) => r.id));
-  const fresh = reported.flatMap((r, i) => (mine.has(r.id) ? [] : [{ id: r.id, i }]));
-  if (fresh.length === 0) return;
-  const held = await tx.replicas.nodesOf(fresh.map((r) => r.id));
-  const taken = fresh.find((r) => held.has(r.id));
-  if (!taken) return;
-  throw new AppError(
-    409,
-    "replica_conflict",
-    `replica ${taken.id} belongs to another node, not ${node}; an agent reports only its own node's replicas`,
-    { [`replicas.${taken.i}.id`]: "held by another node" },
-  );
 }
 
 function sameReplicas(a: readonly Replica[], b: readonly Replica[]): boolean {

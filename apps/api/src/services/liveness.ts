@@ -1,3 +1,4 @@
+import type { Node } from "@llmgw/domain";
 import type { Deps } from "../deps";
 import { commit } from "./commit";
 
@@ -13,13 +14,28 @@ export async function markSilentNodesDown(deps: Deps): Promise<string[]> {
     (n) => n.state !== "down" && Date.parse(deps.world.live(n).lastSeen) < cutoff,
   );
   if (silent.length === 0) return [];
-  await commit(deps, async (tx) => {
-    const events = [];
-    for (const node of silent) {
-      const down = await tx.nodes.upsert({ ...deps.world.live(node), state: "down" });
-      events.push({ type: "node.changed" as const, data: deps.world.nodeView(snap, down) });
-    }
-    return { result: undefined, events };
-  });
+  const generation = deps.world.generation;
+  await commit(
+    deps,
+    async (tx) => {
+      const events = [];
+      const downs: Node[] = [];
+      for (const node of silent) {
+        const down = await tx.nodes.upsert({ ...deps.world.live(node), state: "down" });
+        downs.push(down);
+        events.push({ type: "node.changed" as const, data: deps.world.nodeView(snap, down) });
+      }
+      return { result: downs, events };
+    },
+    // The nodes' rows changed and nothing else: patched into the picture, as a heartbeat is, rather
+    // than the whole fleet read again (on a loaded server, silent nodes would otherwise make every
+    // read after them a reload).
+    (downs) =>
+      deps.world.patch(generation, (current) =>
+        current.withNodes(
+          downs.map((node) => ({ node, replicas: current.replicasByNode.get(node.name) ?? [] })),
+        ),
+      ),
+  );
   return silent.map((n) => n.name);
 }

@@ -5,6 +5,8 @@ export interface Nodes {
   list(): Promise<Node[]>;
   get(name: string): Promise<Node | null>;
   upsert(node: Node): Promise<Node>;
+  /** Several upserts in one statement (heartbeats committed together); the names must differ. */
+  upsertAll(nodes: readonly Node[]): Promise<void>;
   /** Null when no such node. */
   setState(name: string, state: Node["state"]): Promise<Node | null>;
   /** Forgets a node (its replicas are the replicas repository's); false when there was none. */
@@ -43,6 +45,22 @@ export function nodes(sql: Queryable): Nodes {
         [node.name, node.state, lastSeenColumn(node.lastSeen), jsonb(node)],
       );
       return toNode(onlyRow(rows, `upsert of node ${node.name}`));
+    },
+
+    async upsertAll(input) {
+      if (input.length === 0) return;
+      const rows = input.map((n) => {
+        const node = storedNode.parse(n);
+        return { name: node.name, state: node.state, lastSeen: lastSeenColumn(node.lastSeen), doc: node };
+      });
+      await sql.query(
+        `insert into nodes (name, state, last_seen, doc)
+         select r->>'name', r->>'state', (r->>'lastSeen')::timestamptz, r->'doc'
+         from jsonb_array_elements($1::jsonb) r
+         on conflict (name) do update set
+           state = excluded.state, last_seen = excluded.last_seen, doc = excluded.doc`,
+        [jsonb(rows)],
+      );
     },
 
     async setState(name, state) {

@@ -29,6 +29,13 @@ export interface Replicas {
     node: string,
     replicas: readonly Replica[],
   ): Promise<{ upserted: Replica[]; removed: string[] }>;
+  /**
+   * `replaceForNode` for several nodes in two statements (heartbeats committed together), one
+   * outcome a node, in the given order. The nodes must differ, and so must the ids across them.
+   */
+  replaceForNodes(
+    lists: readonly { node: string; replicas: readonly Replica[] }[],
+  ): Promise<{ upserted: Replica[]; removed: string[] }[]>;
 }
 
 type DocRow = { doc: unknown };
@@ -115,23 +122,38 @@ export function replicas(sql: Queryable): Replicas {
       return new Map(rows.map((r) => [r.id, r.node]));
     },
 
-    replaceForNode: (node, list) =>
-      sql.transaction(async (tx) => {
-        // One row per id (the last report wins): ON CONFLICT cannot touch a row twice in a statement.
-        const byId = new Map(list.map((r) => [r.id, replicaSchema.parse({ ...r, node })]));
-        const wanted = [...byId.values()];
-        // The WHERE on the conflict branch is what keeps an unchanged replica from being rewritten.
-        const written = (await tx.query<DocRow>(UPSERT, [jsonb(wanted)])).map(toReplica);
-        const writtenById = new Map(written.map((r) => [r.id, r]));
-        const removed = await tx.query<{ id: string }>(
-          `delete from replicas where node = $1
-           and id not in (select jsonb_array_elements_text($2::jsonb)) returning id`,
-          [node, jsonb([...byId.keys()])],
-        );
-        return {
-          upserted: wanted.flatMap((r) => writtenById.get(r.id) ?? []),
-          removed: removed.map((r) => r.id).sort(),
-        };
-      }),
+    replaceForNode: async (node, list) => {
+      const [outcome] = await replaceAll(sql, [{ node, replicas: list }]);
+      return outcome ?? { upserted: [], removed: [] };
+    },
+    replaceForNodes: (lists) => replaceAll(sql, lists),
   };
+}
+
+function replaceAll(
+  sql: Queryable,
+  lists: readonly { node: string; replicas: readonly Replica[] }[],
+): Promise<{ upserted: Replica[]; removed: string[] }[]> {
+  if (lists.length === 0) return Promise.resolve([]);
+  return sql.transaction(async (tx) => {
+    // One row per id (the last report wins): ON CONFLICT cannot touch a row twice in a statement.
+    const wanted = lists.map(({ node, replicas }) => [
+      ...new Map(replicas.map((r) => [r.id, replicaSchema.parse({ ...r, node })])).values(),
+    ]);
+    // The WHERE on the conflict branch is what keeps an unchanged replica from being rewritten.
+    const written = (await tx.query<DocRow>(UPSERT, [jsonb(wanted.flat())])).map(toReplica);
+    const writtenById = new Map(written.map((r) => [r.id, r]));
+    const removed = await tx.query<{ id: string; node: string }>(
+      `delete from replicas r using jsonb_to_recordset($1::jsonb) as k (node text, ids jsonb)
+       where r.node = k.node and not (k.ids ? r.id) returning r.id, r.node`,
+      [jsonb(lists.map(({ node }, i) => ({ node, ids: (wanted[i] ?? []).map((r) => r.id) })))],
+    );
+    return lists.map(({ node }, i) => ({
+      upserted: (wanted[i] ?? []).flatMap((r) => writtenById.get(r.id) ?? []),
+      removed: removed
+        .filter((r) => r.node === node)
+        .map((r) => r.id)
+        .sort(),
+    }));
+  });
 }
