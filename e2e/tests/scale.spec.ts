@@ -20,7 +20,7 @@ let server: TokenServer | null = null;
 let beating: Beating | null = null;
 
 test.beforeAll(async () => {
-  test.setTimeout(180_000);
+  test.setTimeout(300_000);
   server = await startTokenServer(
     [],
     { LLMGW_E2E_MODELS: String(MODELS), LLMGW_E2E_NODES: String(NODES) },

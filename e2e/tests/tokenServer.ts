@@ -33,7 +33,7 @@ export async function startTokenServer(
   });
   const url = await new Promise<string>((resolve, reject) => {
     let output = "";
-    const timer = setTimeout(() => reject(new Error(`${script} did not start:\n${output}`)), 120_000);
+    const timer = setTimeout(() => reject(new Error(`${script} did not start:\n${output}`)), 240_000);
     const read = (chunk: Buffer) => {
       output += chunk.toString();
       const url = ready.exec(output)?.[1];
