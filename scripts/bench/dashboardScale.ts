@@ -30,7 +30,6 @@ type Cdp = {
 };
 type Page = {
   goto(url: string): Promise<unknown>;
-  waitForFunction(fn: string, arg: null, options: { timeout: number }): Promise<unknown>;
   evaluate<T>(expression: string): Promise<T>;
   on(event: "request", handler: (req: { url(): string }) => void): void;
   locator(selector: string): { pressSequentially(text: string, options: { delay: number }): Promise<void> };
@@ -151,15 +150,12 @@ async function capacityBytes(browser: Browser, base: string, models: number, bea
       if (watching && listPaths.includes(new URL(req.url()).pathname)) lists += 1;
     });
     await page.goto(`${base}/`);
-    await page.waitForFunction(
+    await until(
+      page,
       `document.querySelector('[data-testid="capacity-count"]')?.textContent === "${models} models"`,
-      null,
-      { timeout: 120_000 },
     );
-    // The headroom list follows the models; the first load is over once its card values are drawn.
-    await page.waitForFunction(`performance.getEntriesByName("${base}/api/v1/headroom").length > 0`, null, {
-      timeout: 120_000,
-    });
+    // The headroom list follows the models: the first load is over once it has arrived.
+    await until(page, `performance.getEntriesByName("${base}/api/v1/headroom").length > 0`);
     bytes = 0;
     watching = true;
     const beatsBefore = beating.beats;
@@ -186,10 +182,9 @@ async function typingLatency(browser: Browser, url: string, countId: string, tex
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   try {
     await page.goto(url);
-    await page.waitForFunction(
+    await until(
+      page,
       `/^\\d+ (models|nodes)$/.test(document.querySelector('[data-testid="${countId}"]')?.textContent ?? "")`,
-      null,
-      { timeout: 120_000 },
     );
     // A string, not a function: tsx's transform would name the functions with a helper the page lacks.
     await page.evaluate(`(() => {
@@ -200,13 +195,30 @@ async function typingLatency(browser: Browser, url: string, countId: string, tex
       });
     })()`);
     await page.locator('input[type="search"]').pressSequentially(text, { delay: KEYS_DELAY_MS });
-    await page.waitForFunction(
+    await until(
+      page,
       `document.querySelector('[data-testid="${countId}"]')?.textContent?.startsWith("1 of")`,
-      null,
-      { timeout: 30_000 },
     );
     return await page.evaluate<number[]>("window.keyLatencies");
   } finally {
     await page.close();
   }
+}
+
+/**
+ * Resolves once `condition` (an expression) holds in the page. A string evaluated by the browser,
+ * polled in the page: the dashboard's CSP refuses waitForFunction's eval, and tsx's transform
+ * would name a function with a helper the page does not have.
+ */
+async function until(page: Page, condition: string, timeoutMs = 120_000): Promise<void> {
+  const met = await page.evaluate<boolean>(`new Promise((resolve) => {
+    const timeout = setTimeout(() => { clearInterval(poll); resolve(false); }, ${timeoutMs});
+    const poll = setInterval(() => {
+      if (!(${condition})) return;
+      clearInterval(poll);
+      clearTimeout(timeout);
+      resolve(true);
+    }, 50);
+  })`);
+  if (!met) throw new Error(`the page never met: ${condition}`);
 }
