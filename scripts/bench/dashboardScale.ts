@@ -78,7 +78,7 @@ async function atSize(browser: Browser, dist: string, { models, nodes }: { model
     const kBs = bytes.bytes / bytes.seconds / 1000;
     console.log(
       `${size}: Capacity page ${bytes.bytes} bytes in ${bytes.seconds.toFixed(1)} s (${kBs.toFixed(1)} kB/s), ` +
-        `${bytes.beats} beats, ${bytes.lists} list requests; one refetch of /headroom + /capacity is ${peer} bytes`,
+        `${bytes.beats} beats (${beating.failed} failed in all), ${bytes.lists} list requests; one refetch of /headroom + /capacity is ${peer} bytes`,
     );
     const line = (what: string, t: number[]) =>
       `${what}: min ${Math.min(...t).toFixed(0)} ms, median ${median(t).toFixed(0)} ms, max ${Math.max(...t).toFixed(0)} ms over ${t.length} keys`;
@@ -111,25 +111,37 @@ async function atSize(browser: Browser, dist: string, { models, nodes }: { model
   }
 }
 
-/** node-0's agent, its free memory swinging between two readings a second apart. */
+/**
+ * node-0's agent, its free memory swinging between two readings a second apart. A beat the loaded
+ * server drops is counted, not fatal: the figures say how many went through.
+ */
 function beatEverySecond(base: string, models: number) {
   const { api, answer } = connect({ server: base });
   const beat = bigFleetBeat(0, { models });
   let n = 0;
   let beats = 0;
+  let failed = 0;
   let last: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
     n += 1;
     const freeMemoryGB = n % 2 === 0 ? 100 : 60;
     last = answer(
       api.agents.heartbeat.$post({ json: { ...beat, node: { ...beat.node, freeMemoryGB } } }),
-    ).then(() => {
-      beats += 1;
-    });
+    ).then(
+      () => {
+        beats += 1;
+      },
+      () => {
+        failed += 1;
+      },
+    );
   }, 1000);
   return {
     get beats() {
       return beats;
+    },
+    get failed() {
+      return failed;
     },
     async stop() {
       clearInterval(timer);
