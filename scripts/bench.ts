@@ -16,6 +16,7 @@ const suites: Array<() => Promise<Suite>> = [
   () => import("./bench/coldStart"),
   () => import("./bench/web"),
   () => import("./bench/browser"),
+  () => import("./bench/dashboardScale"),
   () => import("./bench/store"),
   () => import("./bench/load"),
 ];

@@ -13,12 +13,14 @@ export type TokenServer = { url: string; stop(): Promise<void> };
 
 /**
  * Starts `script` with `tokens` (name, role, an agent token's node, and the secret whose hash the
- * file declares).
+ * file declares). `ready`: the line that says it may be used, its URL captured (a script that
+ * seeds after the server is up prints its own).
  */
 export async function startTokenServer(
   tokens: { name: string; role: string; node?: string; secret: string }[],
   env: Record<string, string> = {},
   script = "auth-server.ts",
+  ready = /llmgw ready on (http:\/\/\S+)/,
 ): Promise<TokenServer> {
   const lines = tokens.map(({ secret, ...token }) => ({
     ...token,
@@ -31,13 +33,13 @@ export async function startTokenServer(
   });
   const url = await new Promise<string>((resolve, reject) => {
     let output = "";
-    const timer = setTimeout(() => reject(new Error(`${script} did not start:\n${output}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`${script} did not start:\n${output}`)), 240_000);
     const read = (chunk: Buffer) => {
       output += chunk.toString();
-      const ready = /llmgw ready on (http:\/\/\S+)/.exec(output);
-      if (ready?.[1]) {
+      const url = ready.exec(output)?.[1];
+      if (url) {
         clearTimeout(timer);
-        resolve(ready[1]);
+        resolve(url);
       }
     };
     child.stdout?.on("data", read);

@@ -3,6 +3,8 @@
 //                                   openDeps (in-memory store) + createApp + serve, scheduler off,
 //                                   seeded with models, a fleet via heartbeats, and `seeded` nodes
 //                                   written straight to the store
+//   big [models] [nodes] [webDist]   `llmgw serve` itself, scheduler off, seeded through the store
+//                                   (apps/api/src/testing/bigFleet.ts): the dashboard-at-scale bench
 //   scheduled [heartbeatSeconds]    `llmgw serve` itself (apps/api startServer): an embedded store in
 //                                   a temp dataDir, liveness and the scheduler on, nothing seeded;
 //                                   heartbeatSeconds may be a fraction (set past the file's check)
@@ -84,38 +86,41 @@ if (mode === "app") {
   const seeded = Number(args[4] || 0);
   const perSeeded = Number(args[5] || 2);
   if (seeded > 0) {
-    const { heartbeatSchema, mergeReport } = await import("../../packages/domain/src/index");
-    const snap = await deps.world.snapshot();
-    const now = new Date().toISOString();
-    await deps.store.transaction(async (tx) => {
-      for (let n = 0; n < seeded; n++) {
-        const { node: facts, replicas } = heartbeatSchema.parse(beatOf(n, perSeeded));
-        await tx.nodes.upsert({ ...facts, state: "ready", lastSeen: now });
-        const merged = mergeReport({
-          node: facts.name,
-          reported: replicas,
-          stored: [],
-          models: snap.modelsByName,
-          now,
-          scheduled: false,
-          graceMs: 0,
-        });
-        await tx.replicas.replaceForNode(facts.name, merged);
-      }
-    });
-    deps.world.invalidate();
-    // Seen now, not when the seeding began: liveness would mark them all down (and each next beat would be a change).
-    const seen = new Date().toISOString();
-    for (let n = 0; n < seeded; n++) deps.world.lastSeen.set(`beat-${n}`, seen);
+    const { seedNodes } = await import("../../apps/api/src/testing/bigFleet");
+    await seedNodes(
+      deps,
+      Array.from({ length: seeded }, (_, n) => beatOf(n, perSeeded)),
+    );
   }
+  // What the dashboard follows in place of refetching the lists (llmgw serve starts the same).
+  const { startHeadroomChanges } = await import("../../apps/api/src/events/headroomChanges");
+  const stopHeadroomChanges = startHeadroomChanges({ hub: deps.hub, world: deps.world });
   const liveness = setInterval(() => void markSilentNodesDown(deps).catch(() => {}), 1000);
   const server = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 });
   port = await listen(server);
   cleanup = async () => {
     clearInterval(liveness);
+    stopHeadroomChanges();
     (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
     server.close();
     await deps.store.close();
+    await rm(dataDir, { recursive: true, force: true });
+  };
+} else if (mode === "big") {
+  // `llmgw serve` itself (headroom.changed and all), scheduler off, with a big catalogue and fleet
+  // written to its embedded store: the dashboard bench's server.
+  const [models, nodes, webDist] = [Number(args[0] ?? 500), Number(args[1] ?? 2000), args[2] || null];
+  const api = await import("../../apps/api/src/index");
+  const { seedBigFleet } = await import("../../apps/api/src/testing/bigFleet");
+  const dataDir = await mkdtemp(join(tmpdir(), "llmgw-bench-"));
+  const config = api.loadConfig({ dataDir, listen: "127.0.0.1:0" }, { LLMGW_SCHEDULER: "off" });
+  // The seeded nodes do not beat: a long interval keeps them ready.
+  config.heartbeatSeconds = 600;
+  const server = await api.startServer(config, { webDist, log: api.silentLogger() });
+  await seedBigFleet(server.deps, { models, nodes });
+  port = Number(new URL(server.url).port);
+  cleanup = async () => {
+    await server.close();
     await rm(dataDir, { recursive: true, force: true });
   };
 } else if (mode === "scheduled") {

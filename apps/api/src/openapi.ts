@@ -18,6 +18,7 @@ import {
   quotaUsageSchema,
   replicaSchema,
   servePlanSchema,
+  targetRefusedBodySchema,
   targetRequestSchema,
   targetResultSchema,
 } from "@llmgw/domain";
@@ -63,6 +64,7 @@ const NAMED: ReadonlyArray<readonly [string, z.ZodType, "input" | "output"]> = [
   ["OpenAiModel", openAiModelSchema, "output"],
   ["Error", apiErrorSchema, "output"],
   ["Conflict", conflictBodySchema, "output"],
+  ["TargetRefused", targetRefusedBodySchema, "output"],
   ["OpenAiError", openAiErrorSchema, "output"],
 ];
 
@@ -78,6 +80,11 @@ function schemaOf(schema: z.ZodType, io: "input" | "output"): JsonSchema {
   if (schema instanceof z.ZodArray) {
     const item = NAMED.find(([, s]) => s === schema.element);
     if (item) return { type: "array", items: { $ref: `#/components/schemas/${item[0]}` } };
+  }
+  if (schema instanceof z.ZodUnion) {
+    const options = schema.options as readonly z.ZodType[];
+    if (options.every((o) => NAMED.some(([, s]) => s === o)))
+      return { anyOf: options.map((o) => schemaOf(o, io)) };
   }
   return toJson(schema, io);
 }
@@ -112,6 +119,8 @@ function refusalsOf(route: Route): number[] {
 
 function errorSchemaOf(route: Route, status: number): JsonSchema {
   if (route.need === "inference") return schemaOf(openAiErrorSchema, "output");
+  const own = route.refusalBodies?.[status];
+  if (own) return schemaOf(own, "output");
   return schemaOf(status === 412 ? conflictBodySchema : apiErrorSchema, "output");
 }
 

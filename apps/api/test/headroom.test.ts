@@ -1,4 +1,4 @@
-import type { ModelInput } from "@llmgw/domain";
+import { type ModelInput, targetRefusedBodySchema } from "@llmgw/domain";
 import { describe, expect, it } from "vitest";
 import { beatPlaced, createOk, errorOf, heartbeat, modelInput, replicaReport, useApi } from "./harness";
 
@@ -203,12 +203,18 @@ describe("POST /models/:name/target", () => {
     expect(await api.deps.store.models.get(asked.name)).toMatchObject({ scaling: { min: 0, max: 0 } });
   });
 
-  it("applies nothing for a refused target", async () => {
+  it("refuses a real target that does not fit with 409 target_refused, the dry run's fields beside the error, applying nothing", async () => {
     const { asked } = await smallFleet();
+    const dryRun = await (await target(asked.name, 9, true)).json();
 
-    const result = await (await target(asked.name, 9)).json();
+    const res = await target(asked.name, 9);
 
-    expect(result).toMatchObject({ outcome: "refused", applied: false });
+    expect(res.status).toBe(409);
+    const body = targetRefusedBodySchema.parse(await res.json());
+    expect(body.error).toEqual({ code: "target_refused", message: dryRun.message });
+    const { error: _error, ...fields } = body;
+    expect(fields).toEqual(dryRun);
+    expect(fields).toMatchObject({ outcome: "refused", applied: false, largestFit: 5 });
     expect((await api.deps.store.models.get(asked.name))?.version).toBe(1);
   });
 

@@ -201,6 +201,20 @@ describe("model target", () => {
     expect(refused.stdout).toMatch(/^outcome +refused$/m);
     expect(refused.stdout).toContain("the largest target that fits is 4");
 
+    // Not a dry run: the server's 409 target_refused, shown the same way, nothing applied.
+    const refusedForReal = await api.ctl(["model", "target", urgent, "9"]);
+    expect(refusedForReal.code).toBe(1);
+    expect(refusedForReal.stdout).toMatch(/^outcome +refused$/m);
+    expect(refusedForReal.stdout).toMatch(/^applied +no$/m);
+    expect(refusedForReal.stdout).toMatch(/^largest fit +4$/m);
+    const refusedJson = await api.ctl(["model", "target", urgent, "9", "--json"]);
+    expect(refusedJson.code).toBe(1);
+    expect(JSON.parse(refusedJson.stdout)).toMatchObject({
+      outcome: "refused",
+      applied: false,
+      largestFit: 4,
+    });
+
     const asJson = await api.ctl(["model", "target", urgent, "2", "--dry-run", "--json"]);
     expect(JSON.parse(asJson.stdout)).toMatchObject({ outcome: "fits", applied: false, largestFit: 4 });
     const model = await json<ModelView>(api.client().models[":name"].$get({ param: { name: urgent } }));

@@ -435,6 +435,7 @@ export const errorCodeSchema = z.enum([
   "model_not_allowed",
   "quota_exceeded",
   "declared_in_config",
+  "target_refused",
   "precondition_required",
   "precondition_failed",
   "bench_running",
@@ -455,6 +456,13 @@ export const apiErrorSchema = z.object({
   }),
 });
 export type ApiError = z.infer<typeof apiErrorSchema>;
+
+/**
+ * The 409 of a target that is refused (not a dry run, SPEC §3): the error, beside the same fields a
+ * dry run's answer has, so a caller reads the largest target that fits from either.
+ */
+export const targetRefusedBodySchema = apiErrorSchema.extend(targetResultSchema.shape);
+export type TargetRefusedBody = z.infer<typeof targetRefusedBodySchema>;
 
 /**
  * What one process's gateway did for a model in the last second (SPEC §7.7), sent every second

@@ -1,4 +1,5 @@
 import {
+  apiErrorSchema,
   benchRequestSchema,
   benchResultSchema,
   benchStartedSchema,
@@ -8,6 +9,7 @@ import {
   modelSummarySchema,
   modelViewSchema,
   storedBenchSchema,
+  targetRefusedBodySchema,
   targetRequestSchema,
   targetResultSchema,
 } from "@llmgw/domain";
@@ -78,6 +80,8 @@ export const models = {
     body: targetRequestSchema,
     ok: { status: 200, description: "what was (or would be) done", schema: targetResultSchema },
     refusals: [400, 404, 409, 413, 415],
+    // A refused target (not a dry run) is a 409 with the dry run's fields; a declared model's is the plain error.
+    refusalBodies: { 409: z.union([targetRefusedBodySchema, apiErrorSchema]) },
   }),
   wake: route({
     method: "POST",

@@ -44,6 +44,8 @@ export type Route = {
   readonly ok: Answer;
   /** The refusals this route can answer besides 401 and 403, which its `need` implies. */
   readonly refusals: readonly number[];
+  /** A refusal whose body carries more than the error (the 409 of a refused target), by status. */
+  readonly refusalBodies?: Readonly<Partial<Record<number, z.ZodType>>>;
   /**
    * Answers only a 404 for what no other route takes (`/api/*`): registered last, authorized like
    * its neighbours, and not an operation of the API description.

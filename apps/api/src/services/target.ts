@@ -9,7 +9,7 @@ import {
   type TargetResult,
 } from "@llmgw/domain";
 import type { Deps } from "../deps";
-import { notFound } from "../errors";
+import { AppError, notFound } from "../errors";
 import type { Snapshot } from "../world";
 import { patchModel, refuseDeclared } from "./patchModel";
 
@@ -21,7 +21,8 @@ const MOST = 10_000;
  * the victims by model, node and class), or are refused with the largest target that fits. The
  * answer is the scheduler's own: the planner runs on the current fleet with the model wanting N,
  * so a dry run lists the victims the scheduler would evict. Without dryRun a target that is not
- * refused is applied, and the scheduler then places it.
+ * refused is applied, and the scheduler then places it; one that is refused is a 409
+ * `target_refused` carrying the dry run's fields, so nobody takes a refused target for done.
  */
 export async function target({
   deps,
@@ -56,13 +57,15 @@ export async function target({
         : asked.heldBack.some((h) => h.model === name)
           ? `the quota of ${model.owner} allows ${Math.max(0, largestFit - held)} more`
           : `the fleet has room for ${Math.max(0, largestFit - held)} more`;
-    return {
+    const refused: TargetResult = {
       ...base,
       largestFit,
       outcome: "refused",
       applied: false,
       message: `${replicas} does not fit: ${why}; the largest target that fits is ${largestFit}`,
     };
+    if (dryRun) return refused;
+    throw new AppError(409, "target_refused", refused.message, undefined, refused);
   }
   const victims = asked.evict
     .filter((e) => e.preemptor.model === name)

@@ -1,6 +1,7 @@
 // Stand-ins for tests, the browser tests' server and `llmgw demo`; `serve` never loads them.
 
 export * from "./agentProcess";
+export * from "./bigFleet";
 export * from "./engine";
 export * from "./ggufFiles";
 export * from "./ggufLlama";

@@ -6,8 +6,10 @@ import {
   replicasOf,
   runningText,
   type TargetResult,
+  targetRefusedBodySchema,
 } from "@llmgw/domain";
 import { wholeNumber } from "./args";
+import { CtlError } from "./client";
 import { type Command, type Ctx, operand, show } from "./command";
 import { headroomLine, needText } from "./headroom";
 import { modelSet } from "./modelSet";
@@ -143,6 +145,15 @@ function targetText(result: TargetResult, dryRun: boolean, ctx: Ctx): string {
   return `${summary}\n${victims}`;
 }
 
+/** A real target's 409 `target_refused` carries the dry run's fields: shown as a dry run's refusal is. */
+function refusedTarget(err: unknown): TargetResult {
+  if (!(err instanceof CtlError) || err.code !== "target_refused") throw err;
+  const body = targetRefusedBodySchema.safeParse(err.body);
+  if (!body.success) throw err;
+  const { error: _error, ...result } = body.data;
+  return result;
+}
+
 export const modelCommands: Command[] = [
   {
     words: ["models"],
@@ -177,14 +188,16 @@ export const modelCommands: Command[] = [
     async run(ctx, operands, values) {
       const replicas = wholeNumber("N", operand(operands, 1));
       const dryRun = values["dry-run"] === true;
-      const result = await ctx.answer(
-        ctx.api.models[":name"].target.$post({
-          param: { name: segment(operand(operands, 0)) },
-          json: { replicas, dryRun },
-        }),
-      );
+      const result = await ctx
+        .answer(
+          ctx.api.models[":name"].target.$post({
+            param: { name: segment(operand(operands, 0)) },
+            json: { replicas, dryRun },
+          }),
+        )
+        .catch(refusedTarget);
       show(ctx, result, (r) => targetText(r, dryRun, ctx));
-      // A refused target is the server saying no, though it answers 200 with the numbers.
+      // A refused target is the server saying no: a dry run's 200 with the numbers, or a real one's 409.
       return result.outcome === "refused" ? 1 : 0;
     },
   },

@@ -1,4 +1,5 @@
 import type { HeadroomSummary, ModelSummary } from "@llmgw/domain";
+import { matchesSearch } from "../../lib/grid";
 
 /** The capacity board's search, filters and order, as pure functions of the catalogue. */
 
@@ -29,15 +30,11 @@ export function headroomOf(card: BoardCard): number {
 }
 
 export function shownCards(cards: readonly BoardCard[], filter: BoardFilter): BoardCard[] {
-  const needle = filter.search.trim().toLowerCase();
   const shown = cards.filter(
     ({ model: m }) =>
       (filter.className === ALL || m.class === filter.className) &&
       (filter.owner === ALL || m.owner === filter.owner) &&
-      (needle === "" ||
-        m.name.toLowerCase().includes(needle) ||
-        m.aliases.some((a) => a.toLowerCase().includes(needle)) ||
-        m.description.toLowerCase().includes(needle)),
+      matchesSearch(filter.search, m.name, ...m.aliases, m.description),
   );
   const byName = (a: BoardCard, b: BoardCard) => a.model.name.localeCompare(b.model.name);
   switch (filter.sort) {

@@ -1,32 +1,32 @@
-import type { Headroom } from "@llmgw/domain";
+import type { Capacity, Headroom } from "@llmgw/domain";
 import { makeReplica } from "@llmgw/domain/testing";
 import { QueryClient } from "@tanstack/react-query";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { LiveStream } from "../../lib/live";
 import { makeNodeView, makeQuotaUsage, makeView } from "../../testing/views";
 import { capacityQueryOptions } from "./api/get-capacity";
 import { headroomQueryOptions } from "./api/get-headroom";
-import { CAPACITY_REFRESH_MS, subscribeCapacity } from "./live";
+import { subscribeCapacity } from "./live";
+
+const totals = (freeGB: number): Capacity => ({
+  total: { memoryGB: 512, cpuCores: 64, gpus: 0 },
+  free: { memoryGB: freeGB, cpuCores: 64, gpus: 0 },
+  byClass: [],
+  elsewhere: [],
+});
 
 function setUp(headroom: Headroom[]) {
   const client = new QueryClient();
   const live = new LiveStream("/events");
   client.setQueryData(headroomQueryOptions().queryKey, headroom);
-  client.setQueryData(capacityQueryOptions().queryKey, {
-    total: { memoryGB: 0, cpuCores: 0, gpus: 0 },
-    free: { memoryGB: 0, cpuCores: 0, gpus: 0 },
-    byClass: [],
-  } as never);
+  client.setQueryData(capacityQueryOptions().queryKey, totals(512));
   const off = subscribeCapacity(client, live);
   const list = () => client.getQueryData(headroomQueryOptions().queryKey);
-  const invalidated = () => client.getQueryState(headroomQueryOptions().queryKey)?.isInvalidated;
-  return { client, live, off, list, invalidated };
+  const capacity = () => client.getQueryData(capacityQueryOptions().queryKey);
+  return { client, live, off, list, capacity };
 }
 
 describe("subscribeCapacity", () => {
-  beforeEach(() => vi.useFakeTimers());
-  afterEach(() => vi.useRealTimers());
-
   it("shows a changed model's headroom from its event at once, leaving the others' entries as they were", () => {
     const [a, b] = [makeView(), makeView()];
     const { live, list, off } = setUp([a.headroom, b.headroom]);
@@ -48,23 +48,43 @@ describe("subscribeCapacity", () => {
     off();
   });
 
-  it("refetches the fleet-wide sums once for a burst of events, not once per event", () => {
+  it("writes what headroom.changed says in place: the moved models' headroom and the fleet's totals", () => {
+    const [a, b, c] = [makeView({ name: "m-a" }), makeView({ name: "m-b" }), makeView({ name: "m-c" })];
+    const { live, list, capacity, off } = setUp([a.headroom, b.headroom, c.headroom]);
+    const movedA = { ...a.headroom, free: 3, total: 3 };
+    const movedC = { ...c.headroom, free: 1, total: 1 };
+    live.dispatch("headroom.changed", { models: [movedC, movedA], capacity: totals(200) });
+    expect(list()).toEqual([movedA, b.headroom, movedC]);
+    // The unmoved entry keeps its object, so its card does not render again.
+    expect(list()?.[1]).toBe(b.headroom);
+    expect(capacity()?.free.memoryGB).toBe(200);
+    off();
+  });
+
+  it("fetches nothing again for fleet events: headroom.changed brings what they moved", () => {
     const model = makeView();
-    const { client, live, invalidated, off } = setUp([model.headroom]);
+    const { client, live, list, off } = setUp([model.headroom]);
     const invalidate = vi.spyOn(client, "invalidateQueries");
-    live.dispatch("model.changed", model);
+    const refetch = vi.spyOn(client, "refetchQueries");
+    const before = list();
+    live.dispatch("node.changed", makeNodeView({ freeMemoryGB: 12 }));
+    live.dispatch("node.removed", { name: "gone" });
     live.dispatch("replica.changed", makeReplica({ model: model.name }));
     live.dispatch("quota.changed", makeQuotaUsage({ owner: model.owner }));
-    expect(invalidated()).toBe(false);
-    vi.advanceTimersByTime(0);
-    expect(invalidated()).toBe(true);
-    // One refetch of capacity and one of headroom for the three events.
-    expect(invalidate).toHaveBeenCalledTimes(2);
-    live.dispatch("node.changed", makeNodeView());
-    vi.advanceTimersByTime(CAPACITY_REFRESH_MS - 1);
-    expect(invalidate).toHaveBeenCalledTimes(2);
-    vi.advanceTimersByTime(1);
-    expect(invalidate).toHaveBeenCalledTimes(4);
+    expect(invalidate).not.toHaveBeenCalled();
+    expect(refetch).not.toHaveBeenCalled();
+    expect(list()).toBe(before);
+    expect(client.getQueryState(headroomQueryOptions().queryKey)?.isInvalidated).toBe(false);
+    expect(client.getQueryState(capacityQueryOptions().queryKey)?.isInvalidated).toBe(false);
+    off();
+  });
+
+  it("leaves the totals unfetched when the page never asked for them", () => {
+    const client = new QueryClient();
+    const live = new LiveStream("/events");
+    const off = subscribeCapacity(client, live);
+    live.dispatch("headroom.changed", { models: [], capacity: totals(1) });
+    expect(client.getQueryData(capacityQueryOptions().queryKey)).toBeUndefined();
     off();
   });
 });

@@ -1,37 +1,33 @@
+import type { HeadroomChange } from "@llmgw/domain";
 import type { QueryClient } from "@tanstack/react-query";
-import { atMostEvery, type LiveStream } from "../../lib/live";
+import type { LiveStream } from "../../lib/live";
 import { capacityQueryOptions } from "./api/get-capacity";
-import { forgetHeadroom, headroomQueryOptions, storeHeadroom } from "./api/get-headroom";
-
-/** How often at most a burst of fleet events refetches the sums: a card must move within a second. */
-export const CAPACITY_REFRESH_MS = 250;
+import { forgetHeadroom, storeHeadroom } from "./api/get-headroom";
 
 /**
- * Capacity and headroom are sums over the fleet and the catalogue, so any change to either can
- * move them; rather than recompute them here, refetch, throttled. A changed model's own headroom
- * comes with its event and is shown at once; the refetch brings what the change did to the others
- * (a class change moves what they may preempt, an owner change their quota).
+ * Capacity and headroom are sums over the fleet and the catalogue, so a heartbeat, a replica, a
+ * class or a quota change can move the headroom of every model. The server says what moved in
+ * `headroom.changed` (the models whose headroom changed, and the fleet's totals, at most every
+ * 250 ms), and that is written into the cache in place: no fleet event fetches the lists again.
+ * Refetching both per fleet event, with 500 models and a heartbeat a second, downloaded about
+ * 1 MB a second and kept the page busy parsing what had not changed.
+ *
+ * A changed model's own headroom comes with its event and is shown at once; a removed model
+ * leaves. After the stream was offline the app refetches everything (provider.tsx), since
+ * `headroom.changed` is not replayed.
  */
 export function subscribeCapacity(client: QueryClient, live: LiveStream): () => void {
-  const refresh = atMostEvery(CAPACITY_REFRESH_MS, () => {
-    void client.invalidateQueries({ queryKey: capacityQueryOptions().queryKey });
-    void client.invalidateQueries({ queryKey: headroomQueryOptions().queryKey });
-  });
   const offs = [
-    live.on("node.changed", refresh),
-    live.on("node.removed", refresh),
-    live.on("replica.changed", refresh),
-    live.on("model.changed", (model) => {
-      storeHeadroom(client, model.headroom);
-      refresh();
-    }),
-    live.on("model.removed", ({ name }) => {
-      forgetHeadroom(client, name);
-      refresh();
-    }),
-    live.on("quota.changed", refresh),
+    live.on("headroom.changed", (change) => storeHeadroomChange(client, change)),
+    live.on("model.changed", (model) => storeHeadroom(client, model.headroom)),
+    live.on("model.removed", ({ name }) => forgetHeadroom(client, name)),
   ];
   return () => {
     for (const off of offs) off();
   };
+}
+
+function storeHeadroomChange(client: QueryClient, { models, capacity }: HeadroomChange): void {
+  client.setQueryData(capacityQueryOptions().queryKey, (held) => (held ? capacity : held));
+  storeHeadroom(client, ...models);
 }

@@ -16,16 +16,22 @@ export const useHeadroom = (shown?: () => HeadroomSummary[]) =>
   useQuery({ ...headroomQueryOptions(), initialData: shown, initialDataUpdatedAt: 0 });
 
 /**
- * Puts one model's headroom (a `model.changed` event carries it) into the list at once, so its card
- * need not wait for the list's next refetch. The other entries keep their identity, so only that
- * model's card renders again.
+ * Puts models' headroom (a `model.changed` or `headroom.changed` event carries it) into the list at
+ * once, so their cards need not wait for a refetch. The other entries keep their identity, so only
+ * those models' cards render again.
  */
-export function storeHeadroom(client: QueryClient, headroom: HeadroomSummary): void {
+export function storeHeadroom(client: QueryClient, ...changed: HeadroomSummary[]): void {
+  if (changed.length === 0) return;
   client.setQueryData(headroomQueryOptions().queryKey, (list) => {
     if (!list) return list;
-    const index = list.findIndex((h) => h.model === headroom.model);
-    if (index < 0) return [...list, headroom].sort((a, b) => a.model.localeCompare(b.model));
-    return list.map((h, i) => (i === index ? headroom : h));
+    const fresh = new Map(changed.map((h) => [h.model, h]));
+    const next = list.map((h) => {
+      const headroom = fresh.get(h.model);
+      fresh.delete(h.model);
+      return headroom ?? h;
+    });
+    if (fresh.size === 0) return next;
+    return [...next, ...fresh.values()].sort((a, b) => a.model.localeCompare(b.model));
   });
 }
 

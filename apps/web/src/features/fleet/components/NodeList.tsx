@@ -1,15 +1,29 @@
 import type { Class, NodeView, Replica } from "@llmgw/domain";
+import { useDeferredValue, useMemo, useState } from "react";
+import { countText, NameSearch } from "../../../components/NameSearch";
 import { Legend } from "../../../components/StackedBar";
 import { Empty } from "../../../components/Status";
+import { VirtualCards } from "../../../components/VirtualCards";
 import { byRank, classTone, UNMANAGED } from "../../../lib/classes";
+import { matchesSearch } from "../../../lib/grid";
 import { useNow } from "../../../lib/use-now";
 import { NodeCard } from "./NodeCard";
 
 type Props = { nodes: NodeView[]; replicas: Replica[]; classes: Class[] };
 
+/** A node card's height before it is drawn, and the narrowest column (the stylesheet's `.card-grid`). */
+const CARD_ESTIMATE_PX = 260;
+const CARD_MIN_WIDTH_PX = 340;
+
+const NONE: Replica[] = [];
+
 export function NodeList({ nodes, replicas, classes }: Props) {
   const now = useNow();
-  const pending = replicas.filter((r) => r.node === null);
+  const [search, setSearch] = useState("");
+  // The list follows the search a moment later, so the keystroke is drawn first.
+  const searched = useDeferredValue(search);
+  const shown = useMemo(() => nodes.filter((n) => matchesSearch(searched, n.name)), [nodes, searched]);
+  const { pending, byNode } = useMemo(() => replicasByNode(replicas), [replicas]);
   if (nodes.length === 0)
     return <Empty>No node has reported yet. Start an agent: llmgw agent --server URL.</Empty>;
   return (
@@ -39,17 +53,45 @@ export function NodeList({ nodes, replicas, classes }: Props) {
           </ul>
         </section>
       )}
-      <div className="card-grid" data-testid="node-list">
-        {nodes.map((node) => (
-          <NodeCard
-            key={node.name}
-            node={node}
-            replicas={replicas.filter((r) => r.node === node.name)}
-            classes={classes}
-            now={now}
-          />
-        ))}
-      </div>
+      <NameSearch
+        id="fleet-search"
+        what="the nodes"
+        placeholder="node name"
+        value={search}
+        onChange={setSearch}
+        count={countText(shown.length, nodes.length, "nodes")}
+        testId="nodes-count"
+      />
+      {shown.length === 0 ? (
+        <Empty>No node matches the search.</Empty>
+      ) : (
+        <VirtualCards
+          items={shown}
+          keyOf={(n) => n.name}
+          render={(node) => (
+            <NodeCard node={node} replicas={byNode.get(node.name) ?? NONE} classes={classes} now={now} />
+          )}
+          estimate={CARD_ESTIMATE_PX}
+          minColumnWidth={CARD_MIN_WIDTH_PX}
+          className="card-grid"
+          testId="node-list"
+        />
+      )}
     </>
   );
+}
+
+/** Each node's replicas, and those waiting for a node: one pass, not one filter per card. */
+function replicasByNode(replicas: readonly Replica[]) {
+  const pending: Replica[] = [];
+  const byNode = new Map<string, Replica[]>();
+  for (const r of replicas) {
+    if (r.node === null) pending.push(r);
+    else {
+      const held = byNode.get(r.node);
+      if (held) held.push(r);
+      else byNode.set(r.node, [r]);
+    }
+  }
+  return { pending, byNode };
 }

@@ -1,12 +1,27 @@
 import type { Class, ModelSummary } from "@llmgw/domain";
-import { useEffect } from "react";
+import { useDeferredValue, useEffect, useMemo, useState } from "react";
+import { countText, NameSearch } from "../../../components/NameSearch";
 import { Empty } from "../../../components/Status";
+import { VirtualCards } from "../../../components/VirtualCards";
+import { matchesSearch } from "../../../lib/grid";
 import { ModelCard } from "./ModelCard";
 
 type Props = { models: ModelSummary[]; classes: Class[]; focus?: string | null };
 
+/** A model card's height before it is drawn: a card with its fields, most with one or two replicas. */
+const CARD_ESTIMATE_PX = 560;
+
 export function ModelList({ models, classes, focus = null }: Props) {
-  const focused = focus !== null && models.some((m) => m.name === focus);
+  const [search, setSearch] = useState("");
+  // The list follows the search a moment later, so the keystroke is drawn first.
+  const searched = useDeferredValue(search);
+  const shown = useMemo(
+    () => models.filter((m) => matchesSearch(searched, m.name, ...m.aliases)),
+    [models, searched],
+  );
+  // The card a link points at stays drawn wherever the page is scrolled, so it can be focused.
+  const focusIndex = focus === null ? -1 : shown.findIndex((m) => m.name === focus);
+  const focused = focusIndex >= 0;
   useEffect(() => {
     if (!focused || focus === null) return;
     const card = document.getElementById(`model-${focus}`);
@@ -16,10 +31,29 @@ export function ModelList({ models, classes, focus = null }: Props) {
 
   if (models.length === 0) return <Empty>No models in the catalogue yet. Serve one from the mirror.</Empty>;
   return (
-    <div className="card-list" data-testid="model-list">
-      {models.map((model) => (
-        <ModelCard key={model.name} model={model} classes={classes} highlighted={model.name === focus} />
-      ))}
-    </div>
+    <>
+      <NameSearch
+        id="models-search"
+        what="the models"
+        placeholder="name or alias"
+        value={search}
+        onChange={setSearch}
+        count={countText(shown.length, models.length, "models")}
+        testId="models-count"
+      />
+      {shown.length === 0 ? (
+        <Empty>No model matches the search.</Empty>
+      ) : (
+        <VirtualCards
+          items={shown}
+          keyOf={(m) => m.name}
+          render={(model) => <ModelCard model={model} classes={classes} highlighted={model.name === focus} />}
+          estimate={CARD_ESTIMATE_PX}
+          keep={focusIndex}
+          className="card-list"
+          testId="model-list"
+        />
+      )}
+    </>
   );
 }
