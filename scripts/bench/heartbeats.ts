@@ -36,8 +36,17 @@ async function phase(server: Server, beats: Server, rounds: number, change: bool
   const last = samples[samples.length - 1];
   const cpuMs = (last?.usage.cpuMs ?? 0) - (first?.usage.cpuMs ?? 0);
   const runs = (last?.usage.scheduler.runs ?? 0) - (first?.usage.scheduler.runs ?? 0);
+  const scheduling = (last?.usage.scheduler.seconds ?? 0) - (first?.usage.scheduler.seconds ?? 0);
   const loads = (last?.usage.snapshotLoads ?? 0) - (first?.usage.snapshotLoads ?? 0);
-  return { paced, shares, cpuMs, share: cpuMs / ((last?.at ?? 0) - (first?.at ?? 0)), runs, loads };
+  return {
+    paced,
+    shares,
+    cpuMs,
+    share: cpuMs / ((last?.at ?? 0) - (first?.at ?? 0)),
+    runs,
+    scheduling,
+    loads,
+  };
 }
 
 type Phase = Awaited<ReturnType<typeof phase>>;
@@ -49,7 +58,7 @@ function describe(kind: string, p: Phase): string {
     `heartbeats, ${kind}: ${paced.sent} beats in ${paced.seconds.toFixed(1)} s (${paced.rate.toFixed(0)}/s, ${paced.moved} moved, ` +
     `p50 ${paced.p50.toFixed(1)} ms, p99 ${paced.p99.toFixed(1)} ms, ${paced.errors} errors, ${paced.late} sent late); ` +
     `server CPU ${pct(p.share)} of a core (rounds ${p.shares.map(pct).join(", ")}), ${(p.cpuMs / paced.sent).toFixed(2)} ms a beat; ` +
-    `scheduler ${p.runs} runs, ${p.loads} snapshot loads; load ${load()}`
+    `scheduler ${p.runs} runs (${p.scheduling.toFixed(1)} s), ${p.loads} snapshot loads; load ${load()}`
   );
 }
 

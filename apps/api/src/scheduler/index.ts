@@ -44,6 +44,8 @@ export function startScheduler(deps: Deps, options: SchedulerOptions = {}): Sche
   let again = false;
   let stopped = false;
   let waiting: (() => void)[] = [];
+  /** How long the last run took: the next waits at least as long (see `nudge`). */
+  let lastRunMs = 0;
 
   const settle = () => {
     if (timer || current) return;
@@ -52,6 +54,7 @@ export function startScheduler(deps: Deps, options: SchedulerOptions = {}): Sche
   };
   const run = () => {
     timer = null;
+    const started = performance.now();
     current = runOnce(deps, leader)
       .then((plan: Schedule | null) => {
         // Writes a heartbeat overtook were left: plan again from the newer state.
@@ -59,6 +62,7 @@ export function startScheduler(deps: Deps, options: SchedulerOptions = {}): Sche
       })
       .catch((err: unknown) => deps.log.error({ err }, "scheduler run failed"))
       .finally(() => {
+        lastRunMs = performance.now() - started;
         current = null;
         if (again && !stopped) {
           again = false;
@@ -68,11 +72,13 @@ export function startScheduler(deps: Deps, options: SchedulerOptions = {}): Sche
       });
   };
   // A burst does not push the run back: under a steady stream of heartbeats a resetting
-  // debounce would never fire.
+  // debounce would never fire. Nor do runs follow each other closer than one takes: on a large
+  // fleet a run costs a good part of a second, and under a stream of changing beats back-to-back
+  // runs would take the whole core the beats and reads need (at most half of it, this way).
   const nudge = () => {
     if (stopped) return;
     if (current) again = true;
-    else timer ??= setTimeout(run, debounceMs);
+    else timer ??= setTimeout(run, Math.max(debounceMs, lastRunMs));
   };
 
   const unsubscribe = deps.hub.subscribe((event) => {

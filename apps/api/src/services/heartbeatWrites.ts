@@ -52,6 +52,9 @@ async function drain(deps: Deps, queue: Queue): Promise<void> {
   queue.running = true;
   try {
     while (queue.pending.length > 0) {
+      // One turn of the event loop first: PGlite's statements hold the thread while they run, so
+      // the beats that arrived meanwhile are parsed, and join this batch, only once it yields.
+      await new Promise((resolve) => setImmediate(resolve));
       const batch = queue.pending.splice(0, MAX_BATCH);
       if (batch.length === 1 || !(await together(deps, batch))) {
         for (const waiting of batch) await alone(deps, waiting);
