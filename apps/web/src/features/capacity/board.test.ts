@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { makeView } from "../../testing/views";
-import { boardCards, initialFilter, shownCards } from "./board";
+import { boardCards, initialFilter, shownCards, victimsText } from "./board";
 
 describe("shownCards", () => {
   const roomy = makeView({ class: "batch", owner: "research", headroom: { total: 5 } });
@@ -38,5 +38,12 @@ describe("boardCards", () => {
     const [card] = boardCards([model], [model.headroom]);
     expect(card?.model).toBe(model);
     expect(card?.headroom).toBe(model.headroom);
+  });
+});
+
+describe("victimsText", () => {
+  it("names whom preempting stops, by class, most first", () => {
+    expect(victimsText({ standard: 1, batch: 2, critical: 0 })).toBe("batch ×2, standard ×1");
+    expect(victimsText({})).toBe("");
   });
 });

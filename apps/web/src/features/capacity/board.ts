@@ -51,3 +51,12 @@ export function shownCards(cards: readonly BoardCard[], filter: BoardFilter): Bo
 export function ownersOf(models: readonly ModelSummary[]): string[] {
   return [...new Set(models.map((m) => m.owner))].sort();
 }
+
+/** Whom preempting would stop, by class, most first: "batch ×2, standard ×1"; "" when nobody. */
+export function victimsText(victimsByClass: Readonly<Record<string, number>>): string {
+  return Object.entries(victimsByClass)
+    .filter(([, n]) => n > 0)
+    .sort(([a, x], [b, y]) => y - x || a.localeCompare(b))
+    .map(([c, n]) => `${c} ×${n}`)
+    .join(", ");
+}

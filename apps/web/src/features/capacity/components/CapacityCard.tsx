@@ -12,6 +12,7 @@ import { TrafficPanel } from "../../../components/TrafficPanel";
 import { classTone } from "../../../lib/classes";
 import { Link } from "../../../lib/router";
 import { gb } from "../../../lib/units";
+import { HeadroomAnswer } from "./HeadroomAnswer";
 import { NodeLines } from "./NodeLines";
 
 type Props = { model: ModelSummary; headroom: HeadroomSummary; classes: Class[] };
@@ -25,7 +26,6 @@ const MODE_WORDS = { always: "always on", ondemand: "on demand", stopped: "stopp
  */
 export const CapacityCard = memo(function CapacityCard({ model, headroom, classes }: Props) {
   const titleId = `capacity-title-${model.name}`;
-  const victims = Object.keys(headroom.victimsByClass).filter((c) => (headroom.victimsByClass[c] ?? 0) > 0);
   const wanted = replicasOf(model.scaling);
   return (
     <article
@@ -55,7 +55,7 @@ export const CapacityCard = memo(function CapacityCard({ model, headroom, classe
         {headroom.need.gpus > 0 ? `, ${counted(headroom.need.gpus, "GPU")}` : ""}
       </p>
       <p className="replica-count" data-testid="replicas">
-        <span className="big" data-testid="replicas-current">
+        <span className="strong" data-testid="replicas-current">
           {headroom.current}
         </span>
         {" / "}
@@ -76,34 +76,7 @@ export const CapacityCard = memo(function CapacityCard({ model, headroom, classe
           <Link to={`/models?model=${encodeURIComponent(model.name)}`}>Set its memory and cores</Link>.
         </p>
       ) : (
-        <dl className="headroom">
-          <div>
-            <dt>Free now</dt>
-            <dd data-testid="headroom-free">+{headroom.free ?? 0} now</dd>
-          </div>
-          <div>
-            <dt>By preemption</dt>
-            <dd data-testid="headroom-preempt">
-              +{headroom.byPreemption ?? 0}
-              {victims.length > 0 ? ` by preempting ${victims.join(", ")}` : " by preemption"}
-            </dd>
-          </div>
-          <div>
-            <dt>Quota left</dt>
-            <dd data-testid="headroom-quota">
-              {headroom.quotaRemaining === null ? "no limit" : counted(headroom.quotaRemaining, "replica")}
-            </dd>
-          </div>
-          <div>
-            <dt>At most</dt>
-            <dd data-testid="headroom-total">
-              +{headroom.total ?? 0}{" "}
-              <span className="muted" data-testid="headroom-limited-by">
-                limited by {headroom.limitedBy}
-              </span>
-            </dd>
-          </div>
-        </dl>
+        <HeadroomAnswer headroom={headroom} />
       )}
       <NodeLines headroom={headroom} />
     </article>

@@ -1,6 +1,15 @@
-import type { HeadroomSummary } from "@llmgw/domain";
+import type { HeadroomNode, HeadroomSummary } from "@llmgw/domain";
 import { useState } from "react";
 import { useModelHeadroom } from "../api/get-model-headroom";
+
+/** A node that fits only by preempting says so: its room costs other models' replicas. */
+function nodeLine(n: HeadroomNode): string {
+  if (n.fitFree > 0) {
+    return `fits ${n.fitFree} now${n.fitPreempt > n.fitFree ? `, ${n.fitPreempt} by preempting` : ""}`;
+  }
+  if (n.fitPreempt > 0) return `fits ${n.fitPreempt} only by preempting`;
+  return n.reason ?? "holds none";
+}
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
@@ -38,10 +47,7 @@ export function NodeLines({ headroom }: { headroom: HeadroomSummary }) {
           <ul className="plain-list">
             {lines.data.nodes.map((n) => (
               <li key={n.node} data-testid={`headroom-node-${n.node}`}>
-                <strong>{n.node}</strong>:{" "}
-                {n.fitFree > 0
-                  ? `fits ${n.fitFree} now${n.fitPreempt > n.fitFree ? `, ${n.fitPreempt} by preempting` : ""}`
-                  : (n.reason ?? "holds none")}
+                <strong>{n.node}</strong>: {nodeLine(n)}
               </li>
             ))}
           </ul>
