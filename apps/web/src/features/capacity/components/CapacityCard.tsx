@@ -12,10 +12,17 @@ import { TrafficPanel } from "../../../components/TrafficPanel";
 import { classTone } from "../../../lib/classes";
 import { Link } from "../../../lib/router";
 import { gb } from "../../../lib/units";
+import { cardAttention } from "../board";
 import { HeadroomAnswer } from "./HeadroomAnswer";
 import { NodeLines } from "./NodeLines";
 
-type Props = { model: ModelSummary; headroom: HeadroomSummary; classes: Class[] };
+type Props = {
+  model: ModelSummary;
+  headroom: HeadroomSummary;
+  classes: Class[];
+  /** Its owner's over-quota sentence, when the owner is over (a string: the memo compares it by value). */
+  overQuota?: string | undefined;
+};
 
 const MODE_WORDS = { always: "always on", ondemand: "on demand", stopped: "stopped" } as const;
 
@@ -24,12 +31,13 @@ const MODE_WORDS = { always: "always on", ondemand: "on demand", stopped: "stopp
  * Memoised: an event moves one card of hundreds, and the query cache keeps the others' model and
  * headroom objects identical, so only the card whose props changed renders again.
  */
-export const CapacityCard = memo(function CapacityCard({ model, headroom, classes }: Props) {
+export const CapacityCard = memo(function CapacityCard({ model, headroom, classes, overQuota }: Props) {
   const titleId = `capacity-title-${model.name}`;
+  const attention = cardAttention({ model, headroom }, overQuota);
   const wanted = replicasOf(model.scaling);
   return (
     <article
-      className="card capacity-card"
+      className={attention.length > 0 ? "card capacity-card card-attention" : "card capacity-card"}
       aria-labelledby={titleId}
       data-testid={`capacity-card-${model.name}`}
     >
@@ -68,6 +76,15 @@ export const CapacityCard = memo(function CapacityCard({ model, headroom, classe
           </span>
         ))}
       </p>
+      {attention.length > 0 && (
+        <ul className="attention-list" aria-label="Needs attention" data-testid="card-attention">
+          {attention.map((a) => (
+            <li key={a.kind} data-testid={`attention-${a.kind}`}>
+              {a.text}
+            </li>
+          ))}
+        </ul>
+      )}
       <ReplicaActivity replicas={model.replicas} />
       <TrafficPanel model={model.name} />
       {headroom.limitedBy === "unknown-need" ? (
