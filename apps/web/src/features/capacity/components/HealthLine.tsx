@@ -41,7 +41,7 @@ export function HealthLine({ models, scheduler }: Props) {
               {health.down > 0 && health.draining > 0 && ", "}
               {health.draining > 0 && (
                 <Link to="/fleet?state=draining" className="warn">
-                  {health.draining} draining
+                  {health.down > 0 ? health.draining : counted(health.draining, "node")} draining
                 </Link>
               )}
             </>
