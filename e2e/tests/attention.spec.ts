@@ -21,6 +21,10 @@ test("a model short of its replicas is marked, counted in the health line, and f
   const shortCard = page.getByTestId(`capacity-card-${short.name}`);
   await expect(shortCard.getByTestId("attention-short")).toHaveText("0 of 1 running");
   await expect(page.getByTestId(`capacity-card-${fine.name}`).getByTestId("card-attention")).toHaveCount(0);
+  // Why not, grouped by cause in a sentence, not a line per node (item 7).
+  await expect(shortCard.getByTestId("why-not-selector")).toHaveText(
+    /^\d+ nodes? do(es)? not match the node selector \(e\.g\. .+\)$/,
+  );
   const health = page.getByTestId("health-line");
   await expect(health.getByTestId("health-models")).toContainText("short of wanted");
   // The e2e server runs without a scheduler: the page says nothing will fill the model.
