@@ -66,7 +66,7 @@ test("a draining node is counted in the health line, and its link filters the fl
     });
   await answer(beat(`${base}-a`));
   await answer(beat(`${base}-b`));
-  await answer(api.fleet.nodes[":name"].drain.$post({ param: { name: segment(`${base}-a`) } }));
+  await answer(api.fleet.nodes[":name"].drain.$post({ param: { name: segment(`${base}-b`) } }));
   // A model of its own, so the page shows its board and health line whatever else there is.
   await answer(api.models.$post({ json: modelInput() }));
 
@@ -78,12 +78,22 @@ test("a draining node is counted in the health line, and its link filters the fl
   await expect(page.getByTestId("fleet-states")).toContainText(/\d+ draining/);
   await page.getByLabel("Search", { exact: true }).fill(base);
   await expect(page.getByTestId("nodes-count")).toHaveText(/^1 of \d+ nodes$/);
-  await expect(page.getByTestId("node-list")).toContainText(`${base}-a`);
-  await expect(page.getByTestId("node-list")).not.toContainText(`${base}-b`);
+  await expect(page.getByTestId("node-list")).toContainText(`${base}-b`);
+  await expect(page.getByTestId("node-list")).not.toContainText(`${base}-a`);
 
   // Needs attention alone (any state) still leaves the ready node out.
   await page.getByLabel("State").selectOption("");
   await page.getByLabel("Needs attention only").check();
   await expect(page).toHaveURL(/\/fleet\?attention=1$/);
   await expect(page.getByTestId("nodes-count")).toHaveText(/^1 of \d+ nodes$/);
+
+  // Every node again, the draining one first though its name sorts after the ready one's.
+  await page.getByLabel("Needs attention only").uncheck();
+  await page.getByLabel("Search", { exact: true }).fill(base);
+  const names = page.getByTestId("node-list").locator("[data-testid^=node-card-]");
+  await expect(names).toHaveCount(2);
+  await expect(names.first()).toHaveAttribute("data-testid", `node-card-${base}-a`);
+  await page.getByLabel("Sort by").selectOption("attention");
+  await expect(page).toHaveURL(/[?&]order=attention/);
+  await expect(names.first()).toHaveAttribute("data-testid", `node-card-${base}-b`);
 });

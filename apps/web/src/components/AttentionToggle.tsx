@@ -21,3 +21,33 @@ export function AttentionToggle({ id, checked }: { id: string; checked: boolean 
     </div>
   );
 }
+
+/** The address's `order=attention`: what needs attention first, the list's own order otherwise. */
+export const ORDER_PARAM = "order";
+
+export function attentionFirstAsked(search: URLSearchParams): boolean {
+  return search.get(ORDER_PARAM) === "attention";
+}
+
+/** Those that need attention first, each group in the order it came (a stable sort). */
+export function attentionFirst<T>(items: readonly T[], needs: (item: T) => boolean): T[] {
+  const [first, rest]: [T[], T[]] = [[], []];
+  for (const item of items) (needs(item) ? first : rest).push(item);
+  return [...first, ...rest];
+}
+
+export function OrderSelect({ id, attention }: { id: string; attention: boolean }) {
+  return (
+    <div className="field">
+      <label htmlFor={id}>Sort by</label>
+      <select
+        id={id}
+        value={attention ? "attention" : ""}
+        onChange={(e) => setSearchParam(ORDER_PARAM, e.target.value)}
+      >
+        <option value="">Name</option>
+        <option value="attention">Needs attention first</option>
+      </select>
+    </div>
+  );
+}

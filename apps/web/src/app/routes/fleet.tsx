@@ -1,5 +1,5 @@
 import { nodeStateSchema } from "@llmgw/domain";
-import { attentionAsked } from "../../components/AttentionToggle";
+import { attentionAsked, attentionFirstAsked } from "../../components/AttentionToggle";
 import { Loaded } from "../../components/Loaded";
 import { PageHeader } from "../../components/PageHeader";
 import { useClasses } from "../../features/capacity/api/get-classes";
@@ -26,6 +26,7 @@ export function FleetRoute() {
             classes={classes.data ?? []}
             state={state}
             attention={attentionAsked(search)}
+            first={attentionFirstAsked(search)}
           />
         )}
       </Loaded>

@@ -1,5 +1,5 @@
 import type { Class } from "@llmgw/domain";
-import { attentionAsked } from "../../components/AttentionToggle";
+import { attentionAsked, attentionFirstAsked } from "../../components/AttentionToggle";
 import { Loaded } from "../../components/Loaded";
 import { PageHeader } from "../../components/PageHeader";
 import { useClasses } from "../../features/capacity/api/get-classes";
@@ -28,6 +28,7 @@ export function ModelsRoute() {
             classes={classes.data ?? NO_CLASSES}
             focus={search.get("model")}
             attention={attentionAsked(search)}
+            first={attentionFirstAsked(search)}
           />
         )}
       </Loaded>

@@ -3,7 +3,7 @@ import { type Class, type NodeView, nodeAttention, type Replica } from "@llmgw/d
 type NodeState = NodeView["state"];
 
 import { useDeferredValue, useMemo, useState } from "react";
-import { AttentionToggle } from "../../../components/AttentionToggle";
+import { AttentionToggle, attentionFirst, OrderSelect } from "../../../components/AttentionToggle";
 import { countText, NameSearch } from "../../../components/NameSearch";
 import { Legend } from "../../../components/StackedBar";
 import { Empty } from "../../../components/Status";
@@ -21,6 +21,8 @@ type Props = {
   /** The address's `state=` and `attention=1`: what the Capacity page's health line links to. */
   state?: NodeState | null;
   attention?: boolean;
+  /** Down and draining nodes first (the address's `order=attention`). */
+  first?: boolean;
 };
 
 const STATES: readonly NodeState[] = ["ready", "draining", "down"];
@@ -31,21 +33,27 @@ const CARD_MIN_WIDTH_PX = 340;
 
 const NONE: Replica[] = [];
 
-export function NodeList({ nodes, replicas, classes, state = null, attention = false }: Props) {
+export function NodeList({
+  nodes,
+  replicas,
+  classes,
+  state = null,
+  attention = false,
+  first = false,
+}: Props) {
   const now = useNow();
   const [search, setSearch] = useState("");
   // The list follows the search a moment later, so the keystroke is drawn first.
   const searched = useDeferredValue(search);
-  const shown = useMemo(
-    () =>
-      nodes.filter(
-        (n) =>
-          (state === null || n.state === state) &&
-          (!attention || nodeAttention(n).length > 0) &&
-          matchesSearch(searched, n.name),
-      ),
-    [nodes, searched, state, attention],
-  );
+  const shown = useMemo(() => {
+    const found = nodes.filter(
+      (n) =>
+        (state === null || n.state === state) &&
+        (!attention || nodeAttention(n).length > 0) &&
+        matchesSearch(searched, n.name),
+    );
+    return first ? attentionFirst(found, (n) => nodeAttention(n).length > 0) : found;
+  }, [nodes, searched, state, attention, first]);
   const byState = useMemo(
     () => STATES.map((s) => [s, nodes.filter((n) => n.state === s).length] as const),
     [nodes],
@@ -107,6 +115,7 @@ export function NodeList({ nodes, replicas, classes, state = null, attention = f
             ))}
           </select>
         </div>
+        <OrderSelect id="fleet-order" attention={first} />
         <AttentionToggle id="fleet-attention" checked={attention} />
       </NameSearch>
       {shown.length === 0 ? (
