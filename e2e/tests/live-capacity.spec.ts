@@ -88,6 +88,8 @@ test("another model's class change moves a capacity card within a second: what i
   const card = page.getByTestId(`capacity-card-${other.name}`);
   await expect(card.getByTestId("headroom-free")).toHaveText("+0 now");
   await expect(card.getByTestId("headroom-preempt")).toHaveText("+0 by preemption");
+  await expect(card.getByTestId("headroom-total")).toContainText("No more replicas can start");
+  await expect(card.getByTestId("headroom-only-preempting")).toHaveCount(0);
 
   // Somebody else makes the victim a batch model: the other now outranks its replicas.
   await answer(
@@ -96,7 +98,12 @@ test("another model's class change moves a capacity card within a second: what i
       { headers: { "If-Match": `"${victim.version}"` } },
     ),
   );
-  await expect(card.getByTestId("headroom-preempt")).toHaveText("+2 by preempting batch", { timeout: 1000 });
+  await expect(card.getByTestId("headroom-preempt")).toHaveText(/^\+2 by preempting batch ×\d+$/, {
+    timeout: 1000,
+  });
+  // It fits only by preempting: the card says so beside the big number, which counts those two.
+  await expect(card.getByTestId("headroom-only-preempting")).toBeVisible();
+  await expect(card.getByTestId("headroom-total")).toContainText("+2 more can start");
   expect(
     (await answer(api.models[":name"].headroom.$get({ param: { name: segment(other.name) } }))).byPreemption,
   ).toBe(2);

@@ -25,6 +25,8 @@ describe("GET /capacity", () => {
 
     expect(capacity.total).toEqual({ memoryGB: 0, cpuCores: 0, gpus: 0 });
     expect(capacity.free).toEqual({ memoryGB: 0, cpuCores: 0, gpus: 0 });
+    // Whether the scheduler places replicas: the Capacity page's health line says so.
+    expect(capacity.scheduler).toBe(api.deps.config.scheduler);
   });
 
   it("totals the ready nodes and what each class holds", async () => {

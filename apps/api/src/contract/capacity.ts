@@ -2,6 +2,13 @@ import { capacitySchema, classSchema, headroomSummarySchema } from "@llmgw/domai
 import { z } from "zod";
 import { route } from "./route";
 
+/**
+ * `GET /capacity` with whether this server's scheduler places replicas (`LLMGW_SCHEDULER`): off,
+ * nothing fills a model short of its replicas but agents, which the Capacity page must say. Set at
+ * start, not a fleet sum, so `headroom.changed`'s capacity leaves it out.
+ */
+export const capacityAnswerSchema = capacitySchema.extend({ scheduler: z.boolean() });
+
 /** What the fleet could still take, by model and by priority class (SPEC §5). */
 export const capacity = {
   headroom: route({
@@ -17,7 +24,7 @@ export const capacity = {
     path: "/api/v1/capacity",
     need: "viewer",
     summary: "the fleet's capacity by priority class",
-    ok: { status: 200, description: "capacity", schema: capacitySchema },
+    ok: { status: 200, description: "capacity", schema: capacityAnswerSchema },
     refusals: [],
   }),
   classes: route({

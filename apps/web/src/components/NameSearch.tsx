@@ -1,3 +1,5 @@
+import type { ReactNode } from "react";
+
 type Props = {
   id: string;
   /** What is searched, for the search landmark: "the nodes". */
@@ -8,10 +10,12 @@ type Props = {
   /** "12 of 2000 nodes": said to screen readers as it changes. */
   count: string;
   testId: string;
+  /** More filters beside the search box (needs attention, state). */
+  children?: ReactNode;
 };
 
 /** A search box over a long list, and how many of the list it shows. */
-export function NameSearch({ id, what, placeholder, value, onChange, count, testId }: Props) {
+export function NameSearch({ id, what, placeholder, value, onChange, count, testId, children }: Props) {
   return (
     <>
       <search className="filters" aria-label={`Search ${what}`}>
@@ -25,6 +29,7 @@ export function NameSearch({ id, what, placeholder, value, onChange, count, test
             onChange={(e) => onChange(e.target.value)}
           />
         </div>
+        {children}
       </search>
       <p className="muted" role="status" data-testid={testId}>
         {count}

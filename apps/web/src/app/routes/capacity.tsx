@@ -5,6 +5,7 @@ import { useCapacity } from "../../features/capacity/api/get-capacity";
 import { useClasses } from "../../features/capacity/api/get-classes";
 import { CapacityBoard } from "../../features/capacity/components/CapacityBoard";
 import { FleetTotals } from "../../features/capacity/components/FleetTotals";
+import { HealthLine } from "../../features/capacity/components/HealthLine";
 import { useModels } from "../../features/models/api/get-models";
 
 /** One array while the classes load, so the memoised cards see the same props until they arrive. */
@@ -18,6 +19,9 @@ export function CapacityRoute() {
   return (
     <>
       <PageHeader title="Capacity" />
+      {models.data && models.data.length > 0 && (
+        <HealthLine models={models.data} scheduler={capacity.data?.scheduler} />
+      )}
       <Loaded query={capacity} what="the fleet's capacity">
         {(data) => <FleetTotals capacity={data} classes={classList} />}
       </Loaded>

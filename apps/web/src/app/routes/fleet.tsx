@@ -1,19 +1,34 @@
+import { nodeStateSchema } from "@llmgw/domain";
+import { attentionAsked, attentionFirstAsked } from "../../components/AttentionToggle";
 import { Loaded } from "../../components/Loaded";
 import { PageHeader } from "../../components/PageHeader";
 import { useClasses } from "../../features/capacity/api/get-classes";
 import { useNodes } from "../../features/fleet/api/get-nodes";
 import { useReplicas } from "../../features/fleet/api/get-replicas";
 import { NodeList } from "../../features/fleet/components/NodeList";
+import { useLocation } from "../../lib/router";
 
 export function FleetRoute() {
   const nodes = useNodes();
   const replicas = useReplicas();
   const classes = useClasses();
+  const { search } = useLocation();
+  // An address's state that is not one (typed by hand) filters nothing rather than everything.
+  const state = nodeStateSchema.safeParse(search.get("state")).data ?? null;
   return (
     <>
       <PageHeader title="Fleet" />
       <Loaded query={nodes} what="the nodes">
-        {(data) => <NodeList nodes={data} replicas={replicas.data ?? []} classes={classes.data ?? []} />}
+        {(data) => (
+          <NodeList
+            nodes={data}
+            replicas={replicas.data ?? []}
+            classes={classes.data ?? []}
+            state={state}
+            attention={attentionAsked(search)}
+            first={attentionFirstAsked(search)}
+          />
+        )}
       </Loaded>
     </>
   );

@@ -1,4 +1,5 @@
 import type { Class } from "@llmgw/domain";
+import { attentionAsked, attentionFirstAsked } from "../../components/AttentionToggle";
 import { Loaded } from "../../components/Loaded";
 import { PageHeader } from "../../components/PageHeader";
 import { useClasses } from "../../features/capacity/api/get-classes";
@@ -22,7 +23,13 @@ export function ModelsRoute() {
       </PageHeader>
       <Loaded query={models} what="the models">
         {(data) => (
-          <ModelList models={data} classes={classes.data ?? NO_CLASSES} focus={search.get("model")} />
+          <ModelList
+            models={data}
+            classes={classes.data ?? NO_CLASSES}
+            focus={search.get("model")}
+            attention={attentionAsked(search)}
+            first={attentionFirstAsked(search)}
+          />
         )}
       </Loaded>
     </>

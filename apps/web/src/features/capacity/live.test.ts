@@ -19,7 +19,7 @@ function setUp(headroom: Headroom[]) {
   const client = new QueryClient();
   const live = new LiveStream("/events");
   client.setQueryData(headroomQueryOptions().queryKey, headroom);
-  client.setQueryData(capacityQueryOptions().queryKey, totals(512));
+  client.setQueryData(capacityQueryOptions().queryKey, { ...totals(512), scheduler: false });
   const off = subscribeCapacity(client, live);
   const list = () => client.getQueryData(headroomQueryOptions().queryKey);
   const capacity = () => client.getQueryData(capacityQueryOptions().queryKey);
@@ -58,6 +58,8 @@ describe("subscribeCapacity", () => {
     // The unmoved entry keeps its object, so its card does not render again.
     expect(list()?.[1]).toBe(b.headroom);
     expect(capacity()?.free.memoryGB).toBe(200);
+    // The event carries fleet sums only: whether the scheduler runs stays as fetched.
+    expect(capacity()?.scheduler).toBe(false);
     off();
   });
 

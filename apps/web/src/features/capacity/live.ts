@@ -28,6 +28,9 @@ export function subscribeCapacity(client: QueryClient, live: LiveStream): () => 
 }
 
 function storeHeadroomChange(client: QueryClient, { models, capacity }: HeadroomChange): void {
-  client.setQueryData(capacityQueryOptions().queryKey, (held) => (held ? capacity : held));
+  // Whether the scheduler runs is set at start, not a fleet sum: the event leaves it out.
+  client.setQueryData(capacityQueryOptions().queryKey, (held) =>
+    held ? { ...capacity, scheduler: held.scheduler } : held,
+  );
   storeHeadroom(client, ...models);
 }

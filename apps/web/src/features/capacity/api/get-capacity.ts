@@ -1,8 +1,7 @@
-import type { Capacity } from "@llmgw/domain";
 import { queryOptions, useQuery } from "@tanstack/react-query";
 import { answer, api } from "../../../lib/api";
 
-export const getCapacity = (): Promise<Capacity> => answer(api.capacity.$get());
+export const getCapacity = () => answer(api.capacity.$get());
 
 export const capacityQueryOptions = () => queryOptions({ queryKey: ["capacity"], queryFn: getCapacity });
 

@@ -1,7 +1,10 @@
 import type { Class, ModelSummary } from "@llmgw/domain";
-import { counted } from "@llmgw/domain";
+import { counted, quotaAttention } from "@llmgw/domain";
 import { useMemo, useState } from "react";
+import { AttentionToggle, attentionAsked } from "../../../components/AttentionToggle";
 import { Empty } from "../../../components/Status";
+import { useLocation } from "../../../lib/router";
+import { useQuotas } from "../../quotas/api/get-quotas";
 import { useHeadroom } from "../api/get-headroom";
 import {
   ALL,
@@ -9,6 +12,7 @@ import {
   type BoardSort,
   boardCards,
   initialFilter,
+  type OverQuota,
   ownersOf,
   shownCards,
 } from "../board";
@@ -23,10 +27,17 @@ type Props = { models: ModelSummary[]; classes: Class[] };
  * view brings its own.
  */
 export function CapacityBoard({ models, classes }: Props) {
-  const [filter, setFilter] = useState<BoardFilter>(initialFilter);
+  const [chosen, setFilter] = useState<BoardFilter>(initialFilter);
+  const attention = attentionAsked(useLocation().search);
+  const filter = useMemo(() => ({ ...chosen, attention }), [chosen, attention]);
   const headroom = useHeadroom(() => models.map((m) => m.headroom)).data;
+  const quotas = useQuotas().data;
+  const overQuota: OverQuota = useMemo(
+    () => new Map(quotas?.flatMap((q) => quotaAttention(q).map((a) => [q.owner, a.text] as const))),
+    [quotas],
+  );
   const cards = useMemo(() => boardCards(models, headroom), [models, headroom]);
-  const shown = useMemo(() => shownCards(cards, filter), [cards, filter]);
+  const shown = useMemo(() => shownCards(cards, filter, overQuota), [cards, filter, overQuota]);
   const owners = useMemo(() => ownersOf(models), [models]);
   const set = (patch: Partial<BoardFilter>) => setFilter((f) => ({ ...f, ...patch }));
 
@@ -82,10 +93,12 @@ export function CapacityBoard({ models, classes }: Props) {
             onChange={(e) => set({ sort: e.target.value as BoardSort })}
           >
             <option value="name">Name</option>
+            <option value="attention">Needs attention first</option>
             <option value="headroom-desc">Most headroom first</option>
             <option value="headroom-asc">Least headroom first</option>
           </select>
         </div>
+        <AttentionToggle id="capacity-attention" checked={attention} />
       </search>
       <p className="muted" role="status" data-testid="capacity-count">
         {shown.length === models.length
@@ -99,7 +112,13 @@ export function CapacityBoard({ models, classes }: Props) {
       ) : (
         <div className="card-grid">
           {shown.map(({ model, headroom }) => (
-            <CapacityCard key={model.name} model={model} headroom={headroom} classes={classes} />
+            <CapacityCard
+              key={model.name}
+              model={model}
+              headroom={headroom}
+              classes={classes}
+              overQuota={overQuota.get(model.owner)}
+            />
           ))}
         </div>
       )}

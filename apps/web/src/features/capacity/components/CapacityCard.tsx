@@ -12,9 +12,17 @@ import { TrafficPanel } from "../../../components/TrafficPanel";
 import { classTone } from "../../../lib/classes";
 import { Link } from "../../../lib/router";
 import { gb } from "../../../lib/units";
+import { cardAttention } from "../board";
+import { HeadroomAnswer } from "./HeadroomAnswer";
 import { NodeLines } from "./NodeLines";
 
-type Props = { model: ModelSummary; headroom: HeadroomSummary; classes: Class[] };
+type Props = {
+  model: ModelSummary;
+  headroom: HeadroomSummary;
+  classes: Class[];
+  /** Its owner's over-quota sentence, when the owner is over (a string: the memo compares it by value). */
+  overQuota?: string | undefined;
+};
 
 const MODE_WORDS = { always: "always on", ondemand: "on demand", stopped: "stopped" } as const;
 
@@ -23,13 +31,13 @@ const MODE_WORDS = { always: "always on", ondemand: "on demand", stopped: "stopp
  * Memoised: an event moves one card of hundreds, and the query cache keeps the others' model and
  * headroom objects identical, so only the card whose props changed renders again.
  */
-export const CapacityCard = memo(function CapacityCard({ model, headroom, classes }: Props) {
+export const CapacityCard = memo(function CapacityCard({ model, headroom, classes, overQuota }: Props) {
   const titleId = `capacity-title-${model.name}`;
-  const victims = Object.keys(headroom.victimsByClass).filter((c) => (headroom.victimsByClass[c] ?? 0) > 0);
+  const attention = cardAttention({ model, headroom }, overQuota);
   const wanted = replicasOf(model.scaling);
   return (
     <article
-      className="card capacity-card"
+      className={attention.length > 0 ? "card capacity-card card-attention" : "card capacity-card"}
       aria-labelledby={titleId}
       data-testid={`capacity-card-${model.name}`}
     >
@@ -55,7 +63,7 @@ export const CapacityCard = memo(function CapacityCard({ model, headroom, classe
         {headroom.need.gpus > 0 ? `, ${counted(headroom.need.gpus, "GPU")}` : ""}
       </p>
       <p className="replica-count" data-testid="replicas">
-        <span className="big" data-testid="replicas-current">
+        <span className="strong" data-testid="replicas-current">
           {headroom.current}
         </span>
         {" / "}
@@ -68,6 +76,15 @@ export const CapacityCard = memo(function CapacityCard({ model, headroom, classe
           </span>
         ))}
       </p>
+      {attention.length > 0 && (
+        <ul className="attention-list" aria-label="Needs attention" data-testid="card-attention">
+          {attention.map((a) => (
+            <li key={a.kind} data-testid={`attention-${a.kind}`}>
+              {a.text}
+            </li>
+          ))}
+        </ul>
+      )}
       <ReplicaActivity replicas={model.replicas} />
       <TrafficPanel model={model.name} />
       {headroom.limitedBy === "unknown-need" ? (
@@ -76,34 +93,7 @@ export const CapacityCard = memo(function CapacityCard({ model, headroom, classe
           <Link to={`/models?model=${encodeURIComponent(model.name)}`}>Set its memory and cores</Link>.
         </p>
       ) : (
-        <dl className="headroom">
-          <div>
-            <dt>Free now</dt>
-            <dd data-testid="headroom-free">+{headroom.free ?? 0} now</dd>
-          </div>
-          <div>
-            <dt>By preemption</dt>
-            <dd data-testid="headroom-preempt">
-              +{headroom.byPreemption ?? 0}
-              {victims.length > 0 ? ` by preempting ${victims.join(", ")}` : " by preemption"}
-            </dd>
-          </div>
-          <div>
-            <dt>Quota left</dt>
-            <dd data-testid="headroom-quota">
-              {headroom.quotaRemaining === null ? "no limit" : counted(headroom.quotaRemaining, "replica")}
-            </dd>
-          </div>
-          <div>
-            <dt>At most</dt>
-            <dd data-testid="headroom-total">
-              +{headroom.total ?? 0}{" "}
-              <span className="muted" data-testid="headroom-limited-by">
-                limited by {headroom.limitedBy}
-              </span>
-            </dd>
-          </div>
-        </dl>
+        <HeadroomAnswer headroom={headroom} />
       )}
       <NodeLines headroom={headroom} />
     </article>

@@ -1,6 +1,27 @@
-import type { HeadroomSummary } from "@llmgw/domain";
+import type { HeadroomNode, HeadroomSummary, WhyNotCause } from "@llmgw/domain";
 import { useState } from "react";
 import { useModelHeadroom } from "../api/get-model-headroom";
+
+/** A node that fits only by preempting says so: its room costs other models' replicas. */
+function nodeLine(n: HeadroomNode): string {
+  if (n.fitFree > 0) {
+    return `fits ${n.fitFree} now${n.fitPreempt > n.fitFree ? `, ${n.fitPreempt} by preempting` : ""}`;
+  }
+  if (n.fitPreempt > 0) return `fits ${n.fitPreempt} only by preempting`;
+  return n.reason ?? "holds none";
+}
+
+/** Each cause as a sentence about its nodes, for one node and for several: "8 nodes lack the engine". */
+const CAUSE_WORDS: Record<WhyNotCause, readonly [string, string]> = {
+  selector: ["does not match the node selector", "do not match the node selector"],
+  engine: ["lacks the engine", "lack the engine"],
+  "no memory reported": ["reports no memory", "report no memory"],
+  "no cores reported": ["reports no cores", "report no cores"],
+  "not ready": ["is not ready", "are not ready"],
+  "short of memory": ["is short of memory", "are short of memory"],
+  "short of cores": ["is short of cores", "are short of cores"],
+  "short of GPUs": ["is short of GPUs", "are short of GPUs"],
+};
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
@@ -22,7 +43,7 @@ export function NodeLines({ headroom }: { headroom: HeadroomSummary }) {
         >
           {headroom.whyNot.map((w) => (
             <li key={w.cause} data-testid={`why-not-${w.cause.replaceAll(" ", "-")}`}>
-              <strong>{plural(w.nodes, "node")}</strong> {w.cause}{" "}
+              <strong>{plural(w.nodes, "node")}</strong> {CAUSE_WORDS[w.cause][w.nodes === 1 ? 0 : 1]}{" "}
               <span className="muted">(e.g. {w.example})</span>
             </li>
           ))}
@@ -38,10 +59,7 @@ export function NodeLines({ headroom }: { headroom: HeadroomSummary }) {
           <ul className="plain-list">
             {lines.data.nodes.map((n) => (
               <li key={n.node} data-testid={`headroom-node-${n.node}`}>
-                <strong>{n.node}</strong>:{" "}
-                {n.fitFree > 0
-                  ? `fits ${n.fitFree} now${n.fitPreempt > n.fitFree ? `, ${n.fitPreempt} by preempting` : ""}`
-                  : (n.reason ?? "holds none")}
+                <strong>{n.node}</strong>: {nodeLine(n)}
               </li>
             ))}
           </ul>

@@ -1,15 +1,31 @@
-import type { Class, NodeView, Replica } from "@llmgw/domain";
+import { type Class, type NodeView, nodeAttention, type Replica } from "@llmgw/domain";
+
+type NodeState = NodeView["state"];
+
 import { useDeferredValue, useMemo, useState } from "react";
+import { AttentionToggle, attentionFirst, OrderSelect } from "../../../components/AttentionToggle";
 import { countText, NameSearch } from "../../../components/NameSearch";
 import { Legend } from "../../../components/StackedBar";
 import { Empty } from "../../../components/Status";
 import { VirtualCards } from "../../../components/VirtualCards";
 import { byRank, classTone, UNMANAGED } from "../../../lib/classes";
 import { matchesSearch } from "../../../lib/grid";
+import { setSearchParam } from "../../../lib/router";
 import { useNow } from "../../../lib/use-now";
 import { NodeCard } from "./NodeCard";
 
-type Props = { nodes: NodeView[]; replicas: Replica[]; classes: Class[] };
+type Props = {
+  nodes: NodeView[];
+  replicas: Replica[];
+  classes: Class[];
+  /** The address's `state=` and `attention=1`: what the Capacity page's health line links to. */
+  state?: NodeState | null;
+  attention?: boolean;
+  /** Down and draining nodes first (the address's `order=attention`). */
+  first?: boolean;
+};
+
+const STATES: readonly NodeState[] = ["ready", "draining", "down"];
 
 /** A node card's height before it is drawn, and the narrowest column (the stylesheet's `.card-grid`). */
 const CARD_ESTIMATE_PX = 260;
@@ -17,17 +33,39 @@ const CARD_MIN_WIDTH_PX = 340;
 
 const NONE: Replica[] = [];
 
-export function NodeList({ nodes, replicas, classes }: Props) {
+export function NodeList({
+  nodes,
+  replicas,
+  classes,
+  state = null,
+  attention = false,
+  first = false,
+}: Props) {
   const now = useNow();
   const [search, setSearch] = useState("");
   // The list follows the search a moment later, so the keystroke is drawn first.
   const searched = useDeferredValue(search);
-  const shown = useMemo(() => nodes.filter((n) => matchesSearch(searched, n.name)), [nodes, searched]);
+  const shown = useMemo(() => {
+    const found = nodes.filter(
+      (n) =>
+        (state === null || n.state === state) &&
+        (!attention || nodeAttention(n).length > 0) &&
+        matchesSearch(searched, n.name),
+    );
+    return first ? attentionFirst(found, (n) => nodeAttention(n).length > 0) : found;
+  }, [nodes, searched, state, attention, first]);
+  const byState = useMemo(
+    () => STATES.map((s) => [s, nodes.filter((n) => n.state === s).length] as const),
+    [nodes],
+  );
   const { pending, byNode } = useMemo(() => replicasByNode(replicas), [replicas]);
   if (nodes.length === 0)
     return <Empty>No node has reported yet. Start an agent: llmgw agent --server URL.</Empty>;
   return (
     <>
+      <p className="muted" data-testid="fleet-states">
+        {byState.map(([s, n]) => `${n} ${s}`).join(" · ")}
+      </p>
       <Legend
         items={[
           ...byRank(classes).map((c) => ({ key: c.name, label: c.name, tone: classTone(c.name, classes) })),
@@ -61,9 +99,27 @@ export function NodeList({ nodes, replicas, classes }: Props) {
         onChange={setSearch}
         count={countText(shown.length, nodes.length, "nodes")}
         testId="nodes-count"
-      />
+      >
+        <div className="field">
+          <label htmlFor="fleet-state">State</label>
+          <select
+            id="fleet-state"
+            value={state ?? ""}
+            onChange={(e) => setSearchParam("state", e.target.value)}
+          >
+            <option value="">All states</option>
+            {STATES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </div>
+        <OrderSelect id="fleet-order" attention={first} />
+        <AttentionToggle id="fleet-attention" checked={attention} />
+      </NameSearch>
       {shown.length === 0 ? (
-        <Empty>No node matches the search.</Empty>
+        <Empty>No node matches the search and filters.</Empty>
       ) : (
         <VirtualCards
           items={shown}

@@ -1,24 +1,35 @@
-import type { Class, ModelSummary } from "@llmgw/domain";
+import { type Class, type ModelSummary, modelAttention } from "@llmgw/domain";
 import { useDeferredValue, useEffect, useMemo, useState } from "react";
+import { AttentionToggle, attentionFirst, OrderSelect } from "../../../components/AttentionToggle";
 import { countText, NameSearch } from "../../../components/NameSearch";
 import { Empty } from "../../../components/Status";
 import { VirtualCards } from "../../../components/VirtualCards";
 import { matchesSearch } from "../../../lib/grid";
 import { ModelCard } from "./ModelCard";
 
-type Props = { models: ModelSummary[]; classes: Class[]; focus?: string | null };
+type Props = {
+  models: ModelSummary[];
+  classes: Class[];
+  focus?: string | null;
+  /** Only the models that need attention (the address's `attention=1`). */
+  attention?: boolean;
+  /** Those that need attention first (the address's `order=attention`). */
+  first?: boolean;
+};
 
 /** A model card's height before it is drawn: a card with its fields, most with one or two replicas. */
 const CARD_ESTIMATE_PX = 560;
 
-export function ModelList({ models, classes, focus = null }: Props) {
+export function ModelList({ models, classes, focus = null, attention = false, first = false }: Props) {
   const [search, setSearch] = useState("");
   // The list follows the search a moment later, so the keystroke is drawn first.
   const searched = useDeferredValue(search);
-  const shown = useMemo(
-    () => models.filter((m) => matchesSearch(searched, m.name, ...m.aliases)),
-    [models, searched],
-  );
+  const shown = useMemo(() => {
+    const found = models.filter(
+      (m) => (!attention || modelAttention(m).length > 0) && matchesSearch(searched, m.name, ...m.aliases),
+    );
+    return first ? attentionFirst(found, (m) => modelAttention(m).length > 0) : found;
+  }, [models, searched, attention, first]);
   // The card a link points at stays drawn wherever the page is scrolled, so it can be focused.
   const focusIndex = focus === null ? -1 : shown.findIndex((m) => m.name === focus);
   const focused = focusIndex >= 0;
@@ -40,9 +51,12 @@ export function ModelList({ models, classes, focus = null }: Props) {
         onChange={setSearch}
         count={countText(shown.length, models.length, "models")}
         testId="models-count"
-      />
+      >
+        <OrderSelect id="models-order" attention={first} />
+        <AttentionToggle id="models-attention" checked={attention} />
+      </NameSearch>
       {shown.length === 0 ? (
-        <Empty>No model matches the search.</Empty>
+        <Empty>No model matches {attention ? "the search and needs attention" : "the search"}.</Empty>
       ) : (
         <VirtualCards
           items={shown}
