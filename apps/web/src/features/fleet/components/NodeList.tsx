@@ -25,7 +25,7 @@ export function NodeList({ nodes, replicas, classes }: Props) {
   const shown = useMemo(() => nodes.filter((n) => matchesSearch(searched, n.name)), [nodes, searched]);
   const { pending, byNode } = useMemo(() => replicasByNode(replicas), [replicas]);
   if (nodes.length === 0)
-    return <Empty>No node has reported yet. Start an agent: llmgw agent --server URL.</Empty>;
+    return <Empty>No node has reported yet: start an agent, as the guide above says.</Empty>;
   return (
     <>
       <Legend
