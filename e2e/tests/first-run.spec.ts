@@ -1,6 +1,6 @@
 import { join } from "node:path";
-import { answer, connect } from "@llmgw/client";
 import { writeGgufFile } from "@llmgw/api/testing";
+import { answer, connect } from "@llmgw/client";
 import { expect, test } from "@playwright/test";
 import { modelInput } from "./fixtures";
 import { newSecret, signIn, startTokenServer, type TokenServer } from "./tokenServer";
