@@ -103,6 +103,15 @@ test("the empty screens guide a new user, with this server's address, and tick o
     timeout: 15_000,
   });
 
+  // With no node, the wizard proposes no cores and says why rather than offering 0.
+  await page.goto(`${url}/serve`);
+  const wizard = page.getByTestId("serve-wizard");
+  await wizard.getByTestId("serve-version-tiny-v1").getByRole("radio").check();
+  await wizard.getByTestId("serve-next").click();
+  await expect(wizard.getByTestId("plan-cores")).toHaveText("no node reports its cores");
+  await wizard.getByTestId("serve-next").click();
+  await expect(wizard.getByTestId("serve-no-cores")).toBeVisible();
+
   // An agent reports: the second.
   await page.goto(`${url}/fleet`);
   await expect(page.getByTestId("first-run-agent")).toHaveAttribute("data-done", "false");
