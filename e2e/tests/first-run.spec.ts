@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { writeGgufFile } from "@llmgw/api/testing";
+import { llama31_8b, writeGgufFile } from "@llmgw/api/testing";
 import { answer, connect } from "@llmgw/client";
 import { expect, test } from "@playwright/test";
 import { modelInput } from "./fixtures";
@@ -30,16 +30,6 @@ test.beforeAll(async () => {
 test.afterAll(async () => {
   await server?.stop();
 });
-
-const GGUF = {
-  architecture: "llama",
-  blockCount: 8,
-  headCount: 8,
-  headCountKV: 8,
-  embeddingLength: 512,
-  contextLength: 4096,
-  weightsBytes: 16 * 1024 * 1024,
-};
 
 test("the empty screens guide a new user, with this server's address, and tick off each step live", async ({
   page,
@@ -90,7 +80,7 @@ test("the empty screens guide a new user, with this server's address, and tick o
   // A .gguf at the mirror's root: listed on the Mirror page as misplaced, with where to move it.
   await page.goto(`${url}/mirror`);
   await expect(page.getByTestId("mirror-empty")).toContainText(`${info.dir}/<model>/<version>/<file>`);
-  await writeGgufFile(join(info.dir, "stray.gguf"), GGUF);
+  await writeGgufFile(join(info.dir, "stray.gguf"), llama31_8b());
   await expect(page.getByTestId("misplaced-stray.gguf")).toHaveText(
     `move stray.gguf to ${info.dir}/<model>/<version>/stray.gguf`,
     { timeout: 15_000 },
@@ -98,7 +88,7 @@ test("the empty screens guide a new user, with this server's address, and tick o
   await expect(page.getByTestId("first-run-mirror")).toHaveAttribute("data-done", "false");
 
   // Weights in place: the first step ticks off, without a reload.
-  await writeGgufFile(join(info.dir, "tiny", "v1", "tiny.gguf"), GGUF);
+  await writeGgufFile(join(info.dir, "tiny", "v1", "tiny.gguf"), llama31_8b());
   await expect(page.getByTestId("first-run-mirror")).toHaveAttribute("data-done", "true", {
     timeout: 15_000,
   });
