@@ -39,7 +39,7 @@ describe("the numbers every screen's API gives agree", () => {
     await fc.assert(
       fc.asyncProperty(fleetArb, async (fleet) => {
         run += 1;
-        const models = [];
+        const models: { name: string }[] = [];
         for (const cls of fleet.models)
           models.push(await createOk(api, modelInput({ name: `agree-${run}-${models.length}`, class: cls })));
         const bodies = fleet.nodes.map((n, i) =>
