@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { llama31_8b, writeGgufFile } from "@llmgw/api/testing";
 import { answer, connect } from "@llmgw/client";
 import { expect, test } from "@playwright/test";
+import { blockingViolations } from "./axe";
 import { modelInput } from "./fixtures";
 import { newSecret, signIn, startTokenServer, type TokenServer } from "./tokenServer";
 
@@ -69,6 +70,7 @@ test("the empty screens guide a new user, with this server's address, and tick o
     ] as const) {
       await page.goto(`${url}${path}`);
       await expect(page.getByTestId("first-run")).toBeVisible();
+      expect(await blockingViolations(page)).toEqual([]);
       await page.screenshot({
         path: testInfo.outputPath(`first-run-${name}-${width}x${height}.png`),
         fullPage: true,
