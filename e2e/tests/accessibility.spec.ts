@@ -1,23 +1,8 @@
-import AxeBuilder from "@axe-core/playwright";
-import { expect, type Page, test } from "@playwright/test";
+import { expect, test } from "@playwright/test";
+import { blockingViolations } from "./axe";
 import { SCREENS } from "./screens";
 
 // Every screen of the app's page table, the sign-in and "Not found" included (screens.ts).
-
-/** The serious and critical violations on the page as it is now, in words a failure can show. */
-async function blockingViolations(page: Page) {
-  const results = await new AxeBuilder({ page })
-    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"])
-    .analyze();
-  return results.violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => ({
-      rule: v.id,
-      impact: v.impact,
-      help: v.help,
-      nodes: v.nodes.map((n) => `${n.target.join(" ")}: ${n.failureSummary ?? ""}`).slice(0, 5),
-    }));
-}
 
 for (const { name, path, ready, prepare } of SCREENS) {
   test(`axe finds nothing serious or critical on ${name} (${path})`, async ({ page }) => {

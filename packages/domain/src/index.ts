@@ -11,6 +11,7 @@ export * from "./fleetIndex";
 export * from "./gguf";
 export * from "./headroom";
 export * from "./memory";
+export * from "./mirrorInfo";
 export * from "./need";
 export * from "./patch";
 export * from "./quota";

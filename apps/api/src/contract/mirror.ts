@@ -1,4 +1,4 @@
-import { mirrorEntrySchema, servePlanSchema } from "@llmgw/domain";
+import { mirrorEntrySchema, mirrorInfoSchema, servePlanSchema } from "@llmgw/domain";
 import { z } from "zod";
 import { route } from "./route";
 
@@ -19,6 +19,15 @@ export const mirror = {
     need: "viewer",
     summary: "every version in the mirror, with its serve plan",
     ok: { status: 200, description: "the mirror", schema: z.array(mirrorEntrySchema) },
+    refusals: [],
+  }),
+  // A route of its own rather than a field on the list: the list is an array clients already read.
+  info: route({
+    method: "GET",
+    path: "/api/v1/mirror/info",
+    need: "viewer",
+    summary: "where the mirror is, its layout, and weights files outside it that it cannot list",
+    ok: { status: 200, description: "the mirror's directory and misplaced files", schema: mirrorInfoSchema },
     refusals: [],
   }),
   plan: route({

@@ -1,7 +1,14 @@
 import { readdir, readFile, realpath, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { type Logger, silentLogger } from "@llmgw/client/log";
-import { type GgufHeader, ggufSummary, type MirrorFile, type MirrorVersion } from "@llmgw/domain";
+import {
+  type GgufHeader,
+  ggufSummary,
+  type MirrorFile,
+  type MirrorVersion,
+  type MisplacedFile,
+  misplacedFile,
+} from "@llmgw/domain";
 import { readGgufHeader } from "./ggufHeader";
 import { createHashBook, type HashFile, sha256OfFile } from "./hashes";
 import { isBookkeeping, isSafeSegment, PART_SUFFIX, realPathInside, SIZE_SUFFIX } from "./paths";
@@ -54,6 +61,11 @@ export interface Mirror {
   hashInBackground(): () => void;
   /** Resolves once every complete file seen so far has its SHA-256 (at once when not hashing). */
   hashed(): Promise<void>;
+  /**
+   * Weights files the scan passes over because they are not at `<model>/<version>/<file>` (at the
+   * root, or directly in a model's folder), each with where to move it: read from disk now.
+   */
+  misplaced(): Promise<MisplacedFile[]>;
 }
 
 interface DiskEntry {
@@ -236,6 +248,15 @@ export function createMirror(options: MirrorOptions): Mirror {
       ),
     hashInBackground: () => hashes.start(),
     hashed: () => hashes.idle(),
+    misplaced: async () => {
+      const root = await realRoot(dir);
+      if (!root) return [];
+      const found = (await entriesOf(root, dir, "file")).map((f) => misplacedFile(dir, [f.name]));
+      for (const model of await entriesOf(root, dir, "directory"))
+        for (const f of await entriesOf(root, model.path, "file"))
+          found.push(misplacedFile(dir, [model.name, f.name]));
+      return found.filter((f): f is MisplacedFile => f !== null);
+    },
   };
 }
 

@@ -7,6 +7,7 @@ import { CapacityBoard } from "../../features/capacity/components/CapacityBoard"
 import { FleetTotals } from "../../features/capacity/components/FleetTotals";
 import { HealthLine } from "../../features/capacity/components/HealthLine";
 import { useModels } from "../../features/models/api/get-models";
+import { FirstRunGuide } from "../FirstRunGuide";
 
 /** One array while the classes load, so the memoised cards see the same props until they arrive. */
 const NO_CLASSES: Class[] = [];
@@ -19,11 +20,17 @@ export function CapacityRoute() {
   return (
     <>
       <PageHeader title="Capacity" />
+      <FirstRunGuide />
       {models.data && models.data.length > 0 && (
         <HealthLine models={models.data} scheduler={capacity.data?.scheduler} />
       )}
       <Loaded query={capacity} what="the fleet's capacity">
-        {(data) => <FleetTotals capacity={data} classes={classList} />}
+        {/* No node yet: totals of zero say nothing the guide above does not. */}
+        {(data) =>
+          data.total.cpuCores > 0 || data.total.memoryGB > 0 || data.elsewhere.some((r) => r.replicas > 0) ? (
+            <FleetTotals capacity={data} classes={classList} />
+          ) : null
+        }
       </Loaded>
       <Loaded query={models} what="the models">
         {(data) => <CapacityBoard models={data} classes={classList} />}

@@ -7,6 +7,7 @@ import { useNodes } from "../../features/fleet/api/get-nodes";
 import { useReplicas } from "../../features/fleet/api/get-replicas";
 import { NodeList } from "../../features/fleet/components/NodeList";
 import { useLocation } from "../../lib/router";
+import { FirstRunGuide } from "../FirstRunGuide";
 
 export function FleetRoute() {
   const nodes = useNodes();
@@ -18,6 +19,7 @@ export function FleetRoute() {
   return (
     <>
       <PageHeader title="Fleet" />
+      <FirstRunGuide />
       <Loaded query={nodes} what="the nodes">
         {(data) => (
           <NodeList

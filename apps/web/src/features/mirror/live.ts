@@ -2,10 +2,13 @@ import type { MirrorEntry } from "@llmgw/domain";
 import type { QueryClient } from "@tanstack/react-query";
 import type { LiveStream } from "../../lib/live";
 import { mirrorQueryOptions } from "./api/get-mirror";
+import { mirrorInfoQueryOptions } from "./api/get-mirror-info";
 
 /** A version's files grow while they download: each event replaces that version in the list. */
 export function subscribeMirror(client: QueryClient, live: LiveStream): () => void {
   return live.on("mirror.changed", (event) => {
+    // A file moved into place may be one the info listed as misplaced.
+    void client.invalidateQueries({ queryKey: mirrorInfoQueryOptions().queryKey });
     const same = (e: MirrorEntry) => e.model === event.model && e.version === event.version;
     client.setQueryData(mirrorQueryOptions().queryKey, (list) => {
       if (!list) return list;

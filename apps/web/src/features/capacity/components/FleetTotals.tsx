@@ -14,6 +14,24 @@ const DIMENSIONS: Dimension[] = [
   { key: "gpus", label: "GPUs", format: (n) => `${n} GPU${n === 1 ? "" : "s"}` },
 ];
 
+/**
+ * What replicas on draining or down nodes still hold: outside the totals above (those count ready
+ * nodes only), said apart so used + free = total and the class table agree (issue 18).
+ */
+function ElsewhereLine({ rows }: { rows: Capacity["elsewhere"] }) {
+  const held = rows.filter((r) => r.replicas > 0);
+  if (held.length === 0) return null;
+  const sum = (key: "replicas" | "memoryGB" | "cpuCores" | "gpus") => held.reduce((s, r) => s + r[key], 0);
+  const gpus = sum("gpus");
+  return (
+    <p className="muted" data-testid="totals-elsewhere">
+      Not counted above: {counted(sum("replicas"), "replica")} on draining or down nodes hold{" "}
+      {gb(sum("memoryGB"))}, {counted(sum("cpuCores"), "core")}
+      {gpus > 0 ? `, ${gpus} GPU${gpus === 1 ? "" : "s"}` : ""}.
+    </p>
+  );
+}
+
 /** The fleet's memory, cores and GPUs: held by each class, and free. */
 export function FleetTotals({ capacity, classes }: Props) {
   const rows = orderedUsage(capacity.byClass, classes);
@@ -80,6 +98,7 @@ export function FleetTotals({ capacity, classes }: Props) {
           </tbody>
         </table>
       </TableScroll>
+      <ElsewhereLine rows={capacity.elsewhere} />
     </section>
   );
 }

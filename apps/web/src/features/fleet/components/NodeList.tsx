@@ -60,7 +60,7 @@ export function NodeList({
   );
   const { pending, byNode } = useMemo(() => replicasByNode(replicas), [replicas]);
   if (nodes.length === 0)
-    return <Empty>No node has reported yet. Start an agent: llmgw agent --server URL.</Empty>;
+    return <Empty>No node has reported yet: start an agent, as the guide above says.</Empty>;
   return (
     <>
       <p className="muted" data-testid="fleet-states">

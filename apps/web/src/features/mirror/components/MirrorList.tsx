@@ -1,19 +1,53 @@
-import type { MirrorEntry, MirrorFile } from "@llmgw/domain";
+import type { MirrorEntry, MirrorFile, MirrorInfo } from "@llmgw/domain";
 import { counted } from "@llmgw/domain";
 import { Empty } from "../../../components/Status";
 import { Link } from "../../../lib/router";
 import { bytes, gb, percent } from "../../../lib/units";
 import { servableFirst } from "../order";
 
-export function MirrorList({ entries }: { entries: MirrorEntry[] }) {
-  if (entries.length === 0)
-    return <Empty>The mirror is empty. Weights appear here as they are downloaded.</Empty>;
+export function MirrorList({ entries, info }: { entries: MirrorEntry[]; info: MirrorInfo | null }) {
   return (
-    <div className="card-list" data-testid="mirror-list">
-      {servableFirst(entries).map((entry) => (
-        <MirrorVersion key={`${entry.model}/${entry.version}`} entry={entry} />
-      ))}
-    </div>
+    <>
+      {info && info.misplaced.length > 0 && <Misplaced info={info} />}
+      {entries.length === 0 ? (
+        <Empty>
+          <span data-testid="mirror-empty">
+            The mirror is empty. Weights appear here as they are downloaded
+            {info ? (
+              <>
+                {" "}
+                to <code className="wrap">{`${info.dir}/${info.layout}`}</code>
+              </>
+            ) : null}
+            .
+          </span>
+        </Empty>
+      ) : (
+        <div className="card-list" data-testid="mirror-list">
+          {servableFirst(entries).map((entry) => (
+            <MirrorVersion key={`${entry.model}/${entry.version}`} entry={entry} />
+          ))}
+        </div>
+      )}
+    </>
+  );
+}
+
+/** Weights files the mirror passes over, outside `<model>/<version>/<file>`, each with its fix. */
+function Misplaced({ info }: { info: MirrorInfo }) {
+  return (
+    <section className="notice notice-warn" aria-labelledby="misplaced-title" data-testid="mirror-misplaced">
+      <h2 id="misplaced-title" className="section-title">
+        {counted(info.misplaced.length, "file")} not in the mirror's layout ({info.layout}), so not listed
+      </h2>
+      <ul className="plain-list">
+        {info.misplaced.map((m) => (
+          <li key={m.path} data-testid={`misplaced-${m.path}`}>
+            <code className="wrap">{m.fix}</code>
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }
 

@@ -1,5 +1,12 @@
 import { contract } from "@llmgw/api/contract";
-import type { Class, ConflictBody, ModelPatch, ModelSummary } from "@llmgw/domain";
+import {
+  type Class,
+  type ConflictBody,
+  type ModelPatch,
+  type ModelSummary,
+  replicasOf,
+  runningText,
+} from "@llmgw/domain";
 import { type FormEvent, memo, useState } from "react";
 import { ReplicaActivity } from "../../../components/ReplicaProgress";
 import { messageOf } from "../../../components/Status";
@@ -202,6 +209,9 @@ export const ModelCard = memo(function ModelCard({ model, classes, highlighted =
       <TrafficPanel model={model.name} />
       <Placing model={model} />
       <BenchPanel model={model} />
+      <p className="muted" data-testid="model-running">
+        {runningText(model.headroom, replicasOf(model.scaling))}
+      </p>
       <ReplicaActivity replicas={model.replicas} />
       <ReplicaList replicas={model.replicas} />
     </article>

@@ -171,7 +171,19 @@ export function ServeFormStep({ form, memoryBasis, classes, quotas }: Props) {
           </Field>
           {number("replicas", "Replicas", mode === "ondemand" ? "at most, while in use" : undefined)}
           {number("minMemoryGB", "Memory (GB)", "per replica")}
-          {number("cpuCores", "Cores", "per replica")}
+          {number(
+            "cpuCores",
+            "Cores",
+            // Rule 6 of the serve plan proposes none when no ready node reports its cores: say why.
+            watch("cpuCores") === 0 ? (
+              <span className="hint-warn" data-testid="serve-no-cores">
+                no ready node reports its cores, so none is proposed: start an agent (Fleet) or enter what
+                each replica needs
+              </span>
+            ) : (
+              "per replica"
+            ),
+          )}
         </div>
         <p className="field-hint" data-testid="serve-memory-basis">
           Memory estimate: {memoryBasis}

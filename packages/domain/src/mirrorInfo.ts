@@ -1,0 +1,36 @@
+import { z } from "zod";
+
+/** The weights files a mirror can serve; other stray files at the wrong depth are not worth a word. */
+const WEIGHTS = /\.(gguf|safetensors)$/i;
+
+/**
+ * A weights file the mirror cannot list because it is not at `<model>/<version>/<file>`: `path`
+ * is where it is, relative to the mirror; `fix` says where to move it.
+ */
+export const misplacedFileSchema = z.object({ path: z.string(), fix: z.string() });
+export type MisplacedFile = z.infer<typeof misplacedFileSchema>;
+
+/** Where the mirror is and what in it is misplaced (`GET /api/v1/mirror/info`): the first-run guide's words. */
+export const mirrorInfoSchema = z.object({
+  dir: z.string(),
+  layout: z.string(),
+  misplaced: z.array(misplacedFileSchema),
+});
+export type MirrorInfo = z.infer<typeof mirrorInfoSchema>;
+
+export const MIRROR_LAYOUT = "<model>/<version>/<file>";
+
+/**
+ * What to do about a file at `segments` under the mirror `dir` (a file at the root, or one level
+ * down in a model's folder); null when it is not a weights file or is where it belongs.
+ */
+export function misplacedFile(dir: string, segments: readonly string[]): MisplacedFile | null {
+  const file = segments[segments.length - 1];
+  if (file === undefined || !WEIGHTS.test(file) || segments.length >= 3) return null;
+  const root = dir.replace(/\/+$/, "");
+  const model = segments.length === 2 ? segments[0] : "<model>";
+  return {
+    path: segments.join("/"),
+    fix: `move ${segments.join("/")} to ${root}/${model}/<version>/${file}`,
+  };
+}
