@@ -192,8 +192,9 @@ describe("server-side request forgery", () => {
   it("cannot happen: the server's code opens no outbound connection (no fetch, http client or socket)", () => {
     const roots = ["apps/api/src", "packages/store/src", "packages/domain/src"];
     const repo = fileURLToPath(new URL("../../../", import.meta.url));
+    // `fetch(` alone or on globalThis; an app's own `.fetch(request)` answers a request that came in.
     const outbound =
-      /\bfetch\s*\(|from "node:(https?|net|tls|dgram|http2)"|require\("(https?|net)"\)|\bundici\b|\baxios\b|new WebSocket\b/;
+      /(?<![\w.])fetch\s*\(|\bglobalThis\.fetch\b|from "node:(https?|net|tls|dgram|http2)"|require\("(https?|net)"\)|\bundici\b|\baxios\b|new WebSocket\b/;
     const hits: string[] = [];
     for (const root of roots) {
       for (const file of readdirSync(join(repo, root), { recursive: true, encoding: "utf8" })) {
