@@ -1,7 +1,5 @@
 import { z } from "zod";
-
-/** The weights files a mirror can serve; other stray files at the wrong depth are not worth a word. */
-const WEIGHTS = /\.(gguf|safetensors)$/i;
+import { engineFor } from "./servePlan";
 
 /**
  * A weights file the mirror cannot list because it is not at `<model>/<version>/<file>`: `path`
@@ -22,11 +20,12 @@ export const MIRROR_LAYOUT = "<model>/<version>/<file>";
 
 /**
  * What to do about a file at `segments` under the mirror `dir` (a file at the root, or one level
- * down in a model's folder); null when it is not a weights file or is where it belongs.
+ * down in a model's folder); null when it is where it belongs, or is no weights file an engine
+ * reads (the serve plan's rule, so other stray files are not worth a word).
  */
 export function misplacedFile(dir: string, segments: readonly string[]): MisplacedFile | null {
   const file = segments[segments.length - 1];
-  if (file === undefined || !WEIGHTS.test(file) || segments.length >= 3) return null;
+  if (file === undefined || engineFor(file) === null || segments.length >= 3) return null;
   const root = dir.replace(/\/+$/, "");
   const model = segments.length === 2 ? segments[0] : "<model>";
   return {
