@@ -18,7 +18,7 @@ import {
   type Replica,
   reindexNodes,
 } from "@llmgw/domain";
-import type { Store } from "@llmgw/store";
+import type { ReplicaWrite, Store } from "@llmgw/store";
 import { Body } from "./body";
 
 type Parts = {
@@ -162,6 +162,21 @@ export class Snapshot {
   }
 
   /**
+   * This picture with replica rows written or removed as a scheduler run stored them (the last
+   * write of an id wins). Replicas move between nodes and in and out of the pending list, so the
+   * groupings and the index are built again, from the picture in memory: nothing is read.
+   */
+  withReplicas(writes: readonly ReplicaWrite[]): Snapshot {
+    const replicas = new Map(this.replicas.map((r) => [r.id, r]));
+    for (const { replica, removed } of writes) {
+      if (removed) replicas.delete(replica.id);
+      else replicas.set(replica.id, replica);
+    }
+    const { models, nodes, classes, quotas } = this;
+    return Snapshot.of({ models, nodes, replicas: [...replicas.values()].sort(byId), classes, quotas });
+  }
+
+  /**
    * This picture with one node's row and replicas replaced, as an agent's heartbeat stored them:
    * the index is patched for that node alone (`reindexNode`), and headroom and the catalogue's
    * JSON are derived again only when read. Null when the change reaches beyond the node (a
@@ -274,6 +289,11 @@ export class World {
   /** `patchNode` for several heartbeats committed together, in order. */
   patchNodes(generation: number, changes: readonly { node: Node; replicas: readonly Replica[] }[]): void {
     this.patch(generation, (snap) => snap.withNodes(changes));
+  }
+
+  /** Applies a scheduler run's committed writes (see `patch`). */
+  patchReplicas(generation: number, writes: readonly ReplicaWrite[]): void {
+    this.patch(generation, (snap) => snap.withReplicas(writes));
   }
 
   /** Applies a committed create or edit of one model (see `patch`); null reads the store again. */

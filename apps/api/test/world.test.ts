@@ -1,9 +1,11 @@
 import { gunzipSync } from "node:zlib";
+import { scheduleWrites } from "@llmgw/domain";
 import { makeModel } from "@llmgw/domain/testing";
 import { describe, expect, it, vi } from "vitest";
+import { runOnce } from "../src/scheduler";
 import { markSilentNodesDown } from "../src/services/liveness";
 import { Snapshot } from "../src/world";
-import { heartbeat, modelInput, replicaReport, useApi } from "./harness";
+import { beatOk, heartbeat, modelInput, replicaReport, useApi } from "./harness";
 
 // The world's snapshot: a heartbeat patches it instead of reading the store again, and what the
 // API then answers is exactly what a fresh read would answer. Bodies read by many clients are
@@ -153,6 +155,63 @@ describe("the snapshot after silent nodes are marked down", () => {
     expect(patched).not.toEqual(before);
     api.deps.world.invalidate();
     expect(patched).toEqual(await everything());
+  });
+});
+
+describe("the snapshot after scheduler runs", () => {
+  it("is patched, not reloaded, and equals a fresh read after every run: placements, stops, pending", async () => {
+    const pick = random(5);
+    const nodes = ["s-a", "s-b", "s-c"].map((name, i) =>
+      heartbeat({ node: { name, memoryGB: 32 + 16 * i, cpuCount: 8 } }),
+    );
+    for (const node of nodes) await beatOk(api, node);
+    const models: string[] = [];
+    let reads = 0;
+    let runs = 0;
+    for (let step = 0; step < 24; step++) {
+      const move = pick(4);
+      if (models.length < 2 || move === 0) {
+        const res = await api.client.models.$post({
+          json: modelInput({
+            class: ["critical", "standard", "batch"][pick(3)],
+            // Some fit nowhere (pending), some only by preempting.
+            need: { minMemoryGB: 4 + 12 * pick(5), cpuCores: 1 + pick(4) },
+            scaling: { min: 1 + pick(3), max: 4 },
+          }),
+        });
+        expect(res.status).toBe(201);
+        models.push((await res.json()).name);
+      } else if (move === 1) {
+        const name = models[pick(models.length)] ?? "";
+        const res = await api.app.request(`/api/v1/models/${name}/target`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ replicas: pick(4) }),
+        });
+        expect([200, 409]).toContain(res.status);
+      } else {
+        // An agent starts what it was given (reported ready), or a node's memory moves.
+        const node = nodes[pick(nodes.length)];
+        if (!node) continue;
+        const reply = await beatOk(api, node);
+        await beatOk(api, {
+          ...node,
+          replicas: reply.replicas.map((r) => replicaReport({ id: r.id, model: r.model })),
+        });
+      }
+      await everything();
+      const loadsBefore = api.deps.world.loads;
+      const plan = await runOnce(api.deps);
+      if (plan && scheduleWrites(plan).length > 0) runs++;
+      const patched = await everything();
+      expect(api.deps.world.loads).toBe(loadsBefore);
+      api.deps.world.invalidate();
+      const fresh = await everything();
+      reads++;
+      expect(patched).toEqual(fresh);
+    }
+    expect(runs).toBeGreaterThan(3);
+    expect(reads).toBe(24);
   });
 });
 

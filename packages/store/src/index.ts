@@ -13,7 +13,7 @@ export type { Mirror } from "./repos/mirror";
 export type { DeclaredModel, Models } from "./repos/models";
 export type { Nodes } from "./repos/nodes";
 export type { Quotas } from "./repos/quotas";
-export type { Replicas } from "./repos/replicas";
+export type { Replicas, ReplicaWrite } from "./repos/replicas";
 export type { Sessions, StoredSession } from "./repos/sessions";
 export type { NewToken, StoredToken, Tokens } from "./repos/tokens";
 export { WAKES_CHANNEL, type Wakes } from "./repos/wakes";

@@ -69,33 +69,41 @@ async function apply(deps: Deps, snap: Snapshot, plan: Schedule): Promise<number
   if (writes.length === 0) return 0;
   const planned = new Map<string, Replica>();
   for (const r of snap.replicas) planned.set(r.id, r);
-  return commit(deps, async (tx) => {
-    const nodes = new Set<string>();
-    for (const { replica } of writes) {
-      const was = planned.get(replica.id);
-      if (was?.node) nodes.add(was.node);
-    }
-    const current = new Map<string, string>();
-    for (const r of await tx.replicas.listByNodes([...nodes])) current.set(r.id, JSON.stringify(r));
-    const events: ChangeEvent[] = [];
-    const kept: typeof writes = [];
-    let skipped = 0;
-    for (const write of writes) {
-      const { replica, removed } = write;
-      const was = planned.get(replica.id);
-      if (was?.node && current.get(replica.id) !== JSON.stringify(was)) {
-        skipped += 1;
-        continue;
+  const generation = deps.world.generation;
+  const { skipped } = await commit(
+    deps,
+    async (tx) => {
+      const nodes = new Set<string>();
+      for (const { replica } of writes) {
+        const was = planned.get(replica.id);
+        if (was?.node) nodes.add(was.node);
       }
-      kept.push(write);
-      const data = removed ? { ...replica, removed: true } : replica;
-      ownEvents.add(data);
-      events.push({ type: "replica.changed", data });
-    }
-    // All in two statements: one round trip per decision would hold the store for a large plan.
-    await tx.replicas.writeAll(kept);
-    return { result: skipped, events };
-  });
+      const current = new Map<string, string>();
+      for (const r of await tx.replicas.listByNodes([...nodes])) current.set(r.id, JSON.stringify(r));
+      const events: ChangeEvent[] = [];
+      const kept: typeof writes = [];
+      let skipped = 0;
+      for (const write of writes) {
+        const { replica, removed } = write;
+        const was = planned.get(replica.id);
+        if (was?.node && current.get(replica.id) !== JSON.stringify(was)) {
+          skipped += 1;
+          continue;
+        }
+        kept.push(write);
+        const data = removed ? { ...replica, removed: true } : replica;
+        ownEvents.add(data);
+        events.push({ type: "replica.changed", data });
+      }
+      // All in two statements: one round trip per decision would hold the store for a large plan.
+      const stored = await tx.replicas.writeAll(kept);
+      return { result: { skipped, stored }, events };
+    },
+    // Patched into the picture, not read again: on a large fleet a whole read holds up every
+    // heartbeat waiting on the snapshot, and a fleet's first beats set off run after run.
+    ({ stored }) => deps.world.patchReplicas(generation, stored),
+  );
+  return skipped;
 }
 
 /**

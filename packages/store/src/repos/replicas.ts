@@ -17,8 +17,9 @@ export interface Replicas {
   /**
    * Many upserts and removals in two statements (a scheduler run's decisions), with the outcome of
    * doing them one by one in the given order: for an id written twice, the last write wins.
+   * Returns the writes as stored (the last of each id, each replica as its row now holds it).
    */
-  writeAll(writes: readonly { replica: Replica; removed?: boolean }[]): Promise<void>;
+  writeAll(writes: readonly ReplicaWrite[]): Promise<ReplicaWrite[]>;
   /**
    * Makes the replicas on `node` exactly `replicas` (a heartbeat's report). Writes only rows that
    * differ and returns them: `upserted` (new or changed, in the given order) and `removed` (ids that
@@ -38,6 +39,9 @@ export interface Replicas {
   ): Promise<{ upserted: Replica[]; removed: string[] }[]>;
 }
 
+/** A replica written (upserted) or, with `removed`, deleted by id. */
+export type ReplicaWrite = { replica: Replica; removed?: boolean };
+
 type DocRow = { doc: unknown };
 const toReplica = (row: DocRow): Replica => replicaSchema.parse(row.doc);
 
@@ -45,8 +49,8 @@ const UPSERT = `
   insert into replicas (id, model, node, doc)
   select r->>'id', r->>'model', r->>'node', r from jsonb_array_elements($1::jsonb) r
   on conflict (id) do update set model = excluded.model, node = excluded.node, doc = excluded.doc
-  where replicas.doc is distinct from excluded.doc
-  returning doc`;
+  where replicas.doc is distinct from excluded.doc`;
+const UPSERT_IDS = `${UPSERT} returning id`;
 
 export function replicas(sql: Queryable): Replicas {
   return {
@@ -97,11 +101,14 @@ export function replicas(sql: Queryable): Replicas {
         last.delete(write.replica.id);
         last.set(write.replica.id, write);
       }
-      const kept = [...last.values()];
-      const upserts = kept.filter((w) => !w.removed).map((w) => replicaSchema.parse(w.replica));
+      const kept = [...last.values()].map((w) =>
+        w.removed ? w : { replica: replicaSchema.parse(w.replica) },
+      );
+      const upserts = kept.filter((w) => !w.removed).map((w) => w.replica);
       const removes = kept.filter((w) => w.removed).map((w) => w.replica.id);
       if (upserts.length > 0) await sql.query(UPSERT, [jsonb(upserts)]);
       if (removes.length > 0) await sql.query("delete from replicas where id = any($1::text[])", [removes]);
+      return kept;
     },
 
     async remove(id) {
@@ -141,15 +148,18 @@ function replaceAll(
       ...new Map(replicas.map((r) => [r.id, replicaSchema.parse({ ...r, node })])).values(),
     ]);
     // The WHERE on the conflict branch is what keeps an unchanged replica from being rewritten.
-    const written = (await tx.query<DocRow>(UPSERT, [jsonb(wanted.flat())])).map(toReplica);
-    const writtenById = new Map(written.map((r) => [r.id, r]));
+    // Only the ids come back: a row written holds exactly the document sent.
+    const all = wanted.flat();
+    const written = new Set((await tx.query<{ id: string }>(UPSERT_IDS, [jsonb(all)])).map((row) => row.id));
+    // The ids differ across the nodes, and each was just written onto its own node: a row on one
+    // of these nodes whose id is in no list is one its node no longer reports.
     const removed = await tx.query<{ id: string; node: string }>(
-      `delete from replicas r using jsonb_to_recordset($1::jsonb) as k (node text, ids jsonb)
-       where r.node = k.node and not (k.ids ? r.id) returning r.id, r.node`,
-      [jsonb(lists.map(({ node }, i) => ({ node, ids: (wanted[i] ?? []).map((r) => r.id) })))],
+      `delete from replicas where node = any($1::text[]) and not (id = any($2::text[]))
+       returning id, node`,
+      [lists.map((l) => l.node), all.map((r) => r.id)],
     );
     return lists.map(({ node }, i) => ({
-      upserted: (wanted[i] ?? []).flatMap((r) => writtenById.get(r.id) ?? []),
+      upserted: (wanted[i] ?? []).filter((r) => written.has(r.id)),
       removed: removed
         .filter((r) => r.node === node)
         .map((r) => r.id)
