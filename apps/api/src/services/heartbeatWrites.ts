@@ -43,6 +43,8 @@ export function writeBeat(deps: Deps, write: BeatWrite): Promise<void> {
 
 /** A batch large enough to spread a commit's cost, small enough that one event append stays modest. */
 const MAX_BATCH = 100;
+/** How many turns a batch may wait to grow: a turn costs little when nothing else is to be done. */
+const MAX_TURNS = 8;
 
 type Waiting = { write: BeatWrite; resolve: () => void; reject: (err: unknown) => void };
 type Queue = { pending: Waiting[]; running: boolean };
@@ -52,9 +54,14 @@ async function drain(deps: Deps, queue: Queue): Promise<void> {
   queue.running = true;
   try {
     while (queue.pending.length > 0) {
-      // One turn of the event loop first: PGlite's statements hold the thread while they run, so
-      // the beats that arrived meanwhile are parsed, and join this batch, only once it yields.
-      await new Promise((resolve) => setImmediate(resolve));
+      // Turns of the event loop first: PGlite's statements hold the thread while they run, so the
+      // beats that arrived meanwhile are parsed, and join this batch, only once it yields; it
+      // yields again while the batch still grows (a beat's body takes a few turns to arrive).
+      for (let turns = 0; turns < MAX_TURNS; turns++) {
+        const waiting = queue.pending.length;
+        await new Promise((resolve) => setImmediate(resolve));
+        if (queue.pending.length === waiting || queue.pending.length >= MAX_BATCH) break;
+      }
       const batch = queue.pending.splice(0, MAX_BATCH);
       if (batch.length === 1 || !(await together(deps, batch))) {
         for (const waiting of batch) await alone(deps, waiting);
