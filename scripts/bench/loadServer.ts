@@ -6,7 +6,8 @@
 // Tells its parent its port; answers {cmd: "usage"} with CPU time and RSS (now and the peak); on
 // SIGTERM closes, drops what it made and exits.
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { Session } from "node:inspector";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
@@ -81,9 +82,27 @@ function usage() {
   };
 }
 
-process.on("message", (message: { cmd: string }) => {
+// A CPU profile of one stretch of the run ({cmd: "profile", stop: false}, then stop: true with a
+// path): where the time of one phase goes, without the seeding around it.
+const inspector = new Session();
+inspector.connect();
+const post = (method: string) =>
+  new Promise<unknown>((resolve, reject) =>
+    inspector.post(method, (err, result) => (err ? reject(err) : resolve(result))),
+  );
+
+process.on("message", (message: { cmd: string; stop?: boolean; path?: string }) => {
   if (message.cmd === "usage") {
     process.send?.(usage());
+  } else if (message.cmd === "profile" && !message.stop) {
+    void post("Profiler.enable")
+      .then(() => post("Profiler.start"))
+      .then(() => process.send?.({ profiling: true }));
+  } else if (message.cmd === "profile" && message.path) {
+    const path = message.path;
+    void post("Profiler.stop")
+      .then((result) => writeFile(path, JSON.stringify((result as { profile: unknown }).profile)))
+      .then(() => process.send?.({ profiled: path }));
   }
 });
 process.once("SIGTERM", () => {

@@ -67,9 +67,14 @@ async function once(models: number, nodes: number): Promise<Row[]> {
   const fleet = new BeatFleet(base, { prefix: "scale", nodes, perNode: PER_NODE, models });
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   try {
+    // BENCH_SCALE_PROF=<file>: a CPU profile of the server during the first heartbeats alone.
+    const profile = process.env.BENCH_SCALE_PROF;
+    if (profile) await server.ask({ cmd: "profile", stop: false });
     const cpu0 = await server.ask<Usage>({ cmd: "usage" });
     const first = await fleet.round({ concurrency: CONCURRENCY });
     const cpu1 = await server.ask<Usage>({ cmd: "usage" });
+    if (profile)
+      await server.ask({ cmd: "profile", stop: true, path: `${profile}.${models}x${nodes}.cpuprofile` });
     console.log(
       `  ${n(nodes)} first heartbeats: ${(first.ms / 1000).toFixed(2)} s (p50 ${percentile(first.latencies, 50).toFixed(1)} ms, p99 ${percentile(first.latencies, 99).toFixed(1)} ms), server CPU ${((cpu1.cpuMs - cpu0.cpuMs) / 1000).toFixed(1)} s, ${stats(cpu0, cpu1)}; load ${load()}`,
     );
