@@ -81,14 +81,29 @@ export function nodeView(index: FleetIndex, node: Node): NodeView {
  * A row per configured class, highest first, then classes models name that the configuration
  * does not (as they come), then unmanaged: the same rows in the same order on every bar.
  */
+/** Empty rows, one per class in `classRowNames` order. */
 function classRows(index: Pick<FleetIndex, "classes" | "models">): Map<string, ClassUsage> {
-  const rows = new Map<string, ClassUsage>();
-  for (const c of [...index.classes].sort((a, b) => b.rank - a.rank)) rows.set(c.name, row(c.name));
-  for (const { model } of index.models.values())
-    if (!rows.has(model.class)) rows.set(model.class, row(model.class));
-  rows.delete(UNMANAGED);
-  rows.set(UNMANAGED, row(UNMANAGED));
-  return rows;
+  return new Map(classRowNames(index).map((name) => [name, row(name)]));
+}
+
+/** The catalogue the names were found for, and the names: one entry per index's catalogue. */
+const rowNames = new WeakMap<object, { classes: unknown; names: readonly string[] }>();
+
+/**
+ * The classes a bar has rows for, highest rank first, then classes only a model names, then
+ * `unmanaged`. Found once per catalogue: a heartbeat's bar and every node of `GET /fleet/nodes`
+ * ask, and a scan of 2,000 models each time was most of their cost.
+ */
+function classRowNames(index: Pick<FleetIndex, "classes" | "models">): readonly string[] {
+  const known = rowNames.get(index.models);
+  if (known && known.classes === index.classes) return known.names;
+  const names = new Set([...index.classes].sort((a, b) => b.rank - a.rank).map((c) => c.name));
+  for (const { model } of index.models.values()) names.add(model.class);
+  names.delete(UNMANAGED);
+  names.add(UNMANAGED);
+  const found = [...names];
+  rowNames.set(index.models, { classes: index.classes, names: found });
+  return found;
 }
 
 function addTo(rows: Map<string, ClassUsage>, index: Pick<FleetIndex, "models">, replica: Replica): void {
