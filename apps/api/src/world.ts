@@ -195,13 +195,27 @@ export class Snapshot {
     const nodes = this.nodes.slice();
     let added = false;
     const replicasByNode = new Map(this.replicasByNode);
-    const replicasByModel = new Map(this.replicasByModel);
+    /** Where the changes so far put an id: its node, or null once its node no longer lists it. */
+    const placed = new Map<string, string | null>();
+    const models = new Set<string>();
     for (const { node, replicas } of changes) {
       const before = replicasByNode.get(node.name) ?? [];
       const here = new Set(before.map((r) => r.id));
       for (const r of replicas) {
         if (r.node !== node.name) return null;
-        if (!here.has(r.id) && replicasByModel.get(r.model)?.some((o) => o.id === r.id)) return null;
+        if (here.has(r.id)) continue;
+        const held = placed.has(r.id)
+          ? placed.get(r.id) !== null
+          : (this.replicasByModel.get(r.model)?.some((o) => o.id === r.id) ?? false);
+        if (held) return null;
+      }
+      for (const r of before) {
+        placed.set(r.id, null);
+        models.add(r.model);
+      }
+      for (const r of replicas) {
+        placed.set(r.id, node.name);
+        models.add(r.model);
       }
       const at = nodeAt.get(node.name);
       if (at === undefined) {
@@ -211,12 +225,25 @@ export class Snapshot {
       } else nodes[at] = node;
       if (replicas.length > 0) replicasByNode.set(node.name, [...replicas].sort(byId));
       else replicasByNode.delete(node.name);
-      for (const model of new Set([...before, ...replicas].map((r) => r.model))) {
-        const rest = (replicasByModel.get(model) ?? []).filter((r) => r.node !== node.name);
-        const mine = replicas.filter((r) => r.model === model);
-        if (rest.length + mine.length > 0) replicasByModel.set(model, [...rest, ...mine].sort(byId));
-        else replicasByModel.delete(model);
+    }
+    // Each model the changes touch is grouped again once for all of them: what it has on other
+    // nodes (and pending), then what the changed nodes list now.
+    const changed = new Set(changes.map((c) => c.node.name));
+    const fresh = new Map<string, Replica[]>();
+    for (const name of changed)
+      for (const r of replicasByNode.get(name) ?? []) {
+        const list = fresh.get(r.model);
+        if (list) list.push(r);
+        else fresh.set(r.model, [r]);
       }
+    const replicasByModel = new Map(this.replicasByModel);
+    for (const model of models) {
+      const rest = (this.replicasByModel.get(model) ?? []).filter(
+        (r) => r.node === null || !changed.has(r.node),
+      );
+      const list = [...rest, ...(fresh.get(model) ?? [])].sort(byId);
+      if (list.length > 0) replicasByModel.set(model, list);
+      else replicasByModel.delete(model);
     }
     return new Snapshot({
       models: this.models,
