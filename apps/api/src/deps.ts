@@ -6,6 +6,7 @@ import type { Config } from "./config";
 import { EventHub } from "./events/hub";
 import { createMirror, type Mirror } from "./mirror/scanner";
 import { SchedulerRuntime } from "./scheduler/runtime";
+import { BeatQueue } from "./services/heartbeatWrites";
 import { World } from "./world";
 
 /** What the app is built from; tests build it with an in-memory store and a temp mirror. */
@@ -26,6 +27,8 @@ export type Deps = {
    * already handed Deps, as `wakes` and `world` are.
    */
   runtime: SchedulerRuntime;
+  /** Heartbeats waiting to be committed together (services/heartbeatWrites.ts). */
+  beats: BeatQueue;
   /** The process's logger (log.ts); silent unless `openDeps` is given one. */
   log: Logger;
 };
@@ -68,6 +71,7 @@ export async function openDeps(
     wakes: new Map(),
     origin: randomUUID(),
     runtime: new SchedulerRuntime(),
+    beats: new BeatQueue(),
     log,
   };
 }

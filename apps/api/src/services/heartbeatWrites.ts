@@ -29,15 +29,10 @@ export type BeatWrite = {
  * beats are committed again one by one, so only the refused one is refused.
  */
 export function writeBeat(deps: Deps, write: BeatWrite): Promise<void> {
-  let queue = queues.get(deps);
-  if (!queue) {
-    queue = { pending: [], running: false };
-    queues.set(deps, queue);
-  }
-  const added = queue;
+  const queue = deps.beats;
   return new Promise<void>((resolve, reject) => {
-    added.pending.push({ write, resolve, reject });
-    if (!added.running) void drain(deps, added);
+    queue.pending.push({ write, resolve, reject });
+    if (!queue.running) void drain(deps, queue);
   });
 }
 
@@ -47,10 +42,14 @@ const MAX_BATCH = 100;
 const MAX_TURNS = 8;
 
 type Waiting = { write: BeatWrite; resolve: () => void; reject: (err: unknown) => void };
-type Queue = { pending: Waiting[]; running: boolean };
-const queues = new WeakMap<Deps, Queue>();
 
-async function drain(deps: Deps, queue: Queue): Promise<void> {
+/** The heartbeats waiting to be committed in one app (`deps.beats`), and whether a commit runs. */
+export class BeatQueue {
+  pending: Waiting[] = [];
+  running = false;
+}
+
+async function drain(deps: Deps, queue: BeatQueue): Promise<void> {
   queue.running = true;
   try {
     while (queue.pending.length > 0) {
