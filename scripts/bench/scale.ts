@@ -53,7 +53,16 @@ const stats = (a: Usage, b: Usage) =>
   `${b.snapshotLoads - a.snapshotLoads} snapshot loads, event loop held up to ${b.loop.maxMs.toFixed(0)} ms`;
 const n = (value: number) => value.toLocaleString("en-US");
 
-async function once(models: number, nodes: number): Promise<Row[]> {
+type Measured = {
+  headroomBytes: number;
+  modelsBytes: number;
+  cached: number[];
+  afterChange: number[];
+  first: { ms: number; latencies: number[] };
+  same: { ms: number };
+};
+
+async function once(models: number, nodes: number): Promise<Measured> {
   const label = `${n(models)} models × ${n(nodes)} nodes (${n(nodes * PER_NODE)} agent replicas)`;
   const seedStart = performance.now();
   // BENCH_PROF=<dir>: a CPU profile of the server, as load.ts takes one.
@@ -111,33 +120,7 @@ async function once(models: number, nodes: number): Promise<Row[]> {
         `server RSS ${(cpu3.rss / 1e6).toFixed(0)} MB (peak ${(cpu3.peakRss / 1e6).toFixed(0)}), ${cpu3.scheduler.runs} scheduler runs; load ${load()}`,
     );
 
-    const aimed = models === 500 && nodes === 2_000;
-    const ratio = first.ms / same.ms;
-    return [
-      {
-        measure: `GET /api/v1/headroom uncompressed, ${label}, \`llmgw serve\` on PGlite`,
-        value: mb(headroomBytes),
-        peer: `GET /api/v1/models: ${mb(modelsBytes)}`,
-        aim: aimed ? "≤ 1 MB" : "reported (aim set at 500 × 2,000)",
-        met: aimed ? headroomBytes <= 1e6 : null,
-      },
-      {
-        measure: `GET /api/v1/headroom right after a heartbeat that moves a node's free memory, ${label}`,
-        value: range(afterChange),
-        peer: `cached: ${median(cached).toFixed(1)} ms`,
-        ratio: `${(median(afterChange) / median(cached)).toFixed(1)}×`,
-        aim: aimed ? "≤ 100 ms median" : "reported (aim set at 500 × 2,000)",
-        met: aimed ? median(afterChange) <= 100 : null,
-      },
-      {
-        measure: `${n(nodes)} first heartbeats (new nodes, ${PER_NODE} replicas each, ${CONCURRENCY} at a time), ${label}, scheduler on`,
-        value: `${(first.ms / 1000).toFixed(2)} s (p50 ${percentile(first.latencies, 50).toFixed(1)} ms, p99 ${percentile(first.latencies, 99).toFixed(1)} ms)`,
-        peer: `the same ${n(nodes)} unchanged: ${(same.ms / 1000).toFixed(2)} s`,
-        ratio: `${ratio.toFixed(1)}×`,
-        aim: "≤ 4×",
-        met: ratio <= 4,
-      },
-    ];
+    return { headroomBytes, modelsBytes, cached, afterChange, first, same };
   } finally {
     agent.destroy();
     fleet.close();
@@ -145,9 +128,61 @@ async function once(models: number, nodes: number): Promise<Row[]> {
   }
 }
 
+/**
+ * The rows of RUNS runs, each on a new server: the first round can be measured once per server,
+ * and one ratio of two rounds moves with whatever else the machine does, so it is judged by the
+ * median of the runs' ratios (min / median / max printed).
+ */
+function rows(models: number, nodes: number, runs: readonly Measured[]): Row[] {
+  const label = `${n(models)} models × ${n(nodes)} nodes (${n(nodes * PER_NODE)} agent replicas)`;
+  const aimed = models === 500 && nodes === 2_000;
+  const reported = "reported (aim set at 500 × 2,000)";
+  const last = runs[runs.length - 1];
+  if (!last) return [];
+  const cached = runs.flatMap((r) => r.cached);
+  const afterChange = runs.flatMap((r) => r.afterChange);
+  const ratios = runs.map((r) => r.first.ms / r.same.ms);
+  const seconds = (ms: number[]) =>
+    `${(median(ms) / 1000).toFixed(2)} s median (${(Math.min(...ms) / 1000).toFixed(2)}–${(Math.max(...ms) / 1000).toFixed(2)})`;
+  const latencies = runs.flatMap((r) => r.first.latencies);
+  return [
+    {
+      measure: `GET /api/v1/headroom uncompressed, ${label}, \`llmgw serve\` on PGlite`,
+      value: mb(last.headroomBytes),
+      peer: `GET /api/v1/models: ${mb(last.modelsBytes)}`,
+      aim: aimed ? "≤ 1 MB" : reported,
+      met: aimed ? last.headroomBytes <= 1e6 : null,
+    },
+    {
+      measure: `GET /api/v1/headroom right after a heartbeat that moves a node's free memory, ${label}`,
+      value: range(afterChange),
+      peer: `cached: ${median(cached).toFixed(1)} ms`,
+      ratio: `${(median(afterChange) / median(cached)).toFixed(1)}×`,
+      aim: aimed ? "≤ 100 ms median" : reported,
+      met: aimed ? median(afterChange) <= 100 : null,
+    },
+    {
+      measure: `${n(nodes)} first heartbeats (new nodes, ${PER_NODE} replicas each, ${CONCURRENCY} at a time), ${label}, scheduler on, ${runs.length} runs on new servers`,
+      value: `${seconds(runs.map((r) => r.first.ms))} (p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms)`,
+      peer: `the same ${n(nodes)} unchanged: ${seconds(runs.map((r) => r.same.ms))}`,
+      ratio: `${median(ratios).toFixed(1)}× median (${Math.min(...ratios).toFixed(1)}–${Math.max(...ratios).toFixed(1)})`,
+      aim: aimed ? "≤ 4×" : reported,
+      met: aimed ? median(ratios) <= 4 : null,
+    },
+  ];
+}
+
+/** BENCH_SCALE_RUNS: runs of each size (default 3 at 500 × 2,000, where the aims are; 1 at 2,000 × 5,000). */
+async function measure(models: number, nodes: number, runs: number): Promise<Row[]> {
+  const measured: Measured[] = [];
+  for (let i = 0; i < runs; i++) measured.push(await once(models, nodes));
+  return rows(models, nodes, measured);
+}
+
 export async function run(only: RegExp | null): Promise<Row[]> {
-  const rows: Row[] = [];
-  if (!only || only.test(names[0] ?? "")) rows.push(...(await once(500, 2_000)));
-  if (!only || only.test(names[1] ?? "")) rows.push(...(await once(2_000, 5_000)));
-  return rows;
+  const runs = process.env.BENCH_SCALE_RUNS ? Number(process.env.BENCH_SCALE_RUNS) : null;
+  const out: Row[] = [];
+  if (!only || only.test(names[0] ?? "")) out.push(...(await measure(500, 2_000, runs ?? 3)));
+  if (!only || only.test(names[1] ?? "")) out.push(...(await measure(2_000, 5_000, runs ?? 1)));
+  return out;
 }
