@@ -1,5 +1,4 @@
-import { bigFleetBeat } from "@llmgw/api/testing";
-import { answer, connect } from "@llmgw/client";
+import { type Beating, beatEverySecond } from "@llmgw/api/testing";
 import { type CDPSession, expect, type Page } from "@playwright/test";
 import { test } from "./fixtures";
 import { startTokenServer, type TokenServer } from "./tokenServer";
@@ -27,37 +26,13 @@ test.beforeAll(async () => {
     "scale-server.ts",
     /seeded .* on (http:\/\/\S+)/,
   );
-  beating = beatEverySecond(server.url);
+  beating = beatEverySecond(server.url, { models: MODELS });
 });
 
 test.afterAll(async () => {
   await beating?.stop();
   await server?.stop();
 });
-
-type Beating = { stop(): Promise<void> };
-
-/** node-0's agent, its free memory swinging between two readings a second apart. */
-function beatEverySecond(url: string): Beating {
-  const { api } = connect({ server: url });
-  const beat = bigFleetBeat(0, { models: MODELS });
-  let n = 0;
-  let last: Promise<unknown> = Promise.resolve();
-  const timer = setInterval(() => {
-    n += 1;
-    const freeMemoryGB = n % 2 === 0 ? 100 : 60;
-    // A beat the loaded server drops is the next one's to make up: the tests wait for events, not beats.
-    last = answer(
-      api.agents.heartbeat.$post({ json: { ...beat, node: { ...beat.node, freeMemoryGB } } }),
-    ).catch((err: unknown) => console.warn("a beat failed", err));
-  }, 1000);
-  return {
-    async stop() {
-      clearInterval(timer);
-      await last;
-    },
-  };
-}
 
 /** The bytes of every response body the page receives, the event stream's included, and its events. */
 async function watchNetwork(page: Page) {

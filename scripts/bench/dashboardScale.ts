@@ -10,8 +10,7 @@
 // the page is watched.
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import { bigFleetBeat } from "../../apps/api/src/testing/bigFleet";
-import { connect } from "../../packages/client/src/index";
+import { beatEverySecond } from "../../apps/api/src/testing/bigFleet";
 import { child, median, type Row } from "./report";
 
 export const names = ["dashboard bytes per second on a big fleet", "dashboard input latency on a big fleet"];
@@ -66,7 +65,7 @@ async function atSize(browser: Browser, dist: string, { models, nodes }: { model
   const base = `http://127.0.0.1:${port}`;
   const size = `${models} models × ${nodes} nodes`;
   console.log(`${size}: server seeded in ${((performance.now() - seeding) / 1000).toFixed(1)} s`);
-  const beating = beatEverySecond(base, models);
+  const beating = beatEverySecond(base, { models });
   try {
     const bytes = await capacityBytes(browser, base, models, beating);
     const peer = await listBytes(base);
@@ -109,45 +108,6 @@ async function atSize(browser: Browser, dist: string, { models, nodes }: { model
     await beating.stop();
     await server.stop();
   }
-}
-
-/**
- * node-0's agent, its free memory swinging between two readings a second apart. A beat the loaded
- * server drops is counted, not fatal: the figures say how many went through.
- */
-function beatEverySecond(base: string, models: number) {
-  const { api, answer } = connect({ server: base });
-  const beat = bigFleetBeat(0, { models });
-  let n = 0;
-  let beats = 0;
-  let failed = 0;
-  let last: Promise<unknown> = Promise.resolve();
-  const timer = setInterval(() => {
-    n += 1;
-    const freeMemoryGB = n % 2 === 0 ? 100 : 60;
-    last = answer(
-      api.agents.heartbeat.$post({ json: { ...beat, node: { ...beat.node, freeMemoryGB } } }),
-    ).then(
-      () => {
-        beats += 1;
-      },
-      () => {
-        failed += 1;
-      },
-    );
-  }, 1000);
-  return {
-    get beats() {
-      return beats;
-    },
-    get failed() {
-      return failed;
-    },
-    async stop() {
-      clearInterval(timer);
-      await last;
-    },
-  };
 }
 
 /** The Capacity page loaded, then watched for WATCH_SECONDS: every body byte it receives. */
