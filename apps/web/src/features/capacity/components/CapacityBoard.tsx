@@ -22,7 +22,7 @@ import { CapacityCard } from "./CapacityCard";
 type Props = { models: ModelSummary[]; classes: Class[] };
 
 /** A capacity card's height before it is drawn, and the narrowest column (the stylesheet's `.card-grid`). */
-const CARD_ESTIMATE_PX = 330;
+const CARD_ESTIMATE_PX = 370;
 const CARD_MIN_WIDTH_PX = 340;
 
 /**
