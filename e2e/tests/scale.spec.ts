@@ -1,4 +1,4 @@
-import { bigFleetBeat } from "@llmgw/api/testing";
+import { type Beating, beatEverySecond, bigFleetBeat } from "@llmgw/api/testing";
 import { answer, connect } from "@llmgw/client";
 import { type CDPSession, expect, type Page } from "@playwright/test";
 import { test } from "./fixtures";
@@ -27,37 +27,13 @@ test.beforeAll(async () => {
     "scale-server.ts",
     /seeded .* on (http:\/\/\S+)/,
   );
-  beating = beatEverySecond(server.url);
+  beating = beatEverySecond(server.url, { models: MODELS });
 });
 
 test.afterAll(async () => {
   await beating?.stop();
   await server?.stop();
 });
-
-type Beating = { stop(): Promise<void> };
-
-/** node-0's agent, its free memory swinging between two readings a second apart. */
-function beatEverySecond(url: string): Beating {
-  const { api } = connect({ server: url });
-  const beat = bigFleetBeat(0, { models: MODELS });
-  let n = 0;
-  let last: Promise<unknown> = Promise.resolve();
-  const timer = setInterval(() => {
-    n += 1;
-    const freeMemoryGB = n % 2 === 0 ? 100 : 60;
-    // A beat the loaded server drops is the next one's to make up: the tests wait for events, not beats.
-    last = answer(
-      api.agents.heartbeat.$post({ json: { ...beat, node: { ...beat.node, freeMemoryGB } } }),
-    ).catch((err: unknown) => console.warn("a beat failed", err));
-  }, 1000);
-  return {
-    async stop() {
-      clearInterval(timer);
-      await last;
-    },
-  };
-}
 
 /** The bytes of every response body the page receives, the event stream's included, and its events. */
 async function watchNetwork(page: Page) {
@@ -103,7 +79,7 @@ test("the Capacity page follows a beating big fleet from its event stream: no li
   const lists: string[] = [];
   page.on("request", (req) => {
     const path = new URL(req.url()).pathname;
-    if (["/api/v1/headroom", "/api/v1/capacity", "/api/v1/models", "/api/v1/nodes"].includes(path))
+    if (["/api/v1/headroom", "/api/v1/capacity", "/api/v1/models", "/api/v1/fleet/nodes"].includes(path))
       lists.push(path);
   });
   const headroomLoaded = page.waitForResponse((res) => new URL(res.url()).pathname === "/api/v1/headroom", {
@@ -112,7 +88,7 @@ test("the Capacity page follows a beating big fleet from its event stream: no li
   await page.goto(`${base}/`);
   await expect(page.getByTestId("capacity-count")).toHaveText(`${MODELS} models`, { timeout: 60_000 });
   await headroomLoaded;
-  await expect(page.getByTestId(`capacity-card-model-${MODELS - 1}`)).toBeAttached();
+  await expect(page.getByTestId("capacity-card-model-0")).toBeVisible();
 
   lists.length = 0;
   network.reset();
@@ -155,22 +131,28 @@ function latencyNote(what: string, times: number[]) {
   return median;
 }
 
-/** A long list's page: few of its cards drawn, and a search that leaves the one asked for. */
-async function searchLongList(page: Page, list: { path: string; noun: string; total: number; kind: string }) {
-  const { path, noun, total, kind } = list;
-  const cards = page.locator(`[data-testid^="${kind}-card-"]`);
+/**
+ * A long list's page: few of its cards drawn, and a search that leaves the one asked for. Its
+ * cards are `<card>-card-<item>-<i>`, its count `<countId>`: "500 models".
+ */
+async function searchLongList(
+  page: Page,
+  list: { path: string; countId: string; noun: string; total: number; card: string; item: string },
+) {
+  const { path, countId, noun, total, card, item } = list;
+  const cards = page.locator(`[data-testid^="${card}-card-"]`);
   await page.goto(`${server?.url ?? ""}${path}`);
-  const count = page.getByTestId(`${noun}-count`);
+  const count = page.getByTestId(countId);
   await expect(count).toHaveText(`${total} ${noun}`, { timeout: 60_000 });
-  await expect(page.getByTestId(`${kind}-card-${kind}-0`)).toBeVisible();
+  await expect(page.getByTestId(`${card}-card-${item}-0`)).toBeVisible();
   const drawn = await cards.count();
   expect(drawn).toBeGreaterThan(0);
   expect(drawn).toBeLessThan(total / 10);
 
-  const wanted = `${kind}-${total - 1}`;
+  const wanted = `${item}-${total - 1}`;
   const times = await typeTimed(page, "Search", wanted);
   await expect(count).toHaveText(`1 of ${total} ${noun}`);
-  await expect(page.getByTestId(`${kind}-card-${wanted}`)).toBeVisible();
+  await expect(page.getByTestId(`${card}-card-${wanted}`)).toBeVisible();
   await expect(cards).toHaveCount(1);
   return times;
 }
@@ -179,7 +161,14 @@ test("Models draws only the cards near the view of a big catalogue, and its sear
   page,
 }) => {
   test.setTimeout(120_000);
-  const times = await searchLongList(page, { path: "/models", noun: "models", total: MODELS, kind: "model" });
+  const times = await searchLongList(page, {
+    path: "/models",
+    countId: "models-count",
+    noun: "models",
+    total: MODELS,
+    card: "model",
+    item: "model",
+  });
   // A sanity bound only: a keystroke that takes a second to draw is broken, whatever the machine.
   expect(latencyNote("Models search", times)).toBeLessThan(1000);
 });
@@ -188,6 +177,86 @@ test("Fleet draws only the cards near the view of a big fleet, and its search fi
   page,
 }) => {
   test.setTimeout(120_000);
-  const times = await searchLongList(page, { path: "/fleet", noun: "nodes", total: NODES, kind: "node" });
+  const times = await searchLongList(page, {
+    path: "/fleet",
+    countId: "nodes-count",
+    noun: "nodes",
+    total: NODES,
+    card: "node",
+    item: "node",
+  });
   expect(latencyNote("Fleet search", times)).toBeLessThan(1000);
+});
+
+test("Capacity draws only the cards near the view of a big catalogue, its search filters as you type, and an opened card stays open", async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  const times = await searchLongList(page, {
+    path: "/",
+    countId: "capacity-count",
+    noun: "models",
+    total: MODELS,
+    card: "capacity",
+    item: "model",
+  });
+  expect(latencyNote("Capacity search", times)).toBeLessThan(1000);
+
+  // Opening a card fetches its per-node list; scrolled out of view and back, it is still open.
+  await page.getByLabel("Search", { exact: true }).fill("");
+  await expect(page.getByTestId("capacity-count")).toHaveText(`${MODELS} models`);
+  const card = page.getByTestId("capacity-card-model-0");
+  const perNode = page.waitForResponse(
+    (res) => new URL(res.url()).pathname === "/api/v1/models/model-0/headroom",
+  );
+  await card.getByTestId("headroom-nodes").locator("summary").click();
+  await perNode;
+  await expect(card.getByTestId("headroom-node-node-0")).toBeVisible();
+  await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+  await expect(card).not.toBeAttached();
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await expect(card.getByTestId("headroom-node-node-0")).toBeVisible();
+});
+
+test("Fleet follows node and replica events in place: no list is fetched again, and a changed node's card shows its new numbers", async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  const base = server?.url ?? "";
+  const { api } = connect({ server: base });
+  const nodeOne = async () => (await answer(api.fleet.nodes.$get())).find((n) => n.name === "node-1");
+  const network = await watchNetwork(page);
+  const fetched: string[] = [];
+  page.on("request", (req) => {
+    const path = new URL(req.url()).pathname;
+    if (path === "/api/v1/fleet/nodes" || path === "/api/v1/fleet/replicas") fetched.push(path);
+  });
+  await page.goto(`${base}/fleet`);
+  await expect(page.getByTestId("nodes-count")).toHaveText(`${NODES} nodes`, { timeout: 60_000 });
+  const card = page.getByTestId("node-card-node-1");
+  await expect(card).toBeVisible();
+  const before = await nodeOne();
+
+  // node-0 beats on; node-1's agent now also reports a third replica every other beat.
+  fetched.length = 0;
+  network.reset();
+  const churning = beatEverySecond(base, { models: MODELS, node: 1, churn: true });
+  try {
+    await network.until("replica.changed", 4);
+    await network.until("node.changed", 6);
+  } finally {
+    await churning.stop();
+  }
+  // Its last beat, with the third replica and a reading no other beat sends.
+  const last = bigFleetBeat(1, { models: MODELS, replicas: 3 });
+  await answer(api.agents.heartbeat.$post({ json: { ...last, node: { ...last.node, freeMemoryGB: 77 } } }));
+  const after = await nodeOne();
+  expect(after?.usage.free.memoryGB).not.toBe(before?.usage.free.memoryGB);
+
+  await expect(card.getByTestId("node-memory")).toContainText(
+    `${after?.usage.free.memoryGB} GB free of 256 GB`,
+  );
+  await expect(card).toContainText("agent measures 77 GB free");
+  await expect(card.locator("details.replicas summary")).toHaveText("3 replicas here");
+  expect(fetched).toEqual([]);
 });

@@ -17,6 +17,8 @@ test("the dashboard loads from the API's port and its capacity board shows what 
   await page.goto("/");
   await expect(page).toHaveTitle("Capacity · llmgw");
   await expect(page.getByTestId("capacity-card-chat-critical")).toBeVisible();
+  // The board draws only the cards near the view: the search brings this one there.
+  await page.getByLabel("Search", { exact: true }).fill(model.name);
   const card = page.getByTestId(`capacity-card-${model.name}`);
   await expect(card.getByRole("heading", { level: 2 })).toHaveText(model.name);
   await expect(card.getByTestId("model-class")).toHaveText(model.class);

@@ -50,6 +50,23 @@ describe("placing a model's replicas", () => {
     expect((await runOnce(api.deps))?.place).toEqual([]);
   });
 
+  it("announces each node a run places on with its bar, so a dashboard need not fetch the fleet again", async () => {
+    const node = heartbeat({ node: { memoryGB: 64, cpuCount: 16 } });
+    await beat(node);
+    await create(modelInput({ scaling: { min: 2, max: 2 }, need: { minMemoryGB: 8, cpuCores: 4 } }));
+    const before = await api.deps.store.events.latestId();
+
+    await runOnce(api.deps);
+
+    const events = await api.deps.store.events.since(before);
+    expect(events.map((e) => e.type)).toEqual(["replica.changed", "replica.changed", "node.changed"]);
+    const [listed] = (await (await api.client.fleet.nodes.$get()).json()).filter(
+      (n) => n.name === node.node.name,
+    );
+    expect(events[2]?.data).toEqual(listed);
+    expect(listed?.usage.free).toMatchObject({ memoryGB: 48, cpuCores: 8 });
+  });
+
   it("forgets a placed replica the agent has not started after three heartbeat intervals, and places it again", async () => {
     const node = heartbeat();
     await beat(node);

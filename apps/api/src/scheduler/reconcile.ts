@@ -4,9 +4,11 @@ import {
   modelOf,
   modeOf,
   type Replica,
+  type ReplicaWrite,
   type Schedule,
   schedule,
   scheduleWrites,
+  usageOn,
 } from "@llmgw/domain";
 import type { Deps } from "../deps";
 import { commit } from "../services/commit";
@@ -21,7 +23,8 @@ export const ownEvents = new WeakSet<object>();
 
 /**
  * One reconcile (SPEC §2.6): loads the snapshot, forgets on-demand wakes that have gone idle,
- * plans, and stores the decisions in one transaction with a `replica.changed` event each. Null
+ * plans, and stores the decisions in one transaction with a `replica.changed` event each, and a
+ * `node.changed` for each node whose replicas they change (its bar moved). Null
  * when this process is not to schedule (LLMGW_SCHEDULER=off, or not the leader).
  */
 export function runOnce(deps: Deps, leader: LeaderCheck = alwaysLeader): Promise<Schedule | null> {
@@ -95,6 +98,10 @@ async function apply(deps: Deps, snap: Snapshot, plan: Schedule): Promise<number
         ownEvents.add(data);
         events.push({ type: "replica.changed", data });
       }
+      for (const event of nodesMoved(deps, snap, planned, kept)) {
+        ownEvents.add(event.data);
+        events.push(event);
+      }
       // All in two statements: one round trip per decision would hold the store for a large plan.
       const stored = await tx.replicas.writeAll(kept);
       return { result: { skipped, stored }, events };
@@ -104,6 +111,39 @@ async function apply(deps: Deps, snap: Snapshot, plan: Schedule): Promise<number
     ({ stored }) => deps.world.patchReplicas(generation, stored),
   );
   return skipped;
+}
+
+/**
+ * A `node.changed` for each node the writes add a replica to, take one from or change one on,
+ * with its bar as it is once they are stored (as a heartbeat's carries it): a dashboard keeps every
+ * node's bar from these events, never fetching the fleet again.
+ */
+function nodesMoved(
+  deps: Deps,
+  snap: Snapshot,
+  planned: ReadonlyMap<string, Replica>,
+  writes: readonly ReplicaWrite[],
+): ChangeEvent[] {
+  const byNode = new Map<string, Map<string, Replica>>();
+  const on = (name: string) => {
+    let held = byNode.get(name);
+    if (!held) {
+      held = new Map((snap.replicasByNode.get(name) ?? []).map((r) => [r.id, r]));
+      byNode.set(name, held);
+    }
+    return held;
+  };
+  for (const { replica, removed } of writes) {
+    const was = planned.get(replica.id)?.node;
+    if (was) on(was).delete(replica.id);
+    if (replica.node && !removed) on(replica.node).set(replica.id, replica);
+  }
+  return [...byNode].flatMap(([name, replicas]) => {
+    const node = snap.nodesByName.get(name);
+    if (!node) return [];
+    const data = { ...deps.world.live(node), usage: usageOn(snap.index, node, [...replicas.values()]) };
+    return [{ type: "node.changed" as const, data }];
+  });
 }
 
 /**

@@ -1,3 +1,4 @@
+import { answer, connect } from "@llmgw/client";
 import { type Heartbeat, heartbeatSchema, mergeReport, modelInputSchema } from "@llmgw/domain";
 import type { Deps } from "../deps";
 
@@ -81,4 +82,53 @@ export async function seedNodes(deps: Deps, beats: readonly Heartbeat[]): Promis
   // Seen now, not when the seeding began: liveness would mark them all down.
   const seen = new Date().toISOString();
   for (const beat of beats) deps.world.lastSeen.set(beat.node.name, seen);
+}
+
+/** An agent beating every second (`beatEverySecond`): how many of its beats went through so far. */
+export type Beating = { readonly beats: number; readonly failed: number; stop(): Promise<void> };
+
+/**
+ * Node `node`'s agent (of a fleet `seedBigFleet` wrote) beating every second through the API at
+ * `server`, its free memory swinging between two readings, as a busy node's would: a
+ * `node.changed` a beat. With `churn`, every other beat also reports a third replica, so each
+ * beat adds or removes one (a `replica.changed`, and the node's bar moves). A beat the loaded
+ * server drops is counted, not fatal: the next one makes it up.
+ */
+export function beatEverySecond(
+  server: string,
+  { models, node = 0, churn = false }: { models: number; node?: number; churn?: boolean },
+): Beating {
+  const { api } = connect({ server });
+  const beat = (n: number) => bigFleetBeat(node, { models, replicas: churn && n % 2 === 1 ? 3 : 2 });
+  let n = 0;
+  let beats = 0;
+  let failed = 0;
+  let last: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    n += 1;
+    const sent = beat(n);
+    const freeMemoryGB = n % 2 === 0 ? 100 : 60;
+    last = answer(
+      api.agents.heartbeat.$post({ json: { ...sent, node: { ...sent.node, freeMemoryGB } } }),
+    ).then(
+      () => {
+        beats += 1;
+      },
+      () => {
+        failed += 1;
+      },
+    );
+  }, 1000);
+  return {
+    get beats() {
+      return beats;
+    },
+    get failed() {
+      return failed;
+    },
+    async stop() {
+      clearInterval(timer);
+      await last;
+    },
+  };
 }

@@ -22,6 +22,9 @@ type Props = {
   classes: Class[];
   /** Its owner's over-quota sentence, when the owner is over (a string: the memo compares it by value). */
   overQuota?: string | undefined;
+  /** Whether its per-node list is open (the board keeps it while the card is scrolled away). */
+  nodesOpen: boolean;
+  onNodesToggle: (model: string, open: boolean) => void;
 };
 
 const MODE_WORDS = { always: "always on", ondemand: "on demand", stopped: "stopped" } as const;
@@ -31,7 +34,14 @@ const MODE_WORDS = { always: "always on", ondemand: "on demand", stopped: "stopp
  * Memoised: an event moves one card of hundreds, and the query cache keeps the others' model and
  * headroom objects identical, so only the card whose props changed renders again.
  */
-export const CapacityCard = memo(function CapacityCard({ model, headroom, classes, overQuota }: Props) {
+export const CapacityCard = memo(function CapacityCard({
+  model,
+  headroom,
+  classes,
+  overQuota,
+  nodesOpen,
+  onNodesToggle,
+}: Props) {
   const titleId = `capacity-title-${model.name}`;
   const attention = cardAttention({ model, headroom }, overQuota);
   const wanted = replicasOf(model.scaling);
@@ -95,7 +105,7 @@ export const CapacityCard = memo(function CapacityCard({ model, headroom, classe
       ) : (
         <HeadroomAnswer headroom={headroom} />
       )}
-      <NodeLines headroom={headroom} />
+      <NodeLines headroom={headroom} open={nodesOpen} onToggle={(open) => onNodesToggle(model.name, open)} />
     </article>
   );
 });

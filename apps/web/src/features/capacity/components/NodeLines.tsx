@@ -1,5 +1,4 @@
 import type { HeadroomNode, HeadroomSummary, WhyNotCause } from "@llmgw/domain";
-import { useState } from "react";
 import { useModelHeadroom } from "../api/get-model-headroom";
 
 /** A node that fits only by preempting says so: its room costs other models' replicas. */
@@ -25,12 +24,14 @@ const CAUSE_WORDS: Record<WhyNotCause, readonly [string, string]> = {
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
+type Props = { headroom: HeadroomSummary; open: boolean; onToggle: (open: boolean) => void };
+
 /**
  * Why nodes hold none of a model, grouped by cause with one example each (what lists carry), and
  * every node's line on request: that list grows with the fleet, so it is fetched only when opened.
+ * Whether it is open is the caller's to keep: a card on a long board is drawn only near the view.
  */
-export function NodeLines({ headroom }: { headroom: HeadroomSummary }) {
-  const [open, setOpen] = useState(false);
+export function NodeLines({ headroom, open, onToggle }: Props) {
   const lines = useModelHeadroom(headroom.model, open);
   const holdingNone = headroom.whyNot.reduce((sum, w) => sum + w.nodes, 0);
   return (
@@ -49,7 +50,7 @@ export function NodeLines({ headroom }: { headroom: HeadroomSummary }) {
           ))}
         </ul>
       )}
-      <details data-testid="headroom-nodes" onToggle={(e) => setOpen(e.currentTarget.open)}>
+      <details data-testid="headroom-nodes" open={open} onToggle={(e) => onToggle(e.currentTarget.open)}>
         <summary>
           {holdingNone === 0 ? "Every node, one by one" : `Every node, one by one (${holdingNone} hold none)`}
         </summary>
