@@ -9,7 +9,7 @@ import { startTokenServer, type TokenServer } from "./tokenServer";
 // 1. On the shared server: a model with a ready and a starting replica on a ready node and a ready
 //    one on a draining node: Capacity, Models, Fleet and the API all say "1 running · 1 starting ·
 //    1 on a draining or down node", and the Fleet totals agree with the API's /capacity.
-// 2. On a server of its own with a 1 s heartbeat interval (liveness-server.ts; the shared one's is
+// 2. On a server of its own with a 2 s heartbeat interval (liveness-server.ts; the shared one's is
 //    10 minutes): the same with a third node that stops beating and goes down, holding a replica.
 //    Its fleet is only this test's, so every number is also asserted as a literal.
 
@@ -250,7 +250,7 @@ async function stateOf(api: Connection["api"], node: string): Promise<string | u
   return (await answer(api.fleet.nodes.$get())).find((n) => n.name === node)?.state;
 }
 
-/** Live agents: each beat posted again every half interval until stopped. */
+/** Live agents: each beat posted again every half second until stopped (down takes 6 s of silence). */
 function keepBeating(api: Connection["api"], beats: Heartbeat[]): { stop(): Promise<void> } {
   let last: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
