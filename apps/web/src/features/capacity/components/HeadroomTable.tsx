@@ -39,7 +39,7 @@ function HeadroomRow({ headroom }: { headroom: HeadroomSummary }) {
     <tr data-testid={`headroom-row-${headroom.model}`}>
       <th scope="row">{headroom.model}</th>
       <td data-testid="headroom-running">{runningText(headroom)}</td>
-      <td>
+      <td className="headroom-cell">
         {headroom.limitedBy === "unknown-need" ? (
           <span className="muted" data-testid="headroom-total">
             cannot be counted: it asks for no memory, cores or GPUs
