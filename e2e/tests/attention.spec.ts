@@ -1,6 +1,6 @@
 import { answer } from "@llmgw/client";
 import { expect } from "@playwright/test";
-import { gotoLive, modelInput, segment, test, uniqueName } from "./fixtures";
+import { gotoLive, modelInput, ownerWithQuota, segment, test, uniqueName } from "./fixtures";
 
 // Issue 18, item 2: trouble is visible on Capacity, and each part of the health line leads to the
 // list filtered to it. Names share a prefix of this test's own, so a search shows only its models.
@@ -96,4 +96,50 @@ test("a draining node is counted in the health line, and its link filters the fl
   await page.getByLabel("Sort by").selectOption("attention");
   await expect(page).toHaveURL(/[?&]order=attention/);
   await expect(names.first()).toHaveAttribute("data-testid", `node-card-${base}-b`);
+});
+
+test("a model whose owner is over quota needs attention on Models as on Capacity", async ({ page, api }) => {
+  const base = uniqueName("attn-quota");
+  const limits = { memoryGB: 64, cpuCores: null, gpus: null, replicas: null };
+  const owner = await ownerWithQuota(api, limits);
+  const scaling = { min: 1, max: 1 };
+  const over = await answer(api.models.$post({ json: modelInput({ name: `${base}-over`, owner, scaling }) }));
+  const fine = await answer(api.models.$post({ json: modelInput({ name: `${base}-fine`, scaling }) }));
+  await answer(
+    api.agents.heartbeat.$post({
+      json: {
+        node: { name: `${base}-node`, memoryGB: 64, cpuCount: 16, engines: ["llamacpp"] },
+        replicas: [
+          { id: `${base}-over-1`, model: over.name, state: "ready" },
+          { id: `${base}-fine-1`, model: fine.name, state: "ready" },
+        ],
+      },
+    }),
+  );
+  // A limit lowered below what the owner's one replica already holds.
+  const quota = await answer(
+    api.quotas[":owner"].$put({ param: { owner: segment(owner) }, json: { ...limits, memoryGB: 1 } }),
+  );
+  expect(quota.used.memoryGB).toBe(8);
+
+  // Capacity marks it with its owner's quota, and leaves the other one unmarked.
+  await gotoLive(page, "/");
+  await expect(page.getByTestId(`capacity-card-${over.name}`).getByTestId("attention-over-quota")).toHaveText(
+    `${owner} is over its quota: memory GB 8 of 1`,
+  );
+  await expect(page.getByTestId(`capacity-card-${fine.name}`).getByTestId("card-attention")).toHaveCount(0);
+
+  // Models: the same model, and only it, needs attention.
+  await gotoLive(page, "/models?attention=1");
+  await page.getByLabel("Search", { exact: true }).fill(base);
+  await expect(page.getByTestId("models-count")).toHaveText(/^1 of \d+ models$/);
+  await expect(page.getByTestId(`model-card-${over.name}`)).toBeVisible();
+  await expect(page.getByTestId(`model-card-${fine.name}`)).toHaveCount(0);
+
+  // And first when ordered by attention, though its name sorts after the other's.
+  await page.getByLabel("Needs attention only").uncheck();
+  await page.getByLabel("Sort by").selectOption("attention");
+  const cards = page.getByTestId("model-list").locator("[data-testid^=model-card-]");
+  await expect(cards).toHaveCount(2);
+  await expect(cards.first()).toHaveAttribute("data-testid", `model-card-${over.name}`);
 });

@@ -76,6 +76,13 @@ test("Measure benches the model: a bar while it runs, then the figures beside th
       [16, 32],
     ]);
     expect(stored.bench?.by).toBe("local");
+
+    // The audit log says the stored bench in the card's words (the estimate aside), not "bench" alone.
+    const said = (await line.textContent()) ?? "";
+    await page.goto(`/audit?model=${encodeURIComponent(model.name)}`);
+    await expect(page.getByTestId("audit-bench").locator("summary")).toHaveText(
+      said.replace(" (estimate 6 GB)", ""),
+    );
   } finally {
     await engine.close();
   }

@@ -63,7 +63,7 @@ test("a heartbeat moves a capacity card within a second, without a reload", asyn
   });
 });
 
-test("another model's class change moves a capacity card within a second: what it may preempt", async ({
+test("another model's class change moves a capacity card within a second: what it may preempt, said alike on Quotas", async ({
   page,
   api,
 }) => {
@@ -107,4 +107,18 @@ test("another model's class change moves a capacity card within a second: what i
   expect(
     (await answer(api.models[":name"].headroom.$get({ param: { name: segment(other.name) } }))).byPreemption,
   ).toBe(2);
+
+  // The Quotas page's headroom table says it in the card's words, not columns of its own.
+  const preempt = (await card.getByTestId("headroom-preempt").textContent()) ?? "";
+  await gotoLive(page, "/quotas");
+  const row = page.getByTestId(`headroom-row-${other.name}`);
+  await expect(row.getByTestId("headroom-total")).toContainText("+2 more can start");
+  await expect(row.getByTestId("headroom-only-preempting")).toBeVisible();
+  await expect(row.getByTestId("headroom-free")).toHaveText("+0 now");
+  await expect(row.getByTestId("headroom-preempt")).toHaveText(preempt);
+  await expect(row.getByTestId("headroom-running")).toHaveText("0 running");
+  await expect(row.getByTestId("headroom-quota")).toHaveText("no limit");
+  await expect(page.getByTestId("headroom-table").locator("thead")).toHaveText(
+    "ModelRunningCan startQuota leftLimited by",
+  );
 });

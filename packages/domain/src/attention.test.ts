@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { modelAttention, nodeAttention, quotaAttention } from "./attention";
+import { modelAttention, nodeAttention, overQuotaOf, quotaAttention } from "./attention";
 import { modeOf } from "./runModes";
 import type { ModelSummary, Replica } from "./schemas";
 import { makeModel, makeQuota, replicaOf } from "./testing/factories";
@@ -39,14 +39,14 @@ function summary(overrides: {
 
 describe("modelAttention", () => {
   it("is empty for a model running all it wants", () => {
-    expect(modelAttention(summary({ current: 1 }))).toEqual([]);
+    expect(modelAttention(summary({ current: 1 }), undefined)).toEqual([]);
   });
 
   it("marks an always-on model short of wanted, but not an idle on-demand one", () => {
-    expect(modelAttention(summary({ min: 2, max: 2, current: 1 }))).toEqual([
+    expect(modelAttention(summary({ min: 2, max: 2, current: 1 }), undefined)).toEqual([
       { kind: "short", text: "1 of 2 running" },
     ]);
-    expect(modelAttention(summary({ min: 0, max: 1 }))).toEqual([]);
+    expect(modelAttention(summary({ min: 0, max: 1 }), undefined)).toEqual([]);
   });
 
   it("names failed and waiting replicas with the first one's reason, and replicas on down nodes", () => {
@@ -56,7 +56,7 @@ describe("modelAttention", () => {
       replicaOf(model, { state: "pending", node: null, reason: "needs 24 GB, has 16 GB free of 64" }),
       replicaOf(model, { state: "pending", node: null, reason: null }),
     ];
-    expect(modelAttention(summary({ current: 1, replicas, elsewhere: 1 }))).toEqual([
+    expect(modelAttention(summary({ current: 1, replicas, elsewhere: 1 }), undefined)).toEqual([
       { kind: "failed", text: "1 replica failed: checksum mismatch for model.gguf" },
       { kind: "waiting", text: "2 replicas waiting to be placed: needs 24 GB, has 16 GB free of 64" },
       { kind: "elsewhere", text: "1 replica on a draining or down node" },
@@ -66,7 +66,7 @@ describe("modelAttention", () => {
   it("marks measured memory above the estimate, however little", () => {
     const model = makeModel();
     const replicas = [replicaOf(model, { state: "ready", measuredMemoryGB: 6.4 })];
-    expect(modelAttention(summary({ current: 1, replicas }))).toEqual([
+    expect(modelAttention(summary({ current: 1, replicas }), undefined)).toEqual([
       { kind: "over-estimate", text: "measured 6.4 GB, above the 6 GB estimate" },
     ]);
   });
@@ -81,6 +81,24 @@ describe("quotaAttention and nodeAttention", () => {
     expect(quotaAttention(quota)).toEqual([
       { kind: "over-quota", text: "research is over its quota: memory GB 80 of 64" },
     ]);
+  });
+
+  it("marks a model whose owner is over its quota, with the owner's sentence", () => {
+    const over = {
+      ...makeQuota({ owner: "research", replicas: 1 }),
+      used: { memoryGB: 8, cpuCores: 2, gpus: 0, replicas: 2 },
+    };
+    const within = {
+      ...makeQuota({ owner: "ops", replicas: 4 }),
+      used: { memoryGB: 8, cpuCores: 2, gpus: 0, replicas: 2 },
+    };
+    const overQuota = overQuotaOf([over, within]);
+    expect([...overQuota]).toEqual([["research", "research is over its quota: replicas 2 of 1"]]);
+    const model = summary({ current: 1 });
+    expect(modelAttention(model, overQuota.get("research"))).toEqual([
+      { kind: "over-quota", text: "research is over its quota: replicas 2 of 1" },
+    ]);
+    expect(modelAttention(model, overQuota.get("ops"))).toEqual([]);
   });
 
   it("marks down and draining nodes", () => {

@@ -21,10 +21,12 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 
 /**
  * A model needs attention when an always-on model runs fewer than it wants, a replica failed or
- * waits to be placed, replicas sit on a draining or down node, or a replica measures more memory
- * than the estimate it was placed by (it may not fit where the scheduler thinks it does).
+ * waits to be placed, replicas sit on a draining or down node, a replica measures more memory
+ * than the estimate it was placed by (it may not fit where the scheduler thinks it does), or its
+ * owner is over its quota. `ownerOverQuota`: the owner's sentence from `overQuotaOf`, if any; not
+ * optional, so no screen can count a model's attention without its owner's quota.
  */
-export function modelAttention(model: ModelSummary): Attention[] {
+export function modelAttention(model: ModelSummary, ownerOverQuota: string | undefined): Attention[] {
   const found: Attention[] = [];
   const { headroom, replicas } = model;
   if (modeOf(model.scaling) === "always" && headroom.current < model.scaling.min) {
@@ -60,6 +62,7 @@ export function modelAttention(model: ModelSummary): Attention[] {
       text: `measured ${round(measured)} GB, above the ${estimate} GB estimate`,
     });
   }
+  if (ownerOverQuota !== undefined) found.push({ kind: "over-quota", text: ownerOverQuota });
   return found;
 }
 
@@ -76,6 +79,13 @@ export function quotaAttention(quota: QuotaUsage): Attention[] {
   if (over.length === 0) return [];
   const owner = quota.owner === "" ? "unowned" : quota.owner;
   return [{ kind: "over-quota", text: `${owner} is over its quota: ${over.join(", ")}` }];
+}
+
+/** Each owner over its quota, with the sentence that says by how much (from `quotaAttention`). */
+export type OverQuota = ReadonlyMap<string, string>;
+
+export function overQuotaOf(quotas: readonly QuotaUsage[]): OverQuota {
+  return new Map(quotas.flatMap((q) => quotaAttention(q).map((a) => [q.owner, a.text] as const)));
 }
 
 /** A node needs attention when it is down or draining. */

@@ -174,9 +174,17 @@ export function benchPrompt(tokens: number): string {
   return [ask, ...words].join(" ");
 }
 
+/**
+ * What the card's line reads of a run: a `BenchRun`, or the figures an audit entry keeps of one
+ * (the audit page says a bench entry in the same words).
+ */
+export type BenchLineRun = Pick<BenchRun, "concurrency" | "tokensPerSecond"> & {
+  ttftMs: Pick<BenchRun["ttftMs"], "p50">;
+};
+
 /** The run with the most tokens per second, the card's headline. */
-export function bestRun(bench: Pick<BenchResult, "runs">): BenchRun | null {
-  return bench.runs.reduce<BenchRun | null>(
+export function bestRun<R extends BenchLineRun>(bench: { runs: readonly R[] }): R | null {
+  return bench.runs.reduce<R | null>(
     (best, run) => (best === null || run.tokensPerSecond > best.tokensPerSecond ? run : best),
     null,
   );
@@ -187,7 +195,7 @@ export function bestRun(bench: Pick<BenchResult, "runs">): BenchRun | null {
  * measured (estimate 6 GB)". The estimate is the model's per-replica need; null leaves it out.
  */
 export function benchLine(
-  bench: Pick<BenchResult, "runs" | "measuredMemoryGB">,
+  bench: { runs: readonly BenchLineRun[]; measuredMemoryGB: BenchResult["measuredMemoryGB"] },
   estimateGB: number | null,
 ): string {
   const best = bestRun(bench);

@@ -8,23 +8,29 @@ import { useSession } from "../lib/session";
 /**
  * The first-run guide where a new user lands (Capacity, Mirror, Fleet), fed by the live lists so
  * each step ticks off as it happens; gone once weights, a node and a model are all there. Nothing
- * until the lists have answered, so a loaded fleet never flashes the guide.
+ * until the lists have answered, so a loaded fleet never flashes the guide (nor asks for the
+ * mirror's info).
  */
 export function FirstRunGuide() {
   const mirror = useMirror();
-  const info = useMirrorInfo();
   const nodes = useNodes();
   const models = useModels();
   const session = useSession();
-  if (!mirror.data || !nodes.data || !models.data) return null;
+  const counts =
+    mirror.data && nodes.data && models.data
+      ? { versions: mirror.data.length, nodes: nodes.data.length, models: models.data.length }
+      : null;
+  const shown = counts !== null && !firstRunDone(counts);
+  // The mirror's directory and misplaced files, asked for only while the guide shows, and asked
+  // again (no event says a file is misplaced) only until the first weights are in place.
+  const info = useMirrorInfo({ enabled: shown, poll: shown && counts.versions === 0 });
+  if (!shown) return null;
   const state = {
+    ...counts,
     server: window.location.origin,
     mirrorDir: info.data?.dir ?? null,
     tokensRequired: "session" in session && session.session.tokensRequired,
-    versions: mirror.data.length,
     misplaced: info.data?.misplaced.length ?? 0,
-    nodes: nodes.data.length,
-    models: models.data.length,
   };
-  return firstRunDone(state) ? null : <FirstRun state={state} />;
+  return <FirstRun state={state} />;
 }

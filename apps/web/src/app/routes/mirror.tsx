@@ -7,7 +7,8 @@ import { FirstRunGuide } from "../FirstRunGuide";
 
 export function MirrorRoute() {
   const mirror = useMirror();
-  const info = useMirrorInfo();
+  // The page that lists misplaced files: asked again while it is open (and visible).
+  const info = useMirrorInfo({ poll: true });
   return (
     <>
       <PageHeader title="Mirror" />

@@ -1,4 +1,10 @@
-import { type Attention, type HeadroomSummary, type ModelSummary, modelAttention } from "@llmgw/domain";
+import {
+  type Attention,
+  type HeadroomSummary,
+  type ModelSummary,
+  modelAttention,
+  type OverQuota,
+} from "@llmgw/domain";
 import { matchesSearch } from "../../lib/grid";
 
 /** The capacity board's search, filters and order, as pure functions of the catalogue. */
@@ -37,17 +43,12 @@ export const initialFilter: BoardFilter = {
   attention: false,
 };
 
-/** Each owner over its quota, with the sentence that says by how much (from `quotaAttention`). */
-export type OverQuota = ReadonlyMap<string, string>;
-
 /**
  * What a card is marked with: the model's own attention, counted on its live headroom, and its
  * owner's quota when that is over. The card's marks and the board's filter read this one list.
  */
 export function cardAttention(card: BoardCard, overQuota: string | undefined): Attention[] {
-  const found = modelAttention({ ...card.model, headroom: card.headroom });
-  if (overQuota !== undefined) found.push({ kind: "over-quota", text: overQuota });
-  return found;
+  return modelAttention({ ...card.model, headroom: card.headroom }, overQuota);
 }
 
 /** What a model could still gain; a need nobody can count sorts below every number. */

@@ -29,6 +29,14 @@ describe("healthOf", () => {
     });
   });
 
+  it("counts a model whose owner is over quota, as the Models page's filter its link opens does", () => {
+    const fine = makeView({ owner: "ops", headroom: { current: 1 } });
+    const over = { ...makeQuotaUsage({ owner: "ops", replicas: 1 }) };
+    over.used = { ...over.used, replicas: 2 };
+    expect(healthOf([fine], [], [over])).toMatchObject({ models: 1, short: 0, overQuota: 1 });
+    expect(healthOf([fine], [], [])).toMatchObject({ models: 0, overQuota: 0 });
+  });
+
   it("is all zeros when all is well", () => {
     expect(healthOf([makeView({ headroom: { current: 1 } })], [makeNodeView()], [])).toEqual({
       models: 0,

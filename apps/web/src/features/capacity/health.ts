@@ -3,13 +3,16 @@ import {
   modelAttention,
   type NodeView,
   nodeAttention,
+  overQuotaOf,
   type QuotaUsage,
-  quotaAttention,
 } from "@llmgw/domain";
 
 /** What the Capacity page's health line counts: the domain's attention rules, summed. */
 export type Health = {
-  /** Models with any attention mark of their own (short, failed, waiting, elsewhere, over estimate). */
+  /**
+   * Models with any attention mark (short, failed, waiting, elsewhere, over estimate, owner over
+   * quota): the ones the Models page's "needs attention" filter, which this count links to, shows.
+   */
   models: number;
   /** Of those, always-on models running fewer replicas than they want. */
   short: number;
@@ -24,10 +27,11 @@ export function healthOf(
   nodes: readonly Pick<NodeView, "name" | "state">[],
   quotas: readonly QuotaUsage[],
 ): Health {
+  const overQuota = overQuotaOf(quotas);
   let attention = 0;
   let short = 0;
   for (const model of models) {
-    const found = modelAttention(model);
+    const found = modelAttention(model, overQuota.get(model.owner));
     if (found.length > 0) attention++;
     if (found.some((a) => a.kind === "short")) short++;
   }
@@ -37,6 +41,6 @@ export function healthOf(
     short,
     down: nodeKinds.filter((k) => k === "node-down").length,
     draining: nodeKinds.filter((k) => k === "node-draining").length,
-    overQuota: quotas.filter((q) => quotaAttention(q).length > 0).length,
+    overQuota: overQuota.size,
   };
 }

@@ -1,7 +1,7 @@
 import type { AuditEntry } from "@llmgw/domain";
 import { Empty } from "../../../components/Status";
 import { TableScroll } from "../../../components/TableScroll";
-import { auditValue } from "../../../lib/audit-text";
+import { auditValue, benchEntryText } from "../../../lib/audit-text";
 import { dateTime } from "../../../lib/units";
 
 /** Who changed what, newest first. */
@@ -36,7 +36,7 @@ export function AuditLog({ entries }: { entries: AuditEntry[] }) {
                 <AuditValue value={e.before} />
               </td>
               <td className="mono wrap">
-                <AuditValue value={e.after} />
+                {e.action === "bench" ? <BenchValue value={e.after} /> : <AuditValue value={e.after} />}
               </td>
             </tr>
           ))}
@@ -53,6 +53,16 @@ function AuditValue({ value }: { value: unknown }) {
   return (
     <details>
       <summary>{Array.isArray(value) ? `${value.length} items` : "record"}</summary>
+      <pre className="audit-record">{JSON.stringify(value, null, 2)}</pre>
+    </details>
+  );
+}
+
+/** A bench entry's figures said as the card says them, the record it keeps folded beneath. */
+function BenchValue({ value }: { value: unknown }) {
+  return (
+    <details data-testid="audit-bench">
+      <summary>{benchEntryText(value)}</summary>
       <pre className="audit-record">{JSON.stringify(value, null, 2)}</pre>
     </details>
   );

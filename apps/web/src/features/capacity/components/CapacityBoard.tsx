@@ -1,5 +1,5 @@
 import type { Class, ModelSummary } from "@llmgw/domain";
-import { counted, quotaAttention } from "@llmgw/domain";
+import { counted, type OverQuota, overQuotaOf } from "@llmgw/domain";
 import { useCallback, useDeferredValue, useMemo, useState } from "react";
 import { AttentionToggle, attentionAsked } from "../../../components/AttentionToggle";
 import { Empty } from "../../../components/Status";
@@ -13,7 +13,6 @@ import {
   type BoardSort,
   boardCards,
   initialFilter,
-  type OverQuota,
   ownersOf,
   shownCards,
 } from "../board";
@@ -40,10 +39,7 @@ export function CapacityBoard({ models, classes }: Props) {
   const filter = useMemo(() => ({ ...chosen, search: searched, attention }), [chosen, searched, attention]);
   const headroom = useHeadroom(() => models.map((m) => m.headroom)).data;
   const quotas = useQuotas().data;
-  const overQuota: OverQuota = useMemo(
-    () => new Map(quotas?.flatMap((q) => quotaAttention(q).map((a) => [q.owner, a.text] as const))),
-    [quotas],
-  );
+  const overQuota: OverQuota = useMemo(() => overQuotaOf(quotas ?? []), [quotas]);
   const cards = useMemo(() => boardCards(models, headroom), [models, headroom]);
   const shown = useMemo(() => shownCards(cards, filter, overQuota), [cards, filter, overQuota]);
   const owners = useMemo(() => ownersOf(models), [models]);

@@ -1,5 +1,5 @@
-import { counted, type HeadroomSummary } from "@llmgw/domain";
-import { victimsText } from "../board";
+import type { HeadroomSummary } from "@llmgw/domain";
+import { headroomWords } from "../headroom-words";
 
 /**
  * What a model can still get, the number an operator acts on, set large; beneath it how: now, on
@@ -7,39 +7,33 @@ import { victimsText } from "../board";
  * that costs other models' replicas never reads like one that costs nothing.
  */
 export function HeadroomAnswer({ headroom }: { headroom: HeadroomSummary }) {
-  const total = headroom.total ?? 0;
-  const free = headroom.free ?? 0;
-  const preempt = headroom.byPreemption ?? 0;
-  const victims = victimsText(headroom.victimsByClass);
-  const onlyByPreempting = total > 0 && free === 0;
+  const words = headroomWords(headroom);
   return (
     <div className="headroom-answer">
       <p className="headroom-total" data-testid="headroom-total">
-        <span className="big">{total === 0 ? "No more" : `+${total}`}</span>{" "}
-        {total === 0 ? "replicas can start" : `more can start`}
-        {onlyByPreempting && (
-          <span className="badge badge-warn" data-testid="headroom-only-preempting">
-            only by preempting
-          </span>
-        )}{" "}
+        <span className="big">{words.big}</span> {words.after}
+        {words.onlyByPreempting && <OnlyByPreempting />}{" "}
         <span className="muted" data-testid="headroom-limited-by">
           limited by {headroom.limitedBy}
         </span>
       </p>
       <ul className="headroom-parts">
-        <li data-testid="headroom-free">+{free} now</li>
-        <li data-testid="headroom-preempt">
-          +{preempt}
-          {victims === "" ? " by preemption" : ` by preempting ${victims}`}
-        </li>
+        <li data-testid="headroom-free">{words.now}</li>
+        <li data-testid="headroom-preempt">{words.preempting}</li>
         <li>
-          quota:{" "}
-          <span data-testid="headroom-quota">
-            {headroom.quotaRemaining === null ? "no limit" : counted(headroom.quotaRemaining, "replica")}
-          </span>
+          quota: <span data-testid="headroom-quota">{words.quota}</span>
           {headroom.quotaRemaining !== null && " left"}
         </li>
       </ul>
     </div>
+  );
+}
+
+/** The mark of a fit that costs other models' replicas. */
+export function OnlyByPreempting() {
+  return (
+    <span className="badge badge-warn" data-testid="headroom-only-preempting">
+      only by preempting
+    </span>
   );
 }

@@ -1,11 +1,15 @@
-import type { HeadroomSummary } from "@llmgw/domain";
+import { type HeadroomSummary, runningText } from "@llmgw/domain";
 import { Empty } from "../../../components/Status";
 import { TableScroll } from "../../../components/TableScroll";
+import { headroomWords } from "../headroom-words";
+import { OnlyByPreempting } from "./HeadroomAnswer";
 
-/** Headroom of every model in one table: the quotas page's view of what each owner could add. */
+/**
+ * Headroom of every model in one table: the Quotas page's view of what each owner could add, in
+ * the capacity card's words (the number that can start first, "now" and "by preempting …" beneath).
+ */
 export function HeadroomTable({ headroom }: { headroom: HeadroomSummary[] }) {
   if (headroom.length === 0) return <Empty>No models to count headroom for.</Empty>;
-  const dash = (n: number | null) => (n === null ? "—" : `+${n}`);
   return (
     <TableScroll label="Headroom by model">
       <table data-testid="headroom-table">
@@ -14,27 +18,47 @@ export function HeadroomTable({ headroom }: { headroom: HeadroomSummary[] }) {
           <tr>
             <th scope="col">Model</th>
             <th scope="col">Running</th>
-            <th scope="col">Free now</th>
-            <th scope="col">By preemption</th>
+            <th scope="col">Can start</th>
             <th scope="col">Quota left</th>
-            <th scope="col">At most</th>
             <th scope="col">Limited by</th>
           </tr>
         </thead>
         <tbody>
           {headroom.map((h) => (
-            <tr key={h.model} data-testid={`headroom-row-${h.model}`}>
-              <th scope="row">{h.model}</th>
-              <td>{h.current}</td>
-              <td>{dash(h.free)}</td>
-              <td>{dash(h.byPreemption)}</td>
-              <td>{h.quotaRemaining === null ? "no limit" : h.quotaRemaining}</td>
-              <td>{dash(h.total)}</td>
-              <td>{h.limitedBy}</td>
-            </tr>
+            <HeadroomRow key={h.model} headroom={h} />
           ))}
         </tbody>
       </table>
     </TableScroll>
+  );
+}
+
+function HeadroomRow({ headroom }: { headroom: HeadroomSummary }) {
+  const words = headroomWords(headroom);
+  return (
+    <tr data-testid={`headroom-row-${headroom.model}`}>
+      <th scope="row">{headroom.model}</th>
+      <td data-testid="headroom-running">{runningText(headroom)}</td>
+      <td className="headroom-cell">
+        {headroom.limitedBy === "unknown-need" ? (
+          <span className="muted" data-testid="headroom-total">
+            cannot be counted: it asks for no memory, cores or GPUs
+          </span>
+        ) : (
+          <>
+            <span className="headroom-total" data-testid="headroom-total">
+              <strong>{words.big}</strong> {words.after}
+              {words.onlyByPreempting && <OnlyByPreempting />}
+            </span>
+            <ul className="headroom-parts">
+              <li data-testid="headroom-free">{words.now}</li>
+              <li data-testid="headroom-preempt">{words.preempting}</li>
+            </ul>
+          </>
+        )}
+      </td>
+      <td data-testid="headroom-quota">{words.quota}</td>
+      <td>{headroom.limitedBy}</td>
+    </tr>
   );
 }

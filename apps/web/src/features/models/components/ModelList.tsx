@@ -1,4 +1,4 @@
-import { type Class, type ModelSummary, modelAttention } from "@llmgw/domain";
+import { type Class, type ModelSummary, modelAttention, type OverQuota } from "@llmgw/domain";
 import { useDeferredValue, useEffect, useMemo, useState } from "react";
 import { AttentionToggle, attentionFirst, OrderSelect } from "../../../components/AttentionToggle";
 import { countText, NameSearch } from "../../../components/NameSearch";
@@ -10,6 +10,8 @@ import { ModelCard } from "./ModelCard";
 type Props = {
   models: ModelSummary[];
   classes: Class[];
+  /** Owners over their quota (`overQuotaOf`): their models need attention, as on Capacity. */
+  overQuota: OverQuota;
   focus?: string | null;
   /** Only the models that need attention (the address's `attention=1`). */
   attention?: boolean;
@@ -20,16 +22,24 @@ type Props = {
 /** A model card's height before it is drawn: a card with its fields, most with one or two replicas. */
 const CARD_ESTIMATE_PX = 560;
 
-export function ModelList({ models, classes, focus = null, attention = false, first = false }: Props) {
+export function ModelList({
+  models,
+  classes,
+  overQuota,
+  focus = null,
+  attention = false,
+  first = false,
+}: Props) {
   const [search, setSearch] = useState("");
   // The list follows the search a moment later, so the keystroke is drawn first.
   const searched = useDeferredValue(search);
   const shown = useMemo(() => {
+    const needs = (m: ModelSummary) => modelAttention(m, overQuota.get(m.owner)).length > 0;
     const found = models.filter(
-      (m) => (!attention || modelAttention(m).length > 0) && matchesSearch(searched, m.name, ...m.aliases),
+      (m) => (!attention || needs(m)) && matchesSearch(searched, m.name, ...m.aliases),
     );
-    return first ? attentionFirst(found, (m) => modelAttention(m).length > 0) : found;
-  }, [models, searched, attention, first]);
+    return first ? attentionFirst(found, needs) : found;
+  }, [models, overQuota, searched, attention, first]);
   // The card a link points at stays drawn wherever the page is scrolled, so it can be focused.
   const focusIndex = focus === null ? -1 : shown.findIndex((m) => m.name === focus);
   const focused = focusIndex >= 0;
