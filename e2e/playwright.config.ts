@@ -23,6 +23,8 @@ const server = (listen: number, store: "pglite" | "postgres") => ({
 // networking flags keep it from dialling out of a machine with no network.
 export default defineConfig({
   testDir: "./tests",
+  // Screenshots of every screen: a script of their own (screenshots.config.ts), not every run's.
+  testIgnore: /screenshots\.spec\.ts$/,
   timeout: 30_000,
   expect: { timeout: 5_000 },
   fullyParallel: false,

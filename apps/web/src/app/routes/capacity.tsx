@@ -4,7 +4,7 @@ import { PageHeader } from "../../components/PageHeader";
 import { useCapacity } from "../../features/capacity/api/get-capacity";
 import { useClasses } from "../../features/capacity/api/get-classes";
 import { CapacityBoard } from "../../features/capacity/components/CapacityBoard";
-import { FleetTotals } from "../../features/capacity/components/FleetTotals";
+import { FleetTotals, hasTotals } from "../../features/capacity/components/FleetTotals";
 import { HealthLine } from "../../features/capacity/components/HealthLine";
 import { useModels } from "../../features/models/api/get-models";
 import { FirstRunGuide } from "../FirstRunGuide";
@@ -26,11 +26,7 @@ export function CapacityRoute() {
       )}
       <Loaded query={capacity} what="the fleet's capacity">
         {/* No node yet: totals of zero say nothing the guide above does not. */}
-        {(data) =>
-          data.total.cpuCores > 0 || data.total.memoryGB > 0 || data.elsewhere.some((r) => r.replicas > 0) ? (
-            <FleetTotals capacity={data} classes={classList} />
-          ) : null
-        }
+        {(data) => (hasTotals(data) ? <FleetTotals capacity={data} classes={classList} /> : null)}
       </Loaded>
       <Loaded query={models} what="the models">
         {(data) => <CapacityBoard models={data} classes={classList} />}

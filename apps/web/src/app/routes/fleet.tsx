@@ -22,14 +22,20 @@ export function FleetRoute() {
       <FirstRunGuide />
       <Loaded query={nodes} what="the nodes">
         {(data) => (
-          <NodeList
-            nodes={data}
-            replicas={replicas.data ?? []}
-            classes={classes.data ?? []}
-            state={state}
-            attention={attentionAsked(search)}
-            first={attentionFirstAsked(search)}
-          />
+          // The nodes with what runs on them: drawn before the replicas arrive, every node's memory
+          // would read as unmanaged for a moment, and its replicas as none.
+          <Loaded query={replicas} what="the replicas">
+            {(running) => (
+              <NodeList
+                nodes={data}
+                replicas={running}
+                classes={classes.data ?? []}
+                state={state}
+                attention={attentionAsked(search)}
+                first={attentionFirstAsked(search)}
+              />
+            )}
+          </Loaded>
         )}
       </Loaded>
     </>

@@ -57,6 +57,16 @@ export function CapacityBoard({ models, classes }: Props) {
     });
   }, []);
 
+  // Nothing to search, filter or sort: no search box and "0 models" over an empty line.
+  if (models.length === 0)
+    return (
+      <section aria-labelledby="models-capacity-title">
+        <h2 id="models-capacity-title" className="section-title">
+          Models
+        </h2>
+        <Empty>No models in the catalogue yet.</Empty>
+      </section>
+    );
   return (
     <section aria-labelledby="models-capacity-title">
       <h2 id="models-capacity-title" className="section-title">
@@ -122,9 +132,7 @@ export function CapacityBoard({ models, classes }: Props) {
           : `${shown.length} of ${counted(models.length, "model")}`}
       </p>
       {shown.length === 0 ? (
-        <Empty>
-          {models.length === 0 ? "No models in the catalogue yet." : "No model matches these filters."}
-        </Empty>
+        <Empty>No model matches these filters.</Empty>
       ) : (
         <VirtualCards
           items={shown}

@@ -32,34 +32,57 @@ function ElsewhereLine({ rows }: { rows: Capacity["elsewhere"] }) {
   );
 }
 
+/**
+ * Whether there is anything to total: no node yet (and no replica held elsewhere), totals of zero
+ * say nothing but zeros.
+ */
+export function hasTotals(capacity: Capacity): boolean {
+  return (
+    capacity.total.cpuCores > 0 ||
+    capacity.total.memoryGB > 0 ||
+    capacity.elsewhere.some((r) => r.replicas > 0)
+  );
+}
+
 /** The fleet's memory, cores and GPUs: held by each class, and free. */
 export function FleetTotals({ capacity, classes }: Props) {
   const rows = orderedUsage(capacity.byClass, classes);
+  // A fleet without GPUs: one line says so, rather than an empty bar and a column of zeros.
+  const gpus = capacity.total.gpus > 0 || rows.some((r) => r.gpus > 0);
   return (
     <section className="card totals" aria-labelledby="totals-title" data-testid="fleet-totals">
       <h2 id="totals-title">Fleet totals</h2>
-      {DIMENSIONS.map((d) => (
-        <div className="total-row" key={d.key} data-testid={`totals-${d.key}`}>
-          <div className="total-label">
-            <strong>{d.label}</strong>
-            <span className="muted">
-              {d.format(capacity.total[d.key] - capacity.free[d.key])} used · {d.format(capacity.free[d.key])}{" "}
-              free of {d.format(capacity.total[d.key])}
-            </span>
+      {DIMENSIONS.map((d) =>
+        d.key === "gpus" && !gpus ? (
+          <div className="total-row" key={d.key} data-testid={`totals-${d.key}`}>
+            <div className="total-label">
+              <strong>{d.label}</strong>
+              <span className="muted">none in the fleet</span>
+            </div>
           </div>
-          <StackedBar
-            label={d.label}
-            total={capacity.total[d.key]}
-            format={d.format}
-            segments={rows.map((r) => ({
-              key: r.class,
-              label: r.class,
-              value: r[d.key],
-              tone: classTone(r.class, classes),
-            }))}
-          />
-        </div>
-      ))}
+        ) : (
+          <div className="total-row" key={d.key} data-testid={`totals-${d.key}`}>
+            <div className="total-label">
+              <strong>{d.label}</strong>
+              <span className="muted">
+                {d.format(capacity.total[d.key] - capacity.free[d.key])} used ·{" "}
+                {d.format(capacity.free[d.key])} free of {d.format(capacity.total[d.key])}
+              </span>
+            </div>
+            <StackedBar
+              label={d.label}
+              total={capacity.total[d.key]}
+              format={d.format}
+              segments={rows.map((r) => ({
+                key: r.class,
+                label: r.class,
+                value: r[d.key],
+                tone: classTone(r.class, classes),
+              }))}
+            />
+          </div>
+        ),
+      )}
       <Legend
         items={[
           ...rows.map((r) => ({ key: r.class, label: r.class, tone: classTone(r.class, classes) })),
@@ -75,7 +98,7 @@ export function FleetTotals({ capacity, classes }: Props) {
               <th scope="col">Replicas</th>
               <th scope="col">Memory</th>
               <th scope="col">Cores</th>
-              <th scope="col">GPUs</th>
+              {gpus && <th scope="col">GPUs</th>}
             </tr>
           </thead>
           <tbody>
@@ -85,7 +108,7 @@ export function FleetTotals({ capacity, classes }: Props) {
                 <td>{r.replicas}</td>
                 <td>{gb(r.memoryGB)}</td>
                 <td>{r.cpuCores}</td>
-                <td>{r.gpus}</td>
+                {gpus && <td>{r.gpus}</td>}
               </tr>
             ))}
             <tr data-testid="totals-free">
@@ -93,7 +116,7 @@ export function FleetTotals({ capacity, classes }: Props) {
               <td />
               <td>{gb(capacity.free.memoryGB)}</td>
               <td>{capacity.free.cpuCores}</td>
-              <td>{capacity.free.gpus}</td>
+              {gpus && <td>{capacity.free.gpus}</td>}
             </tr>
           </tbody>
         </table>

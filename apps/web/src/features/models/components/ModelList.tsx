@@ -5,6 +5,7 @@ import { countText, NameSearch } from "../../../components/NameSearch";
 import { Empty } from "../../../components/Status";
 import { VirtualCards } from "../../../components/VirtualCards";
 import { matchesSearch } from "../../../lib/grid";
+import { Link } from "../../../lib/router";
 import { ModelCard } from "./ModelCard";
 
 type Props = {
@@ -50,7 +51,12 @@ export function ModelList({
     card?.focus({ preventScroll: true });
   }, [focus, focused]);
 
-  if (models.length === 0) return <Empty>No models in the catalogue yet. Serve one from the mirror.</Empty>;
+  if (models.length === 0)
+    return (
+      <Empty>
+        No models in the catalogue yet. Serve one from the <Link to="/mirror">mirror</Link>.
+      </Empty>
+    );
   return (
     <>
       <NameSearch

@@ -1,6 +1,7 @@
 import type { MirrorEntry } from "@llmgw/domain";
 import { counted } from "@llmgw/domain";
 import { Empty } from "../../../components/Status";
+import { Link } from "../../../lib/router";
 import { percent } from "../../../lib/units";
 
 type Props = { entries: MirrorEntry[]; selected: MirrorEntry | null; onSelect: (entry: MirrorEntry) => void };
@@ -25,13 +26,22 @@ function downloading(entry: MirrorEntry): boolean {
   return entry.plan.refusal === null && entry.files.every((f) => f.state !== "failed");
 }
 
+/** The versions that can be picked first; the rest after, each group in the server's order. */
+const pickableFirst = (entries: MirrorEntry[]) =>
+  entries.toSorted((a, b) => Number(unavailable(a) !== null) - Number(unavailable(b) !== null));
+
 export function PickVersion({ entries, selected, onSelect }: Props) {
-  if (entries.length === 0) return <Empty>The mirror has no versions yet.</Empty>;
+  if (entries.length === 0)
+    return (
+      <Empty>
+        The mirror has no versions yet: the <Link to="/mirror">Mirror</Link> page says where to put them.
+      </Empty>
+    );
   return (
     <fieldset className="plain">
       <legend className="step-title">Which mirrored version?</legend>
       <ul className="choices">
-        {entries.map((entry) => {
+        {pickableFirst(entries).map((entry) => {
           const key = entryKey(entry);
           const why = unavailable(entry);
           const id = `serve-version-${key}`;
@@ -53,7 +63,7 @@ export function PickVersion({ entries, selected, onSelect }: Props) {
               />
               <label htmlFor={id}>
                 <strong>{entry.model}</strong> {entry.version}{" "}
-                <span className="muted">
+                <span className="muted nowrap">
                   {entry.plan.engine || "no engine"} · {counted(entry.files.length, "file")}
                 </span>
               </label>

@@ -29,8 +29,8 @@ export function SignInForm({ onSignedIn }: { onSignedIn?: (session: SessionView)
         label="Access token"
         hint={
           <>
-            An llmgw token (<code>llmgw_…</code>) from your admin, or from <code>llmgw ctl token create</code>
-            .
+            An llmgw token (<code>llmgw_…</code>) from your admin, or from{" "}
+            <code className="nowrap">llmgw ctl token create</code>.
           </>
         }
         error={signIn.isError ? problemOf(signIn.error) : undefined}

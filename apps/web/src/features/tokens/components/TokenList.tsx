@@ -1,10 +1,12 @@
 import type { TokenView } from "@llmgw/api";
 import { Empty } from "../../../components/Status";
 import { TableScroll } from "../../../components/TableScroll";
+import { dateTime } from "../../../lib/units";
 import { limitsText } from "../token-form";
 import { RevokeToken } from "./RevokeToken";
 
-const when = (iso: string | null) => (iso === null ? "—" : new Date(iso).toLocaleString());
+/** As the audit log writes a time, so the two pages read alike. */
+const when = (iso: string | null) => (iso === null ? "—" : dateTime(iso));
 
 /** What a token is for beyond its role: an agent's node, a client's models and limits. */
 function scopeOf(t: TokenView): string {
