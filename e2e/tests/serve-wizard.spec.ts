@@ -166,11 +166,12 @@ test("the wizard sets class and owner with the owner's quota in view, and the ne
   await wizard.getByTestId("serve-submit").click();
   expect((await sent).postDataJSON()).toMatchObject({ name, class: "critical", owner });
 
-  // The new card: placing, then starting once an agent reports the replica, then nothing to say.
+  // The new card: with the e2e server's scheduler off, that only an agent will start it (never
+  // "placing…" forever), then starting once an agent reports the replica, then nothing to say.
   await expect(page).toHaveURL(`/models?model=${name}`);
   const card = page.getByTestId(`model-card-${name}`);
   const placing = card.getByTestId("model-placing");
-  await expect(placing).toHaveText("placing 1 replica…");
+  await expect(placing).toHaveText("1 replica not running: the scheduler is off, only agents start replicas");
   const stored = await answer(api.models[":name"].$get({ param: { name: segment(name) } }));
   expect(stored).toMatchObject({ class: "critical", owner });
   const replica = { id: `${name}-1`, model: name };

@@ -20,6 +20,20 @@ describe("placingOf", () => {
     expect(placingOf({ ...model, replicas: [ready] })).toBeNull();
   });
 
+  it("says the scheduler is off rather than placing forever; an agent's starting replica still counts", () => {
+    const model = makeView({ name: "m", ...always(1), headroom: { total: 3 } });
+    expect(placingOf(model, { scheduler: false })).toEqual({
+      text: "1 replica not running: the scheduler is off, only agents start replicas",
+      why: true,
+    });
+    expect(placingOf(model, { scheduler: true })).toEqual({ text: "placing 1 replica…", why: false });
+    const starting = makeReplica({ model: "m", state: "starting", node: "n1" });
+    expect(placingOf({ ...model, replicas: [starting] }, { scheduler: false })).toEqual({
+      text: "starting 1 replica…",
+      why: false,
+    });
+  });
+
   it("says why not: a held-back replica's reason first", () => {
     const reason = "no node fits: needs 24 GB, the largest free is 16 GB";
     const model = makeView({

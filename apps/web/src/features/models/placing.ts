@@ -6,9 +6,10 @@ export type Placing = { text: string; why: boolean };
 /**
  * "placing 1 replica…" from the moment a model wants replicas (a new one from the wizard, a raised
  * count) until they run, or until something says why not: a held-back replica's reason, a quota
- * with no room, or the nodes that hold none, in numbers. Null once every wanted replica runs.
+ * with no room, or the nodes that hold none, in numbers. With the scheduler off nothing is placed:
+ * it says so, rather than "placing…" forever. Null once every wanted replica runs.
  */
-export function placingOf(model: ModelSummary): Placing | null {
+export function placingOf(model: ModelSummary, options: { scheduler?: boolean } = {}): Placing | null {
   // On demand wants none until woken; the wake button and the replicas say the rest.
   const wanted = model.mode === "always" ? model.scaling.min : 0;
   const running = model.replicas.filter((r) => r.state === "ready").length;
@@ -31,5 +32,10 @@ export function placingOf(model: ModelSummary): Placing | null {
         why: true,
       };
   }
+  if (options.scheduler === false && pending === 0)
+    return {
+      text: `${counted(missing, "replica")} not running: the scheduler is off, only agents start replicas`,
+      why: true,
+    };
   return { text: `placing ${counted(missing, "replica")}…`, why: false };
 }

@@ -1,9 +1,12 @@
 import type { ModelSummary } from "@llmgw/domain";
+import { useCapacity } from "../../capacity/api/get-capacity";
 import { placingOf } from "../placing";
 
 /** The card's live "placing 1 replica…" line, until the replicas run or the reason arrives. */
 export function Placing({ model }: { model: ModelSummary }) {
-  const placing = placingOf(model);
+  // Whether the scheduler runs is the server's setting, one query shared by every card.
+  const scheduler = useCapacity().data?.scheduler;
+  const placing = placingOf(model, { scheduler });
   if (!placing) return null;
   return (
     <p
