@@ -19,7 +19,7 @@ test("a model short of its replicas is marked, counted in the health line, and f
 
   await gotoLive(page, "/");
   const shortCard = page.getByTestId(`capacity-card-${short.name}`);
-  await expect(shortCard.getByTestId("attention-short")).toHaveText("0 of 1 running");
+  await expect(shortCard.getByTestId("attention-short")).toHaveText("1 replica short of wanted");
   await expect(page.getByTestId(`capacity-card-${fine.name}`).getByTestId("card-attention")).toHaveCount(0);
   // Why not, grouped by cause in a sentence, not a line per node (item 7).
   await expect(shortCard.getByTestId("why-not-selector")).toHaveText(

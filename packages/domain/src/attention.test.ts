@@ -44,7 +44,7 @@ describe("modelAttention", () => {
 
   it("marks an always-on model short of wanted, but not an idle on-demand one", () => {
     expect(modelAttention(summary({ min: 2, max: 2, current: 1 }), undefined)).toEqual([
-      { kind: "short", text: "1 of 2 running" },
+      { kind: "short", text: "1 replica short of wanted" },
     ]);
     expect(modelAttention(summary({ min: 0, max: 1 }), undefined)).toEqual([]);
   });

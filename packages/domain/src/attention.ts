@@ -1,3 +1,4 @@
+import { counted } from "./counted";
 import { modeOf } from "./runModes";
 import type { ModelSummary, NodeView, QuotaUsage } from "./schemas";
 
@@ -17,8 +18,6 @@ export type AttentionKind =
   | "node-down"
   | "node-draining";
 
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-
 /**
  * A model needs attention when an always-on model runs fewer than it wants, a replica failed or
  * waits to be placed, replicas sit on a draining or down node, a replica measures more memory
@@ -30,14 +29,18 @@ export function modelAttention(model: ModelSummary, ownerOverQuota: string | und
   const found: Attention[] = [];
   const { headroom, replicas } = model;
   if (modeOf(model.scaling) === "always" && headroom.current < model.scaling.min) {
-    found.push({ kind: "short", text: `${headroom.current} of ${model.scaling.min} running` });
+    // The card already says "0 / 1 replicas running" above: the mark says what is missing.
+    found.push({
+      kind: "short",
+      text: `${counted(model.scaling.min - headroom.current, "replica")} short of wanted`,
+    });
   }
   const failed = replicas.filter((r) => r.state === "failed");
   if (failed.length > 0) {
     const why = failed[0]?.reason;
     found.push({
       kind: "failed",
-      text: `${plural(failed.length, "replica")} failed${why ? `: ${why}` : ""}`,
+      text: `${counted(failed.length, "replica")} failed${why ? `: ${why}` : ""}`,
     });
   }
   const waiting = replicas.filter((r) => r.state === "pending");
@@ -45,13 +48,13 @@ export function modelAttention(model: ModelSummary, ownerOverQuota: string | und
     const why = waiting[0]?.reason;
     found.push({
       kind: "waiting",
-      text: `${plural(waiting.length, "replica")} waiting to be placed${why ? `: ${why}` : ""}`,
+      text: `${counted(waiting.length, "replica")} waiting to be placed${why ? `: ${why}` : ""}`,
     });
   }
   if (headroom.elsewhere > 0) {
     found.push({
       kind: "elsewhere",
-      text: `${plural(headroom.elsewhere, "replica")} on a draining or down node`,
+      text: `${counted(headroom.elsewhere, "replica")} on a draining or down node`,
     });
   }
   const estimate = headroom.need.memoryGB;
