@@ -126,6 +126,28 @@ describe("the reconcile loop", () => {
   });
 });
 
+describe("the reconcile loop's waits", () => {
+  it("waits longer after a heartbeat's change than a model's, and a model's change brings a waiting run forward", async () => {
+    // A heartbeat alone would wait a minute: the test's 30 s would run out before idle().
+    const scheduler = startScheduler(api.deps, {
+      intervalMs: 60_000,
+      debounceMs: 5,
+      fleetDebounceMs: 60_000,
+    });
+    if (!scheduler) throw new Error("the scheduler is on in tests");
+    try {
+      await scheduler.idle();
+      const node = heartbeat();
+      await beat(node);
+      const model = await create(modelInput({ scaling: { min: 1, max: 1 } }));
+      await scheduler.idle();
+      expect((await replicas(model.name)).map((r) => r.node)).toEqual([node.node.name]);
+    } finally {
+      await scheduler.stop();
+    }
+  });
+});
+
 async function metrics(): Promise<string> {
   return (await api.app.request("/metrics")).text();
 }

@@ -10,6 +10,11 @@ export interface SchedulerOptions {
   intervalMs?: number;
   /** How long after a change the run starts (ms), so a burst of changes makes one run. */
   debounceMs?: number;
+  /**
+   * The same after a heartbeat's change (`node.changed`, `replica.changed`): a fleet's agents
+   * report in waves, and a node joining wants no placement within a blink the way a wake does.
+   */
+  fleetDebounceMs?: number;
   /** Asked before every run; the advisory lock of SPEC §4 slots in here. */
   leader?: LeaderCheck;
 }
@@ -31,6 +36,9 @@ const TRIGGERS: ReadonlySet<EventType> = new Set([
   "quota.changed",
 ]);
 
+/** What heartbeats announce: runs they ask for wait `fleetDebounceMs`. */
+const FLEET: ReadonlySet<EventType> = new Set(["node.changed", "replica.changed"]);
+
 /**
  * The reconcile loop (SPEC §2.6): a run shortly after every change that can matter and every
  * `intervalMs`, never two at once. Null when LLMGW_SCHEDULER=off: replicas then come only from
@@ -38,10 +46,13 @@ const TRIGGERS: ReadonlySet<EventType> = new Set([
  */
 export function startScheduler(deps: Deps, options: SchedulerOptions = {}): Scheduler | null {
   if (!deps.config.scheduler) return null;
-  const { intervalMs = 5_000, debounceMs = 75, leader = alwaysLeader } = options;
+  const { intervalMs = 5_000, debounceMs = 75, fleetDebounceMs = 250, leader = alwaysLeader } = options;
   let timer: ReturnType<typeof setTimeout> | null = null;
+  /** When the waiting timer fires (performance.now()). */
+  let due = 0;
   let current: Promise<void> | null = null;
-  let again = false;
+  /** The shortest wait asked for while a run was going: the next run follows it. */
+  let again: number | null = null;
   let stopped = false;
   let waiting: (() => void)[] = [];
   /** How long the last run took: the next waits at least as long (see `nudge`). */
@@ -58,15 +69,16 @@ export function startScheduler(deps: Deps, options: SchedulerOptions = {}): Sche
     current = runOnce(deps, leader)
       .then((plan: Schedule | null) => {
         // Writes a heartbeat overtook were left: plan again from the newer state.
-        if (plan && deps.runtime.stats.lastSkipped > 0) again = true;
+        if (plan && deps.runtime.stats.lastSkipped > 0) again = Math.min(again ?? debounceMs, debounceMs);
       })
       .catch((err: unknown) => deps.log.error({ err }, "scheduler run failed"))
       .finally(() => {
         lastRunMs = performance.now() - started;
         current = null;
-        if (again && !stopped) {
-          again = false;
-          nudge();
+        if (again !== null && !stopped) {
+          const wait = again;
+          again = null;
+          nudge(wait);
         }
         settle();
       });
@@ -75,24 +87,32 @@ export function startScheduler(deps: Deps, options: SchedulerOptions = {}): Sche
   // debounce would never fire. Nor do runs follow each other closer than one takes: on a large
   // fleet a run costs a good part of a second, and under a stream of changing beats back-to-back
   // runs would take the whole core the beats and reads need (at most half of it, this way).
-  const nudge = () => {
+  // A nudge that wants a run sooner than the waiting timer brings it forward; a later one waits.
+  const nudge = (waitMs = debounceMs) => {
     if (stopped) return;
-    if (current) again = true;
-    else timer ??= setTimeout(run, Math.max(debounceMs, lastRunMs));
+    if (current) {
+      again = Math.min(again ?? waitMs, waitMs);
+      return;
+    }
+    const at = performance.now() + Math.max(waitMs, lastRunMs);
+    if (timer && due <= at) return;
+    if (timer) clearTimeout(timer);
+    due = at;
+    timer = setTimeout(run, at - performance.now());
   };
 
   const unsubscribe = deps.hub.subscribe((event) => {
     if (!TRIGGERS.has(event.type)) return;
     if (typeof event.data === "object" && event.data !== null && ownEvents.has(event.data)) return;
-    nudge();
+    nudge(FLEET.has(event.type) ? fleetDebounceMs : debounceMs);
   });
-  const interval = setInterval(nudge, intervalMs);
+  const interval = setInterval(() => nudge(), intervalMs);
   interval.unref();
   current = adoptRunningOnDemand(deps)
     .catch((err: unknown) => deps.log.error({ err }, "scheduler could not read the fleet"))
     .finally(() => {
       current = null;
-      again = false;
+      again = null;
       nudge();
     });
 
