@@ -191,9 +191,9 @@ export class Snapshot {
    * are copied once for all of them, not once a node.
    */
   withNodes(changes: readonly { node: Node; replicas: readonly Replica[] }[]): Snapshot | null {
-    const nodeAt = new Map(this.nodes.map((n, i) => [n.name, i]));
     const nodes = this.nodes.slice();
-    let added = false;
+    /** Nodes new to the picture, by name (a node listed twice ends as its last listing says). */
+    const added = new Map<string, Node>();
     const replicasByNode = new Map(this.replicasByNode);
     /** Where the changes so far put an id: its node, or null once its node no longer lists it. */
     const placed = new Map<string, string | null>();
@@ -217,12 +217,11 @@ export class Snapshot {
         placed.set(r.id, node.name);
         models.add(r.model);
       }
-      const at = nodeAt.get(node.name);
-      if (at === undefined) {
-        nodeAt.set(node.name, nodes.length);
-        nodes.push(node);
-        added = true;
-      } else nodes[at] = node;
+      const at = this.nodesByName.has(node.name)
+        ? nodeIndex(nodes, node.name, (n) => n.name === node.name)
+        : -1;
+      if (at >= 0) nodes[at] = node;
+      else added.set(node.name, node);
       if (replicas.length > 0) replicasByNode.set(node.name, [...replicas].sort(byId));
       else replicasByNode.delete(node.name);
     }
@@ -247,7 +246,7 @@ export class Snapshot {
     }
     return new Snapshot({
       models: this.models,
-      nodes: added ? nodes.sort(byName) : nodes,
+      nodes: added.size > 0 ? mergedByName(nodes, [...added.values()].sort(byName)) : nodes,
       classes: this.classes,
       quotas: this.quotas,
       index: reindexNodes(this.index, changes),
@@ -412,6 +411,39 @@ function headroomOf(snap: Snapshot, model: Model): Headroom {
 const byName = (a: Node, b: Node) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 const byModelName = (a: Model, b: Model) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 const byId = (a: Replica, b: Replica) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/** Where `name` is in `nodes` (sorted by name), by binary search, else by a scan; -1 when it is not. */
+function nodeIndex(nodes: readonly Node[], name: string, is: (n: Node) => boolean): number {
+  let low = 0;
+  let high = nodes.length - 1;
+  while (low <= high) {
+    const mid = (low + high) >> 1;
+    const at = nodes[mid]?.name ?? "";
+    if (at === name) return mid;
+    if (at < name) low = mid + 1;
+    else high = mid - 1;
+  }
+  return nodes.findIndex(is);
+}
+
+/** Two lists sorted by name as one, in one pass: a batch of new nodes is not a sort of the fleet. */
+function mergedByName(a: readonly Node[], b: readonly Node[]): Node[] {
+  const out: Node[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    const x = a[i];
+    const y = b[j];
+    if (y === undefined || (x !== undefined && byName(x, y) <= 0)) {
+      out.push(x as Node);
+      i++;
+    } else {
+      out.push(y);
+      j++;
+    }
+  }
+  return out;
+}
 
 function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
   const groups = new Map<string, T[]>();
