@@ -217,9 +217,7 @@ export class Snapshot {
         placed.set(r.id, node.name);
         models.add(r.model);
       }
-      const at = this.nodesByName.has(node.name)
-        ? nodeIndex(nodes, node.name, (n) => n.name === node.name)
-        : -1;
+      const at = this.nodesByName.has(node.name) ? nodeIndex(nodes, node.name) : -1;
       if (at >= 0) nodes[at] = node;
       else added.set(node.name, node);
       if (replicas.length > 0) replicasByNode.set(node.name, [...replicas].sort(byId));
@@ -413,7 +411,7 @@ const byModelName = (a: Model, b: Model) => (a.name < b.name ? -1 : a.name > b.n
 const byId = (a: Replica, b: Replica) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /** Where `name` is in `nodes` (sorted by name), by binary search, else by a scan; -1 when it is not. */
-function nodeIndex(nodes: readonly Node[], name: string, is: (n: Node) => boolean): number {
+function nodeIndex(nodes: readonly Node[], name: string): number {
   let low = 0;
   let high = nodes.length - 1;
   while (low <= high) {
@@ -423,7 +421,7 @@ function nodeIndex(nodes: readonly Node[], name: string, is: (n: Node) => boolea
     if (at < name) low = mid + 1;
     else high = mid - 1;
   }
-  return nodes.findIndex(is);
+  return nodes.findIndex((n) => n.name === name);
 }
 
 /** Two lists sorted by name as one, in one pass: a batch of new nodes is not a sort of the fleet. */
