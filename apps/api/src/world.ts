@@ -238,7 +238,7 @@ export class Snapshot {
       const rest = (this.replicasByModel.get(model) ?? []).filter(
         (r) => r.node === null || !changed.has(r.node),
       );
-      const list = [...rest, ...(fresh.get(model) ?? [])].sort(byId);
+      const list = mergedById(rest, (fresh.get(model) ?? []).sort(byId));
       if (list.length > 0) replicasByModel.set(model, list);
       else replicasByModel.delete(model);
     }
@@ -424,16 +424,17 @@ function nodeIndex(nodes: readonly Node[], name: string): number {
   return nodes.findIndex((n) => n.name === name);
 }
 
-/** Two lists sorted by name as one, in one pass: a batch of new nodes is not a sort of the fleet. */
-function mergedByName(a: readonly Node[], b: readonly Node[]): Node[] {
-  const out: Node[] = [];
+/** Two sorted lists as one, in one pass: what a batch adds to a long list is not a sort of it. */
+function merged<T>(a: readonly T[], b: readonly T[], order: (x: T, y: T) => number): T[] {
+  if (b.length === 0) return a.slice();
+  const out: T[] = [];
   let i = 0;
   let j = 0;
   while (i < a.length || j < b.length) {
     const x = a[i];
     const y = b[j];
-    if (y === undefined || (x !== undefined && byName(x, y) <= 0)) {
-      out.push(x as Node);
+    if (y === undefined || (x !== undefined && order(x, y) <= 0)) {
+      out.push(x as T);
       i++;
     } else {
       out.push(y);
@@ -442,6 +443,9 @@ function mergedByName(a: readonly Node[], b: readonly Node[]): Node[] {
   }
   return out;
 }
+
+const mergedByName = (a: readonly Node[], b: readonly Node[]) => merged(a, b, byName);
+const mergedById = (a: readonly Replica[], b: readonly Replica[]) => merged(a, b, byId);
 
 function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
   const groups = new Map<string, T[]>();
