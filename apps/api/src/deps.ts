@@ -36,20 +36,23 @@ export type Deps = {
 /**
  * Opens the store (PGlite in `<dataDir>/db`, or PostgreSQL from DATABASE_URL), seeds classes and
  * quotas from the configuration (starting values: the API may change them later) and makes the
- * catalogue's declared models match the file.
+ * catalogue's declared models match the file. `store`: one already open instead (the suites' in-memory
+ * PGlite, loaded from a migrated copy rather than made by initdb per file); it is closed on failure.
  */
 export async function openDeps(
   config: Config,
-  options: { inMemory?: boolean; log?: Logger } = {},
+  options: { inMemory?: boolean; store?: Store; log?: Logger } = {},
 ): Promise<Deps> {
   const log = options.log ?? silentLogger();
-  const store = await openStore(
-    config.databaseUrl
-      ? { databaseUrl: config.databaseUrl }
-      : options.inMemory
-        ? {}
-        : { dataDir: config.dataDir },
-  );
+  const store =
+    options.store ??
+    (await openStore(
+      config.databaseUrl
+        ? { databaseUrl: config.databaseUrl }
+        : options.inMemory
+          ? {}
+          : { dataDir: config.dataDir },
+    ));
   try {
     await store.transaction(async (tx) => {
       await tx.classes.seed(config.classes ?? []);

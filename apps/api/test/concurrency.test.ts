@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { applyPatch, type Model } from "@llmgw/domain";
-import { describeOnEachDatabase } from "@llmgw/store/testing";
+import { describeOnEachDatabase, openTestStore } from "@llmgw/store/testing";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createApp } from "../src/app";
 import { loadConfig } from "../src/config";
@@ -40,7 +40,8 @@ describeOnEachDatabase("concurrent editors on $name", ({ url }) => {
       drop = db.drop;
       env = { DATABASE_URL: db.url };
     }
-    deps = await openDeps(loadConfig({ dataDir: root }, env), { inMemory: true });
+    const store = url === null ? await openTestStore() : undefined;
+    deps = await openDeps(loadConfig({ dataDir: root }, env), { inMemory: true, store });
     app = createApp(deps);
   });
 

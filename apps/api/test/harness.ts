@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ApiError, apiErrorSchema, type ModelInput } from "@llmgw/domain";
 import { replicaOf } from "@llmgw/domain/testing";
-import { TEST_STORE, TEST_STORE_MISSING } from "@llmgw/store/testing";
+import { openTestStore, TEST_STORE, TEST_STORE_MISSING } from "@llmgw/store/testing";
 import { hc } from "hono/client";
 import { afterAll, beforeAll, beforeEach, expect } from "vitest";
 import { createApp } from "../src/app";
@@ -73,7 +73,9 @@ export function useApi(options: ApiOptions = {}): Api {
       env.DATABASE_URL = fresh.url;
     }
     const config: Config = { ...loadConfig({ config: file, dataDir: root }, env), ...overrides };
-    const deps = await openDeps(config, { inMemory: database === "pglite" });
+    // PGlite in memory from a migrated copy: initdb, seconds of CPU, once per run instead of per file.
+    const store = database === "pglite" ? await openTestStore() : undefined;
+    const deps = await openDeps(config, { inMemory: database === "pglite", store });
     // Suites beat far faster than an agent; the limit itself is tested with its default.
     const app = createApp(deps, { heartbeatsPer10s: 100_000 });
     const client = hc<AppType>("http://localhost/api/v1", { fetch: app.request });

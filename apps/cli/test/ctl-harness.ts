@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { type AppType, type Config, createApp, type Deps, loadConfig, openDeps } from "@llmgw/api";
 import type { Heartbeat, ModelInput, ModelView, Profile } from "@llmgw/domain";
 import { makeModel, makeNode } from "@llmgw/domain/testing";
-import { freshDatabase, TEST_STORE, TEST_STORE_MISSING } from "@llmgw/store/testing";
+import { freshDatabase, openTestStore, TEST_STORE, TEST_STORE_MISSING } from "@llmgw/store/testing";
 import { hc } from "hono/client";
 import { afterAll, beforeAll, beforeEach, expect } from "vitest";
 import { type CtlIo, runCtl } from "../src/ctl";
@@ -59,7 +59,9 @@ export function useCtl(options: { declared?: string[] } = {}) {
       scheduler: false,
       models: (options.declared ?? []).map(declaredModel),
     };
-    const deps = await openDeps(config, { inMemory: database === null });
+    // PGlite in memory from a migrated copy: initdb, seconds of CPU, once per run instead of per file.
+    const store = database === null ? await openTestStore() : undefined;
+    const deps = await openDeps(config, { inMemory: database === null, store });
     const drop = database?.drop ?? (async () => {});
     state = { deps, app: createApp(deps, { heartbeatsPer10s: 100_000 }), root, drop };
   });

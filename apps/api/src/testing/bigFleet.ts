@@ -62,21 +62,24 @@ export async function seedBigFleet(
 export async function seedNodes(deps: Deps, beats: readonly Heartbeat[]): Promise<void> {
   const snap = await deps.world.snapshot();
   const now = new Date().toISOString();
+  const parsed = beats.map((beat) => heartbeatSchema.parse(beat));
+  const lists = parsed.map(({ node: facts, replicas }) => ({
+    node: facts.name,
+    replicas: mergeReport({
+      node: facts.name,
+      reported: replicas,
+      stored: [],
+      models: snap.modelsByName,
+      now,
+      scheduled: false,
+      graceMs: 0,
+    }),
+  }));
+  // In the statements a batch of heartbeats commits together (nodes.upsertAll, replaceForNodes):
+  // thousands of nodes one by one are tens of thousands of round trips to PGlite.
   await deps.store.transaction(async (tx) => {
-    for (const beat of beats) {
-      const { node: facts, replicas } = heartbeatSchema.parse(beat);
-      await tx.nodes.upsert({ ...facts, state: "ready", lastSeen: now });
-      const merged = mergeReport({
-        node: facts.name,
-        reported: replicas,
-        stored: [],
-        models: snap.modelsByName,
-        now,
-        scheduled: false,
-        graceMs: 0,
-      });
-      await tx.replicas.replaceForNode(facts.name, merged);
-    }
+    await tx.nodes.upsertAll(parsed.map(({ node: facts }) => ({ ...facts, state: "ready", lastSeen: now })));
+    await tx.replicas.replaceForNodes(lists);
   });
   deps.world.invalidate();
   // Seen now, not when the seeding began: liveness would mark them all down.
