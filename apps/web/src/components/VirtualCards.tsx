@@ -17,13 +17,34 @@ type Props<T> = {
 };
 
 /**
- * A long list of cards, only the rows near the window's view in the DOM (TanStack Virtual, on the
- * page's own scroll, so the page reads and scrolls as before). With 2,000 nodes or 500 models
+ * Up to this many cards every one is drawn: a catalogue or fleet of ordinary size stays one plain
+ * grid, which the browser's find-in-page reads whole. Above it, only the rows near the view.
+ */
+export const DRAW_ALL_UP_TO = 120;
+
+export function VirtualCards<T>(props: Props<T>) {
+  return props.items.length <= DRAW_ALL_UP_TO ? <AllCards {...props} /> : <WindowedCards {...props} />;
+}
+
+/** Every card in one grid: the stylesheet's `className` lays out its columns. */
+function AllCards<T>({ items, keyOf, render, className, testId }: Props<T>) {
+  return (
+    <div data-testid={testId} className={className}>
+      {items.map((item) => (
+        <Fragment key={keyOf(item)}>{render(item)}</Fragment>
+      ))}
+    </div>
+  );
+}
+
+/**
+ * A long list of cards (more than DRAW_ALL_UP_TO), only the rows near the window's view in the DOM
+ * (TanStack Virtual, on the page's own scroll, so the page reads and scrolls as before). With 2,000 nodes or 500 models
  * on a page, rendering every card made each keystroke and each event cost a frame or more.
  * Rows are measured once drawn, so cards keep their natural height. Tabbing through the cards
  * still works: a focused card is scrolled into view, and the rows after it are drawn.
  */
-export function VirtualCards<T>(props: Props<T>) {
+function WindowedCards<T>(props: Props<T>) {
   const { items, keyOf, render, estimate, minColumnWidth, keep, className, testId } = props;
   const list = useRef<HTMLDivElement>(null);
   const [box, setBox] = useState({ top: 0, width: 0 });
