@@ -210,7 +210,7 @@ test.describe("with a node that goes down", () => {
       await expect(page.getByTestId("totals-cpuCores")).toContainText(
         "4 cores used · 12 cores free of 16 cores",
       );
-      await expect(page.getByTestId("totals-class-standard")).toHaveText("standard216 GB40");
+      await expect(page.getByTestId("totals-class-standard")).toHaveText("standard216 GB4");
       await expect(page.getByTestId("totals-elsewhere")).toHaveText(
         "Not counted above: 2 replicas on draining or down nodes hold 16 GB, 4 cores.",
       );
