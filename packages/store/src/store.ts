@@ -11,6 +11,7 @@ import { type Events, events } from "./repos/events";
 import { type Mirror, mirror } from "./repos/mirror";
 import { type Models, models } from "./repos/models";
 import { type Nodes, nodes } from "./repos/nodes";
+import { type Pulls, pulls } from "./repos/pulls";
 import { type Quotas, quotas } from "./repos/quotas";
 import { type Replicas, replicas } from "./repos/replicas";
 import { type Sessions, sessions } from "./repos/sessions";
@@ -39,6 +40,7 @@ export interface Repositories {
   readonly sessions: Sessions;
   readonly wakes: Wakes;
   readonly agentNodes: AgentNodes;
+  readonly pulls: Pulls;
 }
 
 export interface StoreTx extends Repositories {
@@ -87,6 +89,7 @@ function bind(sql: Queryable, caches: Caches, inTransaction: boolean): StoreTx {
     sessions: sessions(sql),
     wakes: wakes(sql),
     agentNodes: agentNodes(sql),
+    pulls: pulls(sql),
     transaction: (fn) => sql.transaction((tx) => fn(bind(tx, caches, true))),
     lock: (key) => lockKey(sql, key),
   };
