@@ -6,5 +6,7 @@ export * from "./engine";
 export * from "./ggufFiles";
 export * from "./ggufLlama";
 export * from "./ggufModels";
+export * from "./hubRepos";
+export * from "./hubStandIn";
 export * from "./llamaProcess";
 export * from "./tokens";
