@@ -71,10 +71,16 @@ export function quantOf(path: string): string {
   return stem;
 }
 
-/** The GGUF quantisations of a listing, each with its files (every part of a split file), in path order. */
+/**
+ * The GGUF quantisations of a listing, each with its files (every part of a split file), in the
+ * order of their file names: a split quantisation kept in a subfolder sits among the others.
+ */
 export function ggufChoices(files: readonly HubFile[]): Map<string, HubFile[]> {
   const byQuant = new Map<string, HubFile[]>();
-  for (const file of [...files].sort((a, b) => comparePaths(a.path, b.path))) {
+  const byName = [...files].sort(
+    (a, b) => comparePaths(baseName(a.path), baseName(b.path)) || comparePaths(a.path, b.path),
+  );
+  for (const file of byName) {
     if (!isModelGguf(file.path)) continue;
     const quant = quantOf(file.path);
     const group = byQuant.get(quant);
