@@ -180,10 +180,14 @@ describe("bodies", () => {
 describe("server-side request forgery", () => {
   // Exempt, by name: the request path's upstream pools (SPEC §7), which connect only to the
   // `endpoint` of a managed `ready` replica, as the agent trusted with that node reported it; and the
-  // stand-in engines (src/testing: the stand-in and the llama.cpp one, with its launcher), servers for
-  // tests and the demo that `serve` never loads.
+  // stand-in engines and Hub (src/testing: the stand-ins and the llama.cpp engine, with its
+  // launcher), servers for tests and the demo that `serve` never loads.
   const EXEMPT = new Set([
     "apps/api/src/gateway/upstream.ts",
+    // Pulls (SPEC §10): only to the Hub the operator configured (huggingface.endpoint, HF_ENDPOINT),
+    // at a path built from a checked repo name, and to where the Hub redirects its downloads.
+    "apps/api/src/hub/hubHttp.ts",
+    "apps/api/src/testing/hubStandIn.ts",
     "apps/api/src/testing/engine.ts",
     "apps/api/src/testing/llamaEngine.ts",
     "apps/api/src/testing/llamaProcess.ts",

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { benchProgressSchema } from "./bench";
+import { pullSchema } from "./pullSchemas";
 import {
   capacitySchema,
   headroomSummarySchema,
@@ -48,6 +49,8 @@ const changeEvents = [
   event("replica.changed", replicaChangeSchema),
   event("mirror.changed", mirrorChangeSchema),
   event("quota.changed", quotaUsageSchema),
+  // SPEC §10.4: a pull's progress (at most 4 a second) and its end, stored with the pull itself.
+  event("mirror.pull", pullSchema),
 ] as const;
 /**
  * What fleet-wide sums moved to since the process last said (SPEC §2.4's size rule for events):

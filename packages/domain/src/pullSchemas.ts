@@ -66,8 +66,13 @@ export const pullFileSchema = z.object({
   path: z.string(),
   bytes: count,
   bytesDone: count,
-  /** The LFS SHA-256 the Hub lists; null for a small file kept in git (its git hash is checked instead). */
+  /** The LFS SHA-256 the Hub lists; null for a small file kept in git, whose git hash is checked instead. */
   sha256: sha256Hex.nullable(),
+  gitOid: z
+    .string()
+    .regex(/^[0-9a-f]{40}$/)
+    .nullable()
+    .default(null),
 });
 export type PullFile = z.infer<typeof pullFileSchema>;
 

@@ -445,6 +445,7 @@ export const errorCodeSchema = z.enum([
   "no_matching_files",
   "no_space",
   "hub_unreachable",
+  "unsafe_listing",
   "unauthorized",
   "forbidden",
   "payload_too_large",

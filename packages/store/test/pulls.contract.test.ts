@@ -15,7 +15,7 @@ function aPull(overrides: Partial<Pull> = {}): Pull {
     model: "model-gguf",
     version: "Q4_K_M",
     state: "queued",
-    files: [{ path: "m-Q4_K_M.gguf", bytes: 100, bytesDone: 0, sha256: "a".repeat(64) }],
+    files: [{ path: "m-Q4_K_M.gguf", bytes: 100, bytesDone: 0, sha256: "a".repeat(64), gitOid: null }],
     bytesDone: 0,
     bytesTotal: 100,
     error: null,

@@ -2,7 +2,7 @@ import { capacity } from "./capacity";
 import { agents, fleet } from "./fleet";
 import { inference } from "./inference";
 import { meta } from "./meta";
-import { mirror, weights } from "./mirror";
+import { mirror, pulls, weights } from "./mirror";
 import { models } from "./models";
 import { audit, quotas } from "./quotas";
 import type { Route } from "./route";
@@ -22,6 +22,7 @@ export const contract = {
   agents,
   capacity,
   mirror,
+  pulls,
   quotas,
   audit,
   tokens,

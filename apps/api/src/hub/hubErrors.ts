@@ -56,7 +56,7 @@ function gated(repo: string, page: string, access: HubAccess): AppError {
   return new AppError(403, "gated", why);
 }
 
-/** undici hides the reason (ECONNREFUSED, a DNS failure) behind "fetch failed". */
+/** The HTTP client hides the reason (ECONNREFUSED, a DNS failure) in the error's cause. */
 function causeOf(err: Error): string | null {
   const cause: unknown = err.cause;
   if (cause instanceof Error)
