@@ -26,3 +26,4 @@ export * from "./schemas";
 export * from "./serveForm";
 export * from "./servePlan";
 export * from "./text";
+export * from "./transferRate";
