@@ -10,7 +10,7 @@ import {
   selectionProblem,
   unsafeListedPath,
 } from "./pullChoice";
-import { isHubRepo, pullRequestSchema } from "./pullSchemas";
+import { isHubRepo, pullRequestSchema, pullSpecOf } from "./pullSchemas";
 
 let sequence = 0;
 function hubFile(path: string, overrides: Partial<HubFile> = {}): HubFile {
@@ -190,5 +190,15 @@ describe("the pull request", () => {
     expect(pullRequestSchema.safeParse({ repo: "a/b", revision: "refs/pr/1", quant: "Q4_K_M" }).success).toBe(
       true,
     );
+  });
+});
+
+describe("pullSpecOf", () => {
+  it("splits the quantisation off after the colon, and takes hf.co/ and Hub URLs", () => {
+    expect(pullSpecOf("owner/name")).toEqual({ repo: "owner/name" });
+    expect(pullSpecOf(" owner/name:Q4_K_M ")).toEqual({ repo: "owner/name", quant: "Q4_K_M" });
+    expect(pullSpecOf("hf.co/owner/name:q8_0")).toEqual({ repo: "owner/name", quant: "q8_0" });
+    expect(pullSpecOf("https://huggingface.co/owner/name")).toEqual({ repo: "owner/name" });
+    expect(pullSpecOf("owner/name:")).toEqual({ repo: "owner/name" });
   });
 });

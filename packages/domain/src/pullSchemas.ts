@@ -120,6 +120,19 @@ export const pullDryRunSchema = z.object({
 });
 export type PullDryRun = z.infer<typeof pullDryRunSchema>;
 
+/**
+ * What an operator types for a repo: `owner/name`, or `owner/name:Q4_K_M` with the quantisation
+ * after the colon (as `ollama pull hf.co/…:Q4_K_M` and llama.cpp's `-hf` take it), a leading
+ * `hf.co/` or Hub URL allowed. Split, not checked: `pullRequestSchema` checks the parts.
+ */
+export function pullSpecOf(spec: string): { repo: string; quant?: string } {
+  const bare = spec.trim().replace(/^(https?:\/\/)?(hf\.co|huggingface\.co)\//, "");
+  const colon = bare.indexOf(":");
+  if (colon < 0) return { repo: bare };
+  const quant = bare.slice(colon + 1);
+  return quant === "" ? { repo: bare.slice(0, colon) } : { repo: bare.slice(0, colon), quant };
+}
+
 /** `POST /mirror/pulls` answers a dry run (200) or the pull (202). */
 export const pullAnswerSchema = z.union([pullDryRunSchema, pullSchema]);
 export type PullAnswer = z.infer<typeof pullAnswerSchema>;

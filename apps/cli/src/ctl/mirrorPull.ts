@@ -8,6 +8,7 @@ import {
   type PullRequest,
   pullEnded,
   pullRequestSchema,
+  pullSpecOf,
   TransferRate,
 } from "@llmgw/domain";
 import { usage, type Values } from "./args";
@@ -21,15 +22,9 @@ import { orDash, table, timeText } from "./table";
 
 const WATCH_EVERY_MS = 500;
 
-/**
- * `owner/name:Q4_K_M` (the quantisation after the colon, as `ollama pull hf.co/…:Q4_K_M` writes
- * it), with a leading `hf.co/` or Hub URL tolerated. Checked by the schema the API checks.
- */
+/** `owner/name[:QUANT]` and the flags, checked by the schema the API checks. */
 function requestOf(spec: string, values: Values): PullRequest {
-  const bare = spec.replace(/^(https?:\/\/)?(hf\.co|huggingface\.co)\//, "");
-  const colon = bare.indexOf(":");
-  const repo = colon < 0 ? bare : bare.slice(0, colon);
-  const quant = colon < 0 ? undefined : bare.slice(colon + 1);
+  const { repo, quant } = pullSpecOf(spec);
   const parsed = pullRequestSchema.safeParse({
     repo,
     ...(quant ? { quant } : {}),
