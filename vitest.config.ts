@@ -41,7 +41,12 @@ export default defineConfig({
         // The same suites again on PostgreSQL (a fresh database per file), reported as skipped
         // without TEST_DATABASE_URL so the totals are the same either way.
         extends: true,
-        test: { name: "postgres", include: storeSuites(), env: { LLMGW_TEST_STORE: "postgres" } },
+        test: {
+          name: "postgres",
+          include: storeSuites(),
+          env: { LLMGW_TEST_STORE: "postgres" },
+          runner: "scripts/vitest-postgres-runner.ts",
+        },
       },
     ],
   },
