@@ -33,6 +33,7 @@ export default defineConfig({
             "packages/*/test/**/*.test.ts",
             "apps/*/src/**/*.test.ts",
             "apps/*/test/**/*.test.ts",
+            "test/**/*.test.ts",
           ],
           env: { LLMGW_TEST_STORE: "pglite" },
         },

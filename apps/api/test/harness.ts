@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { AppType } from "@llmgw/client";
 import { type ApiError, apiErrorSchema, type ModelInput } from "@llmgw/domain";
 import { replicaOf } from "@llmgw/domain/testing";
 import { openTestStore, TEST_STORE } from "@llmgw/store/testing";
@@ -8,7 +9,6 @@ import { hc } from "hono/client";
 import { afterAll, beforeAll, beforeEach, expect } from "vitest";
 import { createApp } from "../src/app";
 import { type Config, loadConfig } from "../src/config";
-import type { AppType } from "../src/contract/appType";
 import { type Deps, openDeps } from "../src/deps";
 
 import { type heartbeat, modelInput } from "./factories";

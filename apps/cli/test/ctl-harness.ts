@@ -1,7 +1,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type AppType, type Config, createApp, type Deps, loadConfig, openDeps } from "@llmgw/api";
+import { type Config, createApp, type Deps, loadConfig, openDeps } from "@llmgw/api";
+import type { AppType } from "@llmgw/client";
 import type { Heartbeat, ModelInput, ModelView, Profile } from "@llmgw/domain";
 import { makeModel, makeNode } from "@llmgw/domain/testing";
 import { freshDatabase, openTestStore, TEST_STORE } from "@llmgw/store/testing";
