@@ -70,7 +70,16 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   // The request path answers in OpenAI's error shape, the authorization middleware's refusals too.
   app.onError((err, c) => (onRequestPath(c.req.path) ? respondGatewayError(err, c) : respondError(err, c)));
   app.notFound((c) =>
-    c.json(errorBody(new AppError(404, "not_found", `nothing here: ${c.req.method} ${c.req.path}`)), 404),
+    c.json(
+      errorBody(
+        new AppError({
+          status: 404,
+          code: "not_found",
+          message: `nothing here: ${c.req.method} ${c.req.path}`,
+        }),
+      ),
+      404,
+    ),
   );
   // Outermost on /v1: sends the answer the gateway leaves for Node's response, once every
   // middleware below has seen (and adjusted) its head.
@@ -82,7 +91,12 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   const limit = bodyLimit({
     maxSize: 1024 * 1024,
     onError: (c) =>
-      c.json(errorBody(new AppError(413, "payload_too_large", "the body is larger than 1 MiB")), 413),
+      c.json(
+        errorBody(
+          new AppError({ status: 413, code: "payload_too_large", message: "the body is larger than 1 MiB" }),
+        ),
+        413,
+      ),
   });
   // No route reads a GET's body: checking it would make the server build a whole Request for
   // every read, each of the thousands of open event streams included.

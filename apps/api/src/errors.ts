@@ -4,23 +4,39 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
 
+/** A refusal, by name: what `AppError` is made of. */
+export type Refusal = {
+  status: ContentfulStatusCode;
+  code: ErrorCode;
+  message: string;
+  /** Dotted paths into the request (`profiles.0.minMemoryGB`) and what is wrong there. */
+  fields?: Record<string, string> | undefined;
+  /** Extra members of the body beside `error` (the 412's current model, say). */
+  extra?: Record<string, unknown> | undefined;
+  /** Response headers the refusal needs (WWW-Authenticate, Retry-After). */
+  headers?: Record<string, string> | undefined;
+};
+
 /** The one error every service throws; the transport maps it to the one error shape once. */
 export class AppError extends Error {
-  constructor(
-    readonly status: ContentfulStatusCode,
-    readonly code: ErrorCode,
-    message: string,
-    readonly fields?: Record<string, string>,
-    /** Extra members of the body beside `error` (the 412's current model, say). */
-    readonly extra?: Record<string, unknown>,
-    /** Response headers the refusal needs (WWW-Authenticate, Retry-After). */
-    readonly headers?: Record<string, string>,
-  ) {
+  readonly status: ContentfulStatusCode;
+  readonly code: ErrorCode;
+  readonly fields?: Record<string, string> | undefined;
+  readonly extra?: Record<string, unknown> | undefined;
+  readonly headers?: Record<string, string> | undefined;
+
+  constructor({ status, code, message, fields, extra, headers }: Refusal) {
     super(message);
+    this.status = status;
+    this.code = code;
+    this.fields = fields;
+    this.extra = extra;
+    this.headers = headers;
   }
 }
 
-export const notFound = (what: string) => new AppError(404, "not_found", `${what} was not found`);
+export const notFound = (what: string) =>
+  new AppError({ status: 404, code: "not_found", message: `${what} was not found` });
 
 /**
  * 401: no credentials, or ones that do not check out. `WWW-Authenticate` says how to authenticate
@@ -28,17 +44,22 @@ export const notFound = (what: string) => new AppError(404, "not_found", `${what
  */
 export function unauthorized(message: string, presented: boolean, headers: Record<string, string> = {}) {
   const challenge = presented ? 'Bearer realm="llmgw", error="invalid_token"' : 'Bearer realm="llmgw"';
-  return new AppError(401, "unauthorized", message, undefined, undefined, {
-    "WWW-Authenticate": challenge,
-    ...headers,
+  return new AppError({
+    status: 401,
+    code: "unauthorized",
+    message,
+    headers: {
+      "WWW-Authenticate": challenge,
+      ...headers,
+    },
   });
 }
 
 /** 403: who is asking is known, and may not do this. */
-export const forbidden = (message: string) => new AppError(403, "forbidden", message);
+export const forbidden = (message: string) => new AppError({ status: 403, code: "forbidden", message });
 
 export function badRequest(message: string, fields?: Record<string, string>): AppError {
-  return new AppError(400, "bad_request", message, fields);
+  return new AppError({ status: 400, code: "bad_request", message, fields });
 }
 
 /**
@@ -84,10 +105,13 @@ export function respondError(err: unknown, c: Context): Response {
     // Hono's own 400 is a body its validator could not parse: name the body as the field.
     const fields = status === 400 ? { body: err.message } : undefined;
     const code = status === 413 ? "payload_too_large" : "bad_request";
-    return c.json(errorBody(new AppError(status, code, err.message, fields)), status);
+    return c.json(errorBody(new AppError({ status, code, message: err.message, fields })), status);
   }
   if (isBodyTooLarge(err))
-    return c.json(errorBody(new AppError(413, "payload_too_large", "body too large")), 413);
+    return c.json(
+      errorBody(new AppError({ status: 413, code: "payload_too_large", message: "body too large" })),
+      413,
+    );
   return c.json({ error: { code: "internal", message: "internal error; see the server log" } }, 500);
 }
 
