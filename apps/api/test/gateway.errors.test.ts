@@ -130,14 +130,13 @@ describe("client admission", () => {
     const { model, engine } = await served();
     gw.admission = {
       admit: () => {
-        throw new AppError({ status: 403, code: "model_not_allowed", message: "app may not use this model" });
+        throw new AppError({ code: "model_not_allowed", message: "app may not use this model" });
       },
     };
     const notAllowed = await refusal(chat(model.name));
     gw.admission = {
       admit: () => {
         throw new AppError({
-          status: 429,
           code: "rate_limited",
           message: "app sent too many",
           headers: {

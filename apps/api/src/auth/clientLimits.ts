@@ -32,7 +32,6 @@ export class ClientLimits {
     if (token === null) return NOTHING_TO_RELEASE;
     if (token.models !== null && !listsModel(token.models, model)) {
       throw new AppError({
-        status: 403,
         code: "model_not_allowed",
         message: `the token ${token.name} may not call ${model.name}: it may call ${namesOf(token.models)}`,
       });
@@ -108,7 +107,6 @@ function namesOf(models: readonly string[]): string {
 
 function rateLimited(message: string, seconds: number): AppError {
   return new AppError({
-    status: 429,
     code: "rate_limited",
     message: `${message}; retry in ${seconds} s`,
     headers: {

@@ -33,7 +33,6 @@ export function crossSiteRefusal(c: Context): AppError | null {
 
 function crossSite(why: string): AppError {
   return new AppError({
-    status: 403,
     code: "forbidden",
     message: `a change may not come from another site's page (${why})`,
   });
@@ -51,7 +50,6 @@ export function csrfRefusal(c: Context): AppError | null {
   if (/^application\/([\w.-]+\+)?json\b/i.test(type)) return null;
   if ((c.req.header("x-requested-with") ?? "") !== "") return null;
   return new AppError({
-    status: 403,
     code: "forbidden",
     message:
       "a signed-in browser's change must come from the dashboard: send X-Requested-With or a JSON body",

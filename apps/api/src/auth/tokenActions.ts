@@ -34,7 +34,6 @@ export async function createToken(
 ): Promise<CreatedToken> {
   if (auth.tokens.isConfigured(input.name)) {
     throw new AppError({
-      status: 409,
       code: "name_taken",
       message: `a token called ${input.name} is declared in llmgw.yaml`,
       fields: {
@@ -44,7 +43,6 @@ export async function createToken(
   }
   if (input.role !== "admin" && !(await auth.tokens.required())) {
     throw new AppError({
-      status: 409,
       code: "conflict",
       message:
         "the first token on a server without tokens must be an admin token: from then on every request needs one, and someone must be able to manage them",
@@ -55,7 +53,6 @@ export async function createToken(
   const holder = node === null ? null : await auth.agents.holderOf(node);
   if (node !== null && holder !== null) {
     throw new AppError({
-      status: 409,
       code: "conflict",
       message: `node ${node} is bound to the agent token ${holder}; revoke it first`,
       fields: {
@@ -83,7 +80,6 @@ export async function createToken(
     });
     if (!row) {
       throw new AppError({
-        status: 409,
         code: "name_taken",
         message: `a token called ${input.name} already exists; revoke it first`,
         fields: {
@@ -129,7 +125,6 @@ export async function revokeToken(
 ): Promise<void> {
   if (auth.tokens.isConfigured(name)) {
     throw new AppError({
-      status: 409,
       code: "declared_in_config",
       message: `the token ${name} is declared in llmgw.yaml; remove it there and restart to revoke it`,
     });
@@ -140,7 +135,6 @@ export async function revokeToken(
   const rest = all.filter((t) => t !== token);
   if (token.role === "admin" && rest.length > 0 && !rest.some((t) => t.role === "admin")) {
     throw new AppError({
-      status: 409,
       code: "conflict",
       message: `${name} is the last admin token: revoke the others first, or create another admin token`,
     });

@@ -63,7 +63,7 @@ export function weightsRoutes(mirror: Pick<Mirror, "get" | "filePath">) {
       return new Response(fileStream(path, start, end), { status, headers });
     },
     none: (c) => {
-      throw new AppError({ status: 404, code: "not_found", message: `no mirror file at ${c.req.path}` });
+      throw new AppError({ code: "not_found", message: `no mirror file at ${c.req.path}` });
     },
   });
 }

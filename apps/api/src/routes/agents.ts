@@ -14,7 +14,6 @@ export function agentRoutes(deps: Deps, auth: Auth) {
     const wait = token ? auth.heartbeats.take(token.name, deps.now().getTime()) : 0;
     if (wait > 0) {
       throw new AppError({
-        status: 429,
         code: "rate_limited",
         message: `more than ${auth.heartbeats.attempts} heartbeats in 10 s from ${token?.name}; try again in ${wait} s`,
         headers: { "Retry-After": String(wait) },

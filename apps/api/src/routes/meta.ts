@@ -22,7 +22,6 @@ export function metaRoutes(deps: Deps, metrics: AppMetrics, webDist: string | nu
     },
     notFound: (c) => {
       throw new AppError({
-        status: 404,
         code: "not_found",
         message: `no such endpoint: ${c.req.method} ${c.req.path}`,
       });
@@ -39,7 +38,6 @@ export function metaRoutes(deps: Deps, metrics: AppMetrics, webDist: string | nu
       handle: (c) => {
         if (!page)
           throw new AppError({
-            status: 404,
             code: "not_found",
             message: `nothing here: ${c.req.method} ${c.req.path}`,
           });

@@ -18,7 +18,6 @@ export function sessionRoutes(deps: Deps, auth: Auth) {
     const wait = auth.signIns.take(clientAddress(c), deps.now().getTime());
     if (wait > 0) {
       throw new AppError({
-        status: 429,
         code: "rate_limited",
         message: `too many sign-in attempts from this address; try again in ${wait} s`,
         headers: { "Retry-After": String(wait) },

@@ -29,7 +29,7 @@ export async function admit(tx: StoreTx, before: Model | null, after: Model): Pr
   });
   if (refusal) {
     const { message, ...detail } = refusal;
-    throw new AppError({ status: 409, code: "quota_exceeded", message, extra: { quota: detail } });
+    throw new AppError({ code: "quota_exceeded", message, extra: { quota: detail } });
   }
 }
 
@@ -50,7 +50,6 @@ export function checkClass(snap: Snapshot, name: string): void {
   if (!snap.classes.some((c) => c.name === name)) {
     const known = snap.classes.map((c) => c.name).join(", ");
     throw new AppError({
-      status: 400,
       code: "bad_request",
       message: `no class called "${name}"`,
       fields: {

@@ -60,7 +60,6 @@ export function nameTaken(err: NameTaken, model: Pick<Model, "name" | "aliases">
   const alias = model.aliases.indexOf(err.taken);
   const field = err.taken === model.name || alias < 0 ? "name" : `aliases.${alias}`;
   return new AppError({
-    status: 409,
     code: "name_taken",
     message: err.message,
     fields: { [field]: err.message },

@@ -15,7 +15,6 @@ export async function forgetNode({ deps, input, by }: { deps: Deps; input: { nam
   if (!node) throw notFound(`a node called ${input.name}`);
   if (node.state !== "down") {
     throw new AppError({
-      status: 409,
       code: "conflict",
       message: `${input.name} is ${node.state}: only a down node can be forgotten; stop its agent, and once it is down, delete it`,
     });
@@ -25,7 +24,7 @@ export async function forgetNode({ deps, input, by }: { deps: Deps; input: { nam
     // Read again under the transaction: a beat since the snapshot may have brought it back.
     const stored = await tx.nodes.get(input.name);
     if (stored?.state !== "down")
-      throw new AppError({ status: 409, code: "conflict", message: `${input.name} has just reported again` });
+      throw new AppError({ code: "conflict", message: `${input.name} has just reported again` });
     const replicas = await tx.replicas.removeByNode(input.name);
     await tx.nodes.remove(input.name);
     await tx.audit.append([

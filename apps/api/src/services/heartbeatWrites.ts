@@ -183,7 +183,6 @@ async function refuseOthers(
   const taken = fresh.find((r) => held.has(r.id));
   if (!taken) return;
   throw new AppError({
-    status: 409,
     code: "replica_conflict",
     message: `replica ${taken.id} belongs to another node, not ${taken.node}; an agent reports only its own node's replicas`,
     fields: { [`replicas.${taken.i}.id`]: "held by another node" },

@@ -13,7 +13,6 @@ export function parseIfMatch(header: string | undefined): number | null {
   const match = /^\s*(?:W\/)?"?(\d{1,9})"?\s*$/.exec(header);
   if (!match?.[1]) {
     throw new AppError({
-      status: 400,
       code: "bad_request",
       message: 'If-Match must be the model\'s ETag, like "3"',
       fields: {
@@ -45,7 +44,6 @@ export async function patchModel({
 }): Promise<ModelView> {
   if (ifMatch === null) {
     throw new AppError({
-      status: 428,
       code: "precondition_required",
       message: "send If-Match with the model's ETag (its version)",
     });
@@ -114,7 +112,6 @@ function applyChecked(model: Model, patch: ModelPatch) {
   } catch (err) {
     if (err instanceof PatchError)
       throw new AppError({
-        status: 400,
         code: "bad_request",
         message: err.message,
         fields: { [err.field]: err.message },
@@ -126,7 +123,6 @@ function applyChecked(model: Model, patch: ModelPatch) {
 export function refuseDeclared(model: Model): void {
   if (model.origin === "config") {
     throw new AppError({
-      status: 409,
       code: "declared_in_config",
       message: `${model.name} is declared in the configuration file; edit it there (the API cannot change it)`,
     });
@@ -145,7 +141,6 @@ async function stale(deps: Deps, current: Model, expected: number): Promise<AppE
   const entries = await deps.store.audit.list({ model: current.name, limit: 50 });
   const changedSince = entries.filter((e) => (e.version ?? 0) > expected);
   return new AppError({
-    status: 412,
     code: "precondition_failed",
     message: `${current.name} changed meanwhile (you had version ${expected}, it is now ${fresh.version})`,
     extra: { current: modelView(snap, fresh), changedSince },

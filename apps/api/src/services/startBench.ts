@@ -63,7 +63,6 @@ export async function startBench({
   const running = runs.get(model.name);
   if (running) {
     throw new AppError({
-      status: 409,
       code: "bench_running",
       message: `a bench of ${model.name} is running (started ${running.startedAt} by ${running.by}); wait for it to end`,
     });

@@ -22,7 +22,6 @@ export async function storeBench({
 }): Promise<StoredBench> {
   if (result.model !== name) {
     throw new AppError({
-      status: 400,
       code: "bad_request",
       message: `the bench is of ${result.model}, not ${name}`,
       fields: {

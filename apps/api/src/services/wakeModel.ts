@@ -13,7 +13,6 @@ export async function wakeModel({ deps, input }: { deps: Deps; input: { name: st
   if (!model) throw notFound(`a model called ${input.name}`);
   if (modeOf(model.scaling) !== "ondemand") {
     throw new AppError({
-      status: 409,
       code: "conflict",
       message: `${model.name} is not an on-demand model (it is ${modeOf(model.scaling)})`,
     });
