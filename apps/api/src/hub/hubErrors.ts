@@ -19,7 +19,10 @@ export function hubError(err: unknown, at: PullContext): AppError {
   if (err instanceof AppError) return err;
   if (err instanceof HubRefused) return refusal(err, at);
   const cause = err instanceof Error ? (causeOf(err) ?? err.message) : String(err);
-  return new AppError(502, "hub_unreachable", `cannot reach the Hub at ${at.access.endpoint}: ${cause}`);
+  return new AppError({
+    code: "hub_unreachable",
+    message: `cannot reach the Hub at ${at.access.endpoint}: ${cause}`,
+  });
 }
 
 function refusal(err: HubRefused, { access, repo, revision }: PullContext): AppError {
@@ -28,32 +31,41 @@ function refusal(err: HubRefused, { access, repo, revision }: PullContext): AppE
     case "RepoNotFound":
       return repoNotFound(repo, access);
     case "RevisionNotFound":
-      return new AppError(404, "repo_not_found", `${repo} has no revision ${revision}`);
+      return new AppError({ code: "repo_not_found", message: `${repo} has no revision ${revision}` });
     case "GatedRepo":
       return gated(repo, page, access);
     case "EntryNotFound":
-      return new AppError(404, "no_matching_files", `${repo} lists a file it does not have: ${err.message}`);
+      return new AppError({
+        code: "no_matching_files",
+        message: `${repo} lists a file it does not have: ${err.message}`,
+      });
   }
   if (err.status === 401 || err.status === 403) {
     return access.token
-      ? new AppError(403, "gated", `the Hub refused the token for ${repo} (${err.status}): ${TOKEN_HINT}`)
+      ? new AppError({
+          code: "gated",
+          message: `the Hub refused the token for ${repo} (${err.status}): ${TOKEN_HINT}`,
+        })
       : gated(repo, page, access);
   }
   if (err.status === 404) return repoNotFound(repo, access);
-  return new AppError(502, "hub_unreachable", `${err.message}${err.hubMessage ? `: ${err.hubMessage}` : ""}`);
+  return new AppError({
+    code: "hub_unreachable",
+    message: `${err.message}${err.hubMessage ? `: ${err.hubMessage}` : ""}`,
+  });
 }
 
 function repoNotFound(repo: string, access: HubAccess): AppError {
   // Without a token the Hub cannot tell a private repo from a missing one, and neither can llmgw.
   const hint = access.token ? "" : " (a private repo needs HF_TOKEN)";
-  return new AppError(404, "repo_not_found", `no repo ${repo} on ${access.endpoint}${hint}`);
+  return new AppError({ code: "repo_not_found", message: `no repo ${repo} on ${access.endpoint}${hint}` });
 }
 
 function gated(repo: string, page: string, access: HubAccess): AppError {
   const why = access.token
     ? `${repo} is gated and the token in HF_TOKEN has no access to it: accept its terms at ${page} with that account`
     : `${repo} is gated: accept its terms at ${page}, then ${TOKEN_HINT}`;
-  return new AppError(403, "gated", why);
+  return new AppError({ code: "gated", message: why });
 }
 
 /** The HTTP client hides the reason (ECONNREFUSED, a DNS failure) in the error's cause. */

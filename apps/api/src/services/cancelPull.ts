@@ -16,11 +16,10 @@ export async function cancelPull({ deps, id, by }: { deps: Deps; id: string; by:
   if (!found) throw notFound(`a pull with id ${id}`);
   if (found.state === "cancelled") return found;
   if (found.state === "complete" || found.state === "failed") {
-    throw new AppError(
-      409,
-      "conflict",
-      `pull ${id} has already ${found.state === "complete" ? "completed" : "failed"}`,
-    );
+    throw new AppError({
+      code: "conflict",
+      message: `pull ${id} has already ${found.state === "complete" ? "completed" : "failed"}`,
+    });
   }
   const cancelled = await commit(
     deps,

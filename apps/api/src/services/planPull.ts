@@ -54,7 +54,7 @@ export async function planPull(deps: Pick<Deps, "config">, input: PullRequest): 
     const selection = selectFiles(listing, input);
     if (selection.kind === "none") throw noMatch(input, selection.quants);
     const problem = selectionProblem(selection.files);
-    if (problem) throw new AppError(502, "unsafe_listing", problem);
+    if (problem) throw new AppError({ code: "unsafe_listing", message: problem });
     return {
       access,
       repo: input.repo,
@@ -78,5 +78,9 @@ function noMatch(input: PullRequest, quants: readonly string[]): AppError {
       ? `${input.repo} has no ${input.quant} quantisation`
       : `${input.repo} has no GGUF or safetensors weights`;
   const there = quants.length > 0 ? `; it has ${quants.join(", ")}` : "";
-  return new AppError(404, "no_matching_files", `${asked}${there}`, undefined, { quants: [...quants] });
+  return new AppError({
+    code: "no_matching_files",
+    message: `${asked}${there}`,
+    extra: { quants: [...quants] },
+  });
 }

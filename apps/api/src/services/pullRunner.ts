@@ -199,5 +199,6 @@ export async function freeBytes(dir: string): Promise<number> {
 async function checkSpace(deps: Deps, files: readonly FileToWrite[]): Promise<void> {
   const needed = await bytesStillNeeded(files);
   const free = await freeBytes(deps.mirror.dir);
-  if (needed > free) throw new AppError(507, "no_space", noSpaceMessage(needed, free, deps.mirror.dir));
+  if (needed > free)
+    throw new AppError({ code: "no_space", message: noSpaceMessage(needed, free, deps.mirror.dir) });
 }

@@ -65,11 +65,10 @@ export async function startPull({
   const unfinished = await deps.store.pulls.unfinished();
   const into = unfinished.find((p) => p.model === pull.model && p.version === pull.version);
   if (into) {
-    throw new AppError(
-      409,
-      "conflict",
-      `pull ${into.id} (${into.repo}) is writing into ${pull.model}/${pull.version}; cancel it or pull into another version`,
-    );
+    throw new AppError({
+      code: "conflict",
+      message: `pull ${into.id} (${into.repo}) is writing into ${pull.model}/${pull.version}; cancel it or pull into another version`,
+    });
   }
   const writes = filesToWrite(deps, pull);
   for (const w of writes) {
@@ -79,18 +78,18 @@ export async function startPull({
         () => false,
       )
     ) {
-      throw new AppError(
-        409,
-        "conflict",
-        `${pull.model}/${pull.version} already holds ${w.dest.slice(w.dest.lastIndexOf("/") + 1)}; remove it or pull into another version`,
-      );
+      throw new AppError({
+        code: "conflict",
+        message: `${pull.model}/${pull.version} already holds ${w.dest.slice(w.dest.lastIndexOf("/") + 1)}; remove it or pull into another version`,
+      });
     }
   }
   // What the pulls already under way will still write is spoken for.
   const spoken = unfinished.reduce((sum, p) => sum + (p.bytesTotal - p.bytesDone), 0);
   const needed = await bytesStillNeeded(writes);
   const free = (await freeBytes(deps.mirror.dir)) - spoken;
-  if (needed > free) throw new AppError(507, "no_space", noSpaceMessage(needed, free, deps.mirror.dir));
+  if (needed > free)
+    throw new AppError({ code: "no_space", message: noSpaceMessage(needed, free, deps.mirror.dir) });
 
   const stored = await commit(
     deps,
@@ -119,7 +118,10 @@ export async function startPull({
     () => {},
   );
   if (!stored)
-    throw new AppError(409, "conflict", "the same pull was just started and has already ended; ask again");
+    throw new AppError({
+      code: "conflict",
+      message: "the same pull was just started and has already ended; ask again",
+    });
   deps.pulls.nudge(deps);
   return stored;
 }

@@ -1,4 +1,4 @@
-import { contract } from "@llmgw/api/contract";
+import { contract } from "@llmgw/contract";
 import type { Pull } from "@llmgw/domain";
 import { counted, formatSpeed, formatTimeLeft, pullEnded } from "@llmgw/domain";
 import { messageOf } from "../../../components/Status";
