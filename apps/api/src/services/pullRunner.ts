@@ -123,6 +123,8 @@ export class PullRunner {
       // Still this process's, and not cancelled, before anything reaches a final path.
       if (!(await progress.flush())) throw new Error("the pull is no longer this process's");
       await placeFiles(files);
+      // Hashed as they were written: the mirror's own digests (SPEC §8.1) never read them again.
+      for (const f of files) if (f.sha256) await deps.mirror.recordDigest(f.dest, f.sha256);
       await progress.end({ state: "complete", error: null });
       await deps.mirror.scan();
       const version = await deps.mirror.get(claimed.model, claimed.version);

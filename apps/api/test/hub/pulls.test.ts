@@ -58,7 +58,7 @@ describe("a dry run", () => {
 
 describe("a pull", () => {
   it("takes Q4_K_M by default into <model>/Q4_K_M, checked, audited, announced, and in the mirror and serve plans", async () => {
-    const { repo, model, stem, commit } = await ggufRepo();
+    const { repo, model, stem, commit, files } = await ggufRepo();
     const pull = await pullOk(api, { repo });
     expect(pull).toMatchObject({ repo, revision: "main", commit, model, version: "Q4_K_M", state: "queued" });
     expect(pull.files.map((f) => f.path)).toEqual([`${stem}-Q4_K_M.gguf`]);
@@ -69,12 +69,15 @@ describe("a pull", () => {
       bytesTotal: 2 * MB,
     });
     expect(await mirrorFiles(api)).toEqual([`${model}/Q4_K_M/${stem}-Q4_K_M.gguf`]);
+    // Its SHA-256 is the one computed as it was written: the mirror's hashing (not started in this
+    // suite) never read the file.
+    const source = files.find((f) => f.path === `${stem}-Q4_K_M.gguf`)?.file ?? "";
     const entries = await (await api.client.mirror.$get()).json();
     expect(entries).toMatchObject([
       {
         model,
         version: "Q4_K_M",
-        files: [{ state: "complete" }],
+        files: [{ state: "complete", sha256: sha(await readFile(source)) }],
         plan: { engine: "llamacpp", refusal: null },
       },
     ]);
