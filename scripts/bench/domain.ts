@@ -3,7 +3,7 @@
 // Aims are judged on the median: the fastest run shows what the code can do, not what it does.
 // Add one by appending to `benches`.
 
-import { Snapshot } from "../../apps/api/src/world";
+import { Snapshot } from "@llmgw/api";
 import {
   applySchedule,
   type FleetIndex,
@@ -17,8 +17,8 @@ import {
   reindexNode,
   type Schedule,
   schedule,
-} from "../../packages/domain/src/index";
-import { makeProfile } from "../../packages/domain/src/testing/factories";
+} from "@llmgw/domain";
+import { makeProfile } from "@llmgw/domain/testing";
 import { generateFleet } from "./fleet";
 import { median, type Row } from "./report";
 
