@@ -18,4 +18,4 @@ export type { Gateway, GatewayOptions } from "./gateway/gateway";
 export type { GatewayMeter, GatewayNow, RequestOutcome } from "./gateway/meter";
 export { type RunningServer, startServer } from "./server";
 export { markSilentNodesDown } from "./services/liveness";
-export { Snapshot } from "./world";
+export { Snapshot, withNode } from "./world";
