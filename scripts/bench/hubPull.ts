@@ -10,8 +10,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { liveEvents } from "../../packages/client/src/events";
-import { connect } from "../../packages/client/src/index";
+import { connect } from "@llmgw/client";
+import { liveEvents } from "@llmgw/client/events";
 import { child, median, type Row } from "./report";
 
 export const names = ["hub pull"];

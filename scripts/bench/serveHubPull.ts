@@ -1,6 +1,6 @@
 // The two servers of the Hugging Face pull bench (hubPull.ts), each in its own process (forked with
 // IPC by report.ts `child`) so each has a core and its CPU is counted apart:
-//   hub BYTES         the stand-in Hub (apps/api/src/testing/hubStandIn.ts) serving one GGUF of BYTES
+//   hub BYTES         the stand-in Hub (@llmgw/api/testing's StandInHub) serving one GGUF of BYTES
 //                     (a real header over a sparse tail) as bench/Big-GGUF, Q4_K_M, through its 302
 //                     to a second origin, as the real Hub does
 //   llmgw HUB_URL     `llmgw serve` itself (startServer: embedded store, mirror watch and hashing
@@ -16,7 +16,7 @@ let answer: Record<string, unknown> = {};
 let cleanup: () => Promise<void> = async () => {};
 
 if (mode === "hub") {
-  const { addGgufRepo, StandInHub } = await import("../../apps/api/src/testing/index");
+  const { addGgufRepo, StandInHub } = await import("@llmgw/api/testing");
   const hub = await StandInHub.start();
   const { commit } = await addGgufRepo(hub, dataDir, {
     repo: "bench/Big-GGUF",
@@ -25,7 +25,7 @@ if (mode === "hub") {
   answer = { url: hub.url, commit };
   cleanup = () => hub.close();
 } else if (mode === "llmgw") {
-  const api = await import("../../apps/api/src/index");
+  const api = await import("@llmgw/api");
   const config = api.loadConfig({ dataDir, listen: "127.0.0.1:0" }, { HF_ENDPOINT: args[0] ?? "" });
   const server = await api.startServer(config, { log: api.silentLogger() });
   answer = { url: server.url, mirror: config.mirror.dir };

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { makeClasses, makeModel, makeNode, replicaOf } from "../test/factories";
 import { indexFleet } from "./fleetIndex";
 import type { GgufHeader } from "./gguf";
 import type { HubFile } from "./pullChoice";
 import { bestFitting, noSpaceMessage, pullChoiceOf } from "./pullFit";
 import type { PullChoice } from "./pullSchemas";
 import type { Node } from "./schemas";
-import { makeClasses, makeModel, makeNode, replicaOf } from "./testing/factories";
 
 const GiB = 1024 ** 3;
 

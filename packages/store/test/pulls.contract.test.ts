@@ -1,7 +1,7 @@
 import type { Pull } from "@llmgw/domain";
 import { expect, it } from "vitest";
-import { describeOnEachDatabase } from "../src/testing";
 import { backendFor, useStore } from "./backends";
+import { describeOnEachDatabase } from "./testStore";
 
 let sequence = 0;
 

@@ -7,6 +7,7 @@ import { hubError } from "../hub/hubErrors";
 import { checkDownload } from "../hub/hubRepo";
 import { commit } from "./commit";
 import { planPull } from "./planPull";
+import { PULLS_ONLY } from "./pullProgress";
 import { bytesStillNeeded, filesToWrite, freeBytes } from "./pullRunner";
 
 /**
@@ -115,7 +116,7 @@ export async function startPull({
       ]);
       return { result: inserted, events: [{ type: "mirror.pull", data: inserted }] };
     },
-    () => {},
+    () => PULLS_ONLY,
   );
   if (!stored)
     throw new AppError({

@@ -11,7 +11,7 @@ import {
   removeLeftovers,
 } from "../../src/hub/fileWriter";
 import { type HubAccess, HubRefused, resolveUrl } from "../../src/hub/hubHttp";
-import { gitFile, randomLfsFile, type StandInFile, StandInHub } from "../../src/testing";
+import { gitFile, randomLfsFile, type StandInFile, StandInHub } from "../kit";
 
 const TOKEN = "hf_test_token";
 let hub: StandInHub;

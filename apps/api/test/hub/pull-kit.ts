@@ -4,8 +4,8 @@ import { join, relative } from "node:path";
 import { isDryRun, type Pull, type PullDryRun, type PullRequest, pullEnded } from "@llmgw/domain";
 import { afterAll, beforeAll, beforeEach, expect } from "vitest";
 import { PullRunner } from "../../src/services/pullRunner";
-import { StandInHub } from "../../src/testing";
 import type { Api } from "../harness";
+import { StandInHub } from "../kit";
 
 // What the pull suites share: a stand-in Hub for the file, the app pointed at it, and the calls a
 // test makes: start a pull, wait for it to end, read what the mirror holds.

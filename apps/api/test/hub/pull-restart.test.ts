@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { Pull } from "@llmgw/domain";
 import { describeOnEachDatabase, freshDatabase } from "@llmgw/store/testing";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { randomLfsFile, StandInHub } from "../../src/testing";
+import { randomLfsFile, StandInHub } from "../kit";
 import { type ServeProcess, spawnServe } from "../multi-kit";
 
 // SPEC §10.4: a pull is stored, so `kill -9` of the real `llmgw serve` in the middle of one loses

@@ -2,8 +2,8 @@ import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { addGgufRepo, addSafetensorsRepo } from "../../src/testing";
 import { beatOk, errorOf, heartbeat, useApi } from "../harness";
+import { addGgufRepo, addSafetensorsRepo } from "../kit";
 import { dryRunOk, ended, mirrorFiles, postPull, pullNow, pullOk, usePullKit } from "./pull-kit";
 
 // SPEC §10: pulls from a stand-in Hub into the mirror, through the API as the dashboard and

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { type GgufFileSpec, writeGgufFile, writeSafetensorsFile } from "./ggufFiles";
+import { type GgufFileSpec, writeGgufFile, writeSafetensorsFile } from "@llmgw/simulation";
 import type { StandInFile, StandInHub } from "./hubStandIn";
 
 // Repos for the stand-in Hub (hubStandIn.ts): GGUF quantisations with real headers over sparse

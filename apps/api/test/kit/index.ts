@@ -2,10 +2,7 @@
 
 export * from "./agentProcess";
 export * from "./bigFleet";
-export * from "./engine";
-export * from "./ggufFiles";
 export * from "./ggufLlama";
-export * from "./ggufModels";
 export * from "./hubRepos";
 export * from "./hubStandIn";
 export * from "./llamaProcess";
