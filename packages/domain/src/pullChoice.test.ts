@@ -7,6 +7,7 @@ import {
   pickQuant,
   quantOf,
   selectFiles,
+  selectionName,
   selectionProblem,
   unsafeListedPath,
 } from "./pullChoice";
@@ -146,6 +147,7 @@ describe("listed paths", () => {
     expect(selectionProblem([hubFile("ok.gguf"), hubFile("../x.gguf")])).toContain("will not write");
     expect(selectionProblem([hubFile("sub/.hidden.gguf")])).toContain("hidden");
     expect(selectionProblem([hubFile("a/m.gguf"), hubFile("b/m.gguf")])).toContain("would both be m.gguf");
+    expect(selectionProblem([hubFile("m.gguf.part")])).toContain("keeps for downloads");
     expect(selectionProblem([hubFile("a/m.gguf"), hubFile("n.gguf")])).toBeNull();
   });
 });
@@ -163,6 +165,12 @@ describe("names", () => {
     expect(defaultPullVersion({ kind: "globs", files: [hubFile("config.json")] }, commit)).toBe(
       "0123456789ab",
     );
+    const mixed = [hubFile("m-Q8_0.gguf"), hubFile("m-Q4_0.gguf")];
+    expect(defaultPullVersion({ kind: "globs", files: mixed }, commit)).toBe("0123456789ab");
+    expect(selectionName({ kind: "globs", files: [hubFile("m-Q8_0.gguf"), hubFile("README.md")] })).toBe(
+      "Q8_0",
+    );
+    expect(selectionName({ kind: "globs", files: [hubFile("README.md")] })).toBe("files");
   });
 });
 

@@ -190,6 +190,9 @@ export function selectionProblem(files: readonly HubFile[]): string | null {
     const name = mirrorFileOf(path);
     if (name.startsWith("."))
       return `the Hub listed a hidden file llmgw will not write: ${JSON.stringify(path)}`;
+    // `.part` and `.size` are the mirror's bookkeeping (SPEC §4): such a file would read as a download.
+    if (/\.(part|size)$/i.test(name))
+      return `the Hub listed ${JSON.stringify(path)}, a name the mirror keeps for downloads`;
     const other = seen.get(name);
     if (other)
       return `${JSON.stringify(other)} and ${JSON.stringify(path)} would both be ${name} in the mirror`;
@@ -206,18 +209,20 @@ export function defaultPullModel(repo: string): string | null {
 
 /** SPEC §10.2: the quantisation for GGUF, else the first 12 characters of the commit. */
 export function defaultPullVersion(selection: PullSelection, commit: string): string {
-  if (selection.kind === "gguf") return selection.quant;
-  if (selection.kind === "globs") {
-    const quants = new Set(selection.files.map((f) => (isModelGguf(f.path) ? quantOf(f.path) : null)));
-    const [only] = quants;
-    if (quants.size === 1 && only) return only;
-  }
-  return commit.slice(0, 12);
+  const name = selectionName(selection);
+  return name === SAFETENSORS_CHOICE || name === CHOSEN_FILES ? commit.slice(0, 12) : name;
 }
+
+/** What `--file` globs chose, as the dry run names it when they are not one quantisation. */
+export const CHOSEN_FILES = "files";
 
 /** The quantisation a selection is, as the dry run names it. */
 export function selectionName(selection: PullSelection): string {
-  return selection.kind === "gguf" ? selection.quant : SAFETENSORS_CHOICE;
+  if (selection.kind === "gguf") return selection.quant;
+  if (selection.kind === "safetensors") return SAFETENSORS_CHOICE;
+  const quants = new Set(selection.files.filter((f) => isModelGguf(f.path)).map((f) => quantOf(f.path)));
+  const [only] = quants;
+  return quants.size === 1 && only ? only : CHOSEN_FILES;
 }
 
 function sortByPath(files: readonly HubFile[]): HubFile[] {

@@ -2,6 +2,7 @@ import {
   defaultPullModel,
   defaultPullVersion,
   type HubFile,
+  mirrorVersionName,
   type PullRequest,
   type PullSelection,
   selectFiles,
@@ -55,17 +56,14 @@ export async function planPull(deps: Pick<Deps, "config">, input: PullRequest): 
     if (selection.kind === "none") throw noMatch(input, selection.quants);
     const problem = selectionProblem(selection.files);
     if (problem) throw new AppError({ code: "unsafe_listing", message: problem });
-    return {
-      access,
-      repo: input.repo,
-      revision,
-      commit,
-      gated,
-      listing,
-      selection,
-      model,
-      version: input.version ?? defaultPullVersion(selection, commit),
-    };
+    const version = input.version ?? defaultPullVersion(selection, commit);
+    // A name taken from a file's name may hold what a version's folder must not.
+    if (!mirrorVersionName.safeParse(version).success) {
+      throw badRequest(`${version} is no version name of 1–64 characters: name it with version`, {
+        version: "required: the files' names make no version name",
+      });
+    }
+    return { access, repo: input.repo, revision, commit, gated, listing, selection, model, version };
   } catch (err) {
     throw hubError(err, at);
   }

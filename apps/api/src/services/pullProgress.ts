@@ -30,7 +30,9 @@ export class PullProgress {
     private readonly onLost: () => void,
   ) {
     this.#pull = structuredClone(pull);
-    this.#renew = setInterval(() => void this.#write(), Math.max(50, Math.floor(leaseMs / 3)));
+    // The lease is renewed by any write; with bytes to tell, at the events' pace.
+    const renew = () => (this.#changed ? this.#schedule() : void this.#write());
+    this.#renew = setInterval(renew, Math.max(50, Math.floor(leaseMs / 3)));
     this.#renew.unref();
   }
 

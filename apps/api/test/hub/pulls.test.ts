@@ -152,13 +152,21 @@ describe("a pull", () => {
     expect(await mirrorFiles(api)).toEqual([]);
   });
 
-  it("answers the same pull when the same files are asked for twice", async () => {
+  it("answers the same pull when the same files are asked for twice, telling its progress at most 4 times a second", async () => {
     kit.hub.knobs.bytesPerSecond = 2 * MB;
     const { repo } = await ggufRepo();
+    const started = performance.now();
     const first = await pullOk(api, { repo });
     const again = await pullOk(api, { repo, quant: "Q4_K_M" });
     expect(again.id).toBe(first.id);
     expect((await ended(api, first.id)).state).toBe("complete");
+    const seconds = (performance.now() - started) / 1000;
+    const told = (await api.deps.store.events.since(0)).filter(
+      (e) => e.type === "mirror.pull" && e.data.id === first.id,
+    );
+    // Queued, downloading and complete, and progress no more often than every quarter second.
+    expect(told.length).toBeGreaterThan(3);
+    expect(told.length).toBeLessThanOrEqual(3 + Math.ceil(seconds * 4));
   });
 
   it("downloads at most two pulls at once; the third waits queued", async () => {
