@@ -1,3 +1,4 @@
+import { compareText } from "./compare";
 import { NAME_PATTERN } from "./schemas";
 import { hasControl } from "./text";
 
@@ -78,7 +79,7 @@ export function quantOf(path: string): string {
 export function ggufChoices(files: readonly HubFile[]): Map<string, HubFile[]> {
   const byQuant = new Map<string, HubFile[]>();
   const byName = [...files].sort(
-    (a, b) => comparePaths(baseName(a.path), baseName(b.path)) || comparePaths(a.path, b.path),
+    (a, b) => compareText(baseName(a.path), baseName(b.path)) || compareText(a.path, b.path),
   );
   for (const file of byName) {
     if (!isModelGguf(file.path)) continue;
@@ -226,10 +227,5 @@ export function selectionName(selection: PullSelection): string {
 }
 
 function sortByPath(files: readonly HubFile[]): HubFile[] {
-  return [...files].sort((a, b) => comparePaths(a.path, b.path));
-}
-
-/** Plain code-point order, so "the first Q4" is the same on every machine and locale. */
-function comparePaths(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+  return [...files].sort((a, b) => compareText(a.path, b.path));
 }
