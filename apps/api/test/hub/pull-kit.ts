@@ -2,7 +2,7 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { isDryRun, type Pull, type PullDryRun, type PullRequest, pullEnded } from "@llmgw/domain";
-import { afterAll, beforeAll, beforeEach, expect } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
 import { PullRunner } from "../../src/services/pullRunner";
 import type { Api } from "../harness";
 import { StandInHub } from "../kit";
@@ -39,6 +39,9 @@ export function usePullKit(api: Api, options: { token?: string | null } = {}): P
     hub.knobs.failNext.clear();
     hub.tokens.clear();
   });
+  // Each test's runner stops with it: one left going would claim the next test's pulls, out of reach
+  // of the next runner's cancel.
+  afterEach(() => api.deps.pulls.stop());
   afterAll(async () => {
     await api.deps.pulls.stop();
     await hub?.close();
