@@ -12,6 +12,7 @@ describe("the event union", () => {
       "replica.changed",
       "mirror.changed",
       "quota.changed",
+      "mirror.pull",
       "model.traffic",
       "headroom.changed",
       "model.bench",
