@@ -10,7 +10,8 @@ import { followBenchProgress } from "./bench-progress";
  * list. The one part of a view that other changes move is its headroom (it depends on the whole
  * fleet), and the capacity feature keeps that live in its own, smaller query; refetching all of
  * the catalogue's views for every fleet event (2 MB with 500 models) kept the page busy parsing
- * and rendering what had not changed. So a view's `headroom` here is as of its last event or fetch.
+ * and rendering what had not changed. So a view's `headroom` here is as of its last event or fetch;
+ * a card reads its counts from the live list (`useModelHeadroom`).
  */
 export function subscribeModels(client: QueryClient, live: LiveStream): () => void {
   const offs = [

@@ -14,6 +14,7 @@ import { TrafficPanel } from "../../../components/TrafficPanel";
 import { ApiFailure } from "../../../lib/api";
 import { Link } from "../../../lib/router";
 import { useMayCall, useWhoAmI } from "../../../lib/session";
+import { useModelHeadroom } from "../../capacity/api/get-headroom";
 import { conflictOf, useUpdateModel } from "../api/update-model";
 import {
   CARD_FIELDS,
@@ -209,11 +210,19 @@ export const ModelCard = memo(function ModelCard({ model, classes, highlighted =
       <TrafficPanel model={model.name} />
       <Placing model={model} />
       <BenchPanel model={model} />
-      <p className="muted" data-testid="model-running">
-        {runningText(model.headroom, replicasOf(model.scaling))}
-      </p>
+      <Running model={model} />
       <ReplicaActivity replicas={model.replicas} />
       <ReplicaList replicas={model.replicas} />
     </article>
   );
 });
+
+/** "1 of 2 running · 1 starting", with the counts as they are now (the live headroom). */
+function Running({ model }: { model: ModelSummary }) {
+  const headroom = useModelHeadroom(model);
+  return (
+    <p className="muted" data-testid="model-running">
+      {runningText(headroom, replicasOf(model.scaling))}
+    </p>
+  );
+}
