@@ -59,7 +59,7 @@ export function child(file: string, args: string[] = [], extraNodeArgs: string[]
       "--import",
       "tsx",
       ...extraNodeArgs,
-      ...(process.env.BENCH_PROF && file.includes("serve")
+      ...(process.env.BENCH_PROF && (file.includes("serve") || file.includes("passProxy"))
         ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROF}`]
         : []),
     ],
