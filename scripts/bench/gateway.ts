@@ -22,7 +22,15 @@ const CHUNK_EVERY_MS = 2;
 /** The CPU a request may cost llmgw, against the bare proxy's (issue 31). */
 const CPU_AIM = 1.4;
 
-type Latency = { rps: number; requests: number; p50: number; p99: number; min: number; max: number; errors: number };
+type Latency = {
+  rps: number;
+  requests: number;
+  p50: number;
+  p99: number;
+  min: number;
+  max: number;
+  errors: number;
+};
 type Streams = { chunks: number; p50: number; p99: number; max: number; errors: number };
 
 /** A process's CPU time so far (user + system, all its threads), in ms, from /proc. */
@@ -135,7 +143,9 @@ async function latencyRows(targets: Targets, pids: Pids): Promise<Row[]> {
     for (let round = 0; round < ROUNDS; round++) {
       for (const name of ["direct", "proxy", "llmgw"] as const) {
         const pid = name === "llmgw" ? pids.llmgw : null;
-        runs[name].push(await load<Latency>(["latency", targets[name], String(concurrency), String(SECONDS)], pid));
+        runs[name].push(
+          await load<Latency>(["latency", targets[name], String(concurrency), String(SECONDS)], pid),
+        );
       }
     }
     const p = (name: keyof Targets, k: "p50" | "p99") => runs[name].map((r) => r[k]);

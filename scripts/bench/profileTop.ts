@@ -50,10 +50,14 @@ for (let i = 0; i < profile.samples.length; i++) {
 const pct = (us: number) => `${((100 * us) / all).toFixed(1).padStart(5)}%`;
 const print = (title: string, entries: [string, number][]) => {
   console.log(`\n${title}`);
-  for (const [k, us] of entries.slice(0, Number(top))) console.log(`${pct(us)} ${(us / 1000).toFixed(0).padStart(7)} ms  ${k}`);
+  for (const [k, us] of entries.slice(0, Number(top)))
+    console.log(`${pct(us)} ${(us / 1000).toFixed(0).padStart(7)} ms  ${k}`);
 };
 console.log(`${file}: ${(all / 1000).toFixed(0)} ms sampled`);
-print("self time", [...self].sort((a, b) => b[1] - a[1]));
+print(
+  "self time",
+  [...self].sort((a, b) => b[1] - a[1]),
+);
 const ours = new RegExp(filter);
 print(
   `total time, frames matching /${filter}/`,
@@ -86,4 +90,6 @@ for (let i = 0; i < profile.samples.length; i++) {
 }
 console.log(`\nbusy ${(busy / 1000).toFixed(0)} ms, by the outermost area on the stack`);
 for (const [k, us] of [...areas].sort((a, b) => b[1] - a[1]).slice(0, Number(top)))
-  console.log(`${((100 * us) / busy).toFixed(1).padStart(5)}% ${(us / 1000).toFixed(0).padStart(7)} ms  ${k}`);
+  console.log(
+    `${((100 * us) / busy).toFixed(1).padStart(5)}% ${(us / 1000).toFixed(0).padStart(7)} ms  ${k}`,
+  );
