@@ -5,6 +5,7 @@ export * from "./capacity";
 export * from "./classes";
 export * from "./cores";
 export * from "./counted";
+export * from "./endpoints";
 export * from "./events";
 export * from "./evictions";
 export * from "./fleetIndex";
