@@ -5,11 +5,11 @@ import { authorize, createAuth, securityHeaders } from "./auth";
 import type { Deps } from "./deps";
 import type { AppEnv } from "./env";
 import { AppError, errorBody, respondError } from "./errors";
-import { inProcessSend } from "./gateway/bench";
-import { sendDirectly } from "./gateway/direct";
-import { onRequestPath, respondGatewayError } from "./gateway/errors";
+import { RequestPathApp } from "./gateway/app";
+import { onRequestPath } from "./gateway/errors";
+import { pathOf } from "./gateway/exchange";
 import { Gateway, type GatewayOptions } from "./gateway/gateway";
-import { gatewayRoutes } from "./gateway/routes";
+import { v1RoutesInHono } from "./gateway/routes";
 import { AppMetrics, IDLE_GATEWAY, PromGatewayMeter, startTraffic } from "./metrics";
 import { weightsRoutes } from "./mirror/serveFiles";
 import { requestId } from "./requestId";
@@ -60,21 +60,19 @@ export function startTrafficOf(app: object): () => void {
 }
 
 /**
- * The whole HTTP surface. Order matters: timings and security headers wrap everything (refusals
- * included); `authorize` runs before any route, reading who may call what from auth/access.ts.
+ * The whole HTTP surface. The request path (/v1) is its own small app (gateway/app.ts), reached
+ * before Hono's router. For the rest order matters: timings and security headers wrap everything
+ * (refusals included); `authorize` runs before any route, reading who may call what from
+ * auth/access.ts.
  */
 export function createApp(deps: Deps, options: AppOptions = {}) {
   const metrics = new AppMetrics(deps);
   const auth = createAuth(deps, { heartbeatsPer10s: options.heartbeatsPer10s });
   const app = new Hono<AppEnv>();
-  // The request path answers in OpenAI's error shape, the authorization middleware's refusals too.
-  app.onError((err, c) => (onRequestPath(c.req.path) ? respondGatewayError(err, c) : respondError(err, c)));
+  app.onError((err, c) => respondError(err, c));
   app.notFound((c) =>
     c.json(errorBody(new AppError(404, "not_found", `nothing here: ${c.req.method} ${c.req.path}`)), 404),
   );
-  // Outermost on /v1: sends the answer the gateway leaves for Node's response, once every
-  // middleware below has seen (and adjusted) its head.
-  app.use("/v1/*", sendDirectly());
   app.use("*", requestId(deps.log));
   app.use("*", metrics.http.middleware());
   app.use("*", securityHeaders());
@@ -98,8 +96,8 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
     admission: options.gateway?.admission ?? auth.clientLimits,
   });
   const benches = new BenchRuns();
-  const requestPath: Gateway = gateway;
-  const sendAs = (by: string) => inProcessSend(requestPath, by);
+  const requestPath = new RequestPathApp(deps, gateway, auth);
+  const sendAs = (by: string) => requestPath.sendAs(by);
   serving.set(app, {
     gateway,
     benches,
@@ -121,9 +119,14 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
       ...sessionRoutes(deps, auth),
       ...metaRoutes(deps, metrics, dist),
       ...weightsRoutes(deps.mirror),
-      ...gatewayRoutes(deps, gateway),
+      ...v1RoutesInHono(requestPath),
     ]),
   );
+  // /v1 goes to its own app before Hono routes anything: no middleware of the control plane's runs
+  // on it, and under a Node listener its answer is written to Node's response itself.
+  const api = app.fetch;
+  app.fetch = (request, env, executionCtx) =>
+    onRequestPath(pathOf(request.url)) ? requestPath.respond(request, env) : api(request, env, executionCtx);
   return app;
 }
 
