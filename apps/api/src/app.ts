@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { keyOf, ROUTES, type Route } from "@llmgw/contract";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
@@ -38,12 +39,28 @@ export type AppOptions = {
   gateway?: GatewayOptions;
 };
 
-type Serving = { gateway: Gateway; benches: BenchRuns; startTraffic: () => () => void };
+type Serving = {
+  gateway: Gateway;
+  requestPath: RequestPathApp;
+  benches: BenchRuns;
+  startTraffic: () => () => void;
+};
 const serving = new WeakMap<object, Serving>();
 
 /** The request path of an app `createApp` built: its live figures, and closing its upstream pools. */
 export function gatewayOf(app: object): Gateway | undefined {
   return serving.get(app)?.gateway;
+}
+
+/**
+ * What answers the request path (/v1) straight from Node's request and response, for a listener to
+ * call before @hono/node-server (listen.ts): true when it took the request.
+ */
+export function nodeRequestPathOf(
+  app: object,
+): (incoming: IncomingMessage, outgoing: ServerResponse) => boolean {
+  const requestPath = serving.get(app)?.requestPath;
+  return requestPath ? (incoming, outgoing) => requestPath.serveNode(incoming, outgoing) : () => false;
 }
 
 /** The benches the app runs for `POST /models/:name/bench`: to await one, or stop them all. */
@@ -100,6 +117,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   const sendAs = (by: string) => requestPath.sendAs(by);
   serving.set(app, {
     gateway,
+    requestPath,
     benches,
     startTraffic: () =>
       ownMeter ? startTraffic({ hub: deps.hub, log: deps.log, now, meter: ownMeter }) : () => {},

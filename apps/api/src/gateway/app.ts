@@ -16,6 +16,18 @@ import type { Head } from "./sink";
 const ID = REQUEST_ID_HEADER.toLowerCase();
 
 /**
+ * Whether a request target is under /v1 and left as it is by the URL parser: plain URL characters
+ * only, and no segment starting with a dot (so no dot segment, `.` or `%2e`, to resolve).
+ */
+function plainTarget(target: string): boolean {
+  if (!/^\/v1(?:[/?]|$)/.test(target) || !/^[\w.~!$&'()*+,;=:@%/?-]*$/.test(target)) return false;
+  const query = target.indexOf("?");
+  return !/\/(?:\.|%2e)/i.test(query === -1 ? target : target.slice(0, query));
+}
+/** A Host the URL parser takes unchanged: a name or IPv4 address, or a bracketed IPv6 one, and a port. */
+const PLAIN_HOST = /^(?:[a-z0-9-]+(?:\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
+
+/**
  * The request path (/v1, SPEC §7) as its own small app, outside Hono's: under a Node listener the
  * request is read from Node's request and answered on Node's response itself; in process
  * (`app.request`) through a web Request and Response. Its own chain, the same on every route: the
@@ -47,6 +59,23 @@ export class RequestPathApp {
     const ex = new WebExchange(request, fixedHead(id));
     this.#serve(ex, id);
     return ex.sink.response;
+  }
+
+  /**
+   * Under a Node listener, before @hono/node-server builds anything for it: answers a request whose
+   * path is plainly the request path's straight from Node's request and response, and says so.
+   * Anything the URL parser would rewrite (dot segments, escapes it decodes, odd characters) or a
+   * Host it would refuse is left to node-server (false), which reaches `respond` normalised.
+   */
+  serveNode(incoming: IncomingMessage, outgoing: ServerResponse): boolean {
+    const target = incoming.url;
+    const host = incoming.headers.host;
+    if (target === undefined || host === undefined || !plainTarget(target) || !PLAIN_HOST.test(host))
+      return false;
+    const scheme = (incoming.socket as { encrypted?: boolean }).encrypted ? "https" : "http";
+    const id = requestIdOf(headerOf(incoming, ID));
+    this.#serve(new NodeExchange(`${scheme}://${host}${target}`, incoming, outgoing, fixedHead(id)), id);
+    return true;
   }
 
   /**
