@@ -33,10 +33,11 @@ describe("the request's id", () => {
     const sent = engine.received.map((r) => r.headers["x-request-id"]);
     expect(sent).toEqual([
       made.headers.get("x-request-id"),
-      "trace-7.a_B",
+      kept.headers.get("x-request-id"),
       replaced.headers.get("x-request-id"),
     ]);
     expect(sent[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(sent[1]).toBe("trace-7.a_B");
     expect(sent[2]).not.toBe("<script>");
   });
 });
