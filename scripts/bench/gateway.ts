@@ -8,7 +8,7 @@
 //   BENCH='gateway latency'    added latency at concurrency 1, 16 and 64
 //   BENCH='gateway streams'    1,000 streams at once, chunk delay
 import { readFileSync } from "node:fs";
-import { connect } from "../../packages/client/src/index";
+import { connect } from "@llmgw/client";
 import { child, median, type Row } from "./report";
 
 export const names = ["gateway cpu", "gateway latency", "gateway streams"];

@@ -5,7 +5,7 @@ import { bodyLimit } from "hono/body-limit";
 import { authorize, createAuth, securityHeaders } from "./auth";
 import type { Deps } from "./deps";
 import type { AppEnv } from "./env";
-import { AppError, errorBody, respondError } from "./errors";
+import { AppError, refuse, respondError } from "./errors";
 import { RequestPathApp } from "./gateway/app";
 import { onRequestPath } from "./gateway/errors";
 import { pathOf } from "./gateway/exchange";
@@ -88,7 +88,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   const app = new Hono<AppEnv>();
   app.onError((err, c) => respondError(err, c));
   app.notFound((c) =>
-    c.json(errorBody(new AppError(404, "not_found", `nothing here: ${c.req.method} ${c.req.path}`)), 404),
+    refuse(c, new AppError({ code: "not_found", message: `nothing here: ${c.req.method} ${c.req.path}` })),
   );
   app.use("*", requestId(deps.log));
   app.use("*", metrics.http.middleware());
@@ -97,7 +97,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   const limit = bodyLimit({
     maxSize: 1024 * 1024,
     onError: (c) =>
-      c.json(errorBody(new AppError(413, "payload_too_large", "the body is larger than 1 MiB")), 413),
+      refuse(c, new AppError({ code: "payload_too_large", message: "the body is larger than 1 MiB" })),
   });
   // No route reads a GET's body: checking it would make the server build a whole Request for
   // every read, each of the thousands of open event streams included.

@@ -35,7 +35,10 @@ export function crossSiteRefusal(req: Caller): AppError | null {
 }
 
 function crossSite(why: string): AppError {
-  return new AppError(403, "forbidden", `a change may not come from another site's page (${why})`);
+  return new AppError({
+    code: "forbidden",
+    message: `a change may not come from another site's page (${why})`,
+  });
 }
 
 /**
@@ -49,11 +52,11 @@ export function csrfRefusal(req: Caller): AppError | null {
   const type = req.header("content-type") ?? "";
   if (/^application\/([\w.-]+\+)?json\b/i.test(type)) return null;
   if ((req.header("x-requested-with") ?? "") !== "") return null;
-  return new AppError(
-    403,
-    "forbidden",
-    "a signed-in browser's change must come from the dashboard: send X-Requested-With or a JSON body",
-  );
+  return new AppError({
+    code: "forbidden",
+    message:
+      "a signed-in browser's change must come from the dashboard: send X-Requested-With or a JSON body",
+  });
 }
 
 const LOOPBACK_NAME = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { compareText } from "@llmgw/domain";
 
 /** A ready replica as the choice sees it: how busy it is from this process, and how much it takes. */
 export type Candidate = { id: string; inFlight: number; slots: number };
@@ -35,7 +36,7 @@ export function chooseReplica(
   }
   let least = Number.POSITIVE_INFINITY;
   for (const c of free) if (c.inFlight < least) least = c.inFlight;
-  const tied = free.filter((c) => c.inFlight === least).sort((a, b) => (a.id < b.id ? -1 : 1));
+  const tied = free.filter((c) => c.inFlight === least).sort((a, b) => compareText(a.id, b.id));
   return tied[turn % tied.length] ?? null;
 }
 
