@@ -7,9 +7,8 @@
 //   BENCH='gateway cpu'        CPU a request, small and streamed replies, 64 clients (issue 31's aim)
 //   BENCH='gateway latency'    added latency at concurrency 1, 16 and 64
 //   BENCH='gateway streams'    1,000 streams at once, chunk delay
-import { readFileSync } from "node:fs";
 import { connect } from "@llmgw/client";
-import { child, median, type Row } from "./report";
+import { child, cpuMsOf, median, type Row } from "./report";
 
 export const names = ["gateway cpu", "gateway latency", "gateway streams"];
 const SECONDS = Number(process.env.BENCH_GATEWAY_SECONDS ?? 3);
@@ -32,15 +31,6 @@ type Latency = {
   errors: number;
 };
 type Streams = { chunks: number; p50: number; p99: number; max: number; errors: number };
-
-/** A process's CPU time so far (user + system, all its threads), in ms, from /proc. */
-export function cpuMsOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  // Fields after the command name (which may hold spaces, inside parentheses): utime is the 14th
-  // field of the line, stime the 15th; in clock ticks of 10 ms (CLK_TCK 100 on Linux).
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
 
 /** Runs one load against `url` and reads `pid`'s CPU time around it (null: no server to read). */
 async function load<T>(args: string[], pid: number | null = null): Promise<T & { cpuMs: number }> {
