@@ -64,6 +64,46 @@ describe("the listener", () => {
     expect((await raw("GET", '/v1/models?q="x"')).status).toBe(200);
   });
 
+  it("answers a body over gateway.bodyLimitMB with a 413 and closes the connection, unread", async () => {
+    server.deps.config.gateway.bodyLimitMB = 1;
+    try {
+      for (const declared of [true, false]) {
+        const { port } = new URL(server.url);
+        const body = Buffer.alloc(3 * 1024 * 1024, "x");
+        const answer = await new Promise<{ status: number; connection: string | undefined }>(
+          (resolve, reject) => {
+            const req = request(
+              {
+                host: "127.0.0.1",
+                port,
+                method: "POST",
+                path: "/v1/chat/completions",
+                headers: declared
+                  ? { "content-length": body.byteLength }
+                  : { "transfer-encoding": "chunked" },
+              },
+              (res) => {
+                res.resume();
+                res.on("end", () =>
+                  resolve({ status: res.statusCode ?? 0, connection: res.headers.connection }),
+                );
+              },
+            );
+            // The server may close before it has all of it: that is the point.
+            req.on("error", (err) =>
+              err.message.includes("EPIPE") || err.message.includes("ECONNRESET") ? undefined : reject(err),
+            );
+            req.end(body);
+          },
+        );
+        expect(answer, declared ? "declared" : "chunked").toEqual({ status: 413, connection: "close" });
+      }
+      expect((await raw("GET", "/v1/models")).status).toBe(200);
+    } finally {
+      server.deps.config.gateway.bodyLimitMB = 32;
+    }
+  });
+
   it("refuses an unknown /v1 endpoint in OpenAI's shape either way", async () => {
     for (const target of ["/v1/nothing", "/v1/./nothing"]) {
       const res = await raw("GET", target);

@@ -76,7 +76,7 @@ export class NodeExchange implements Exchange {
     /** The URL as the server built it (normalised: the path routing saw). */
     readonly url: string,
     private readonly incoming: IncomingMessage,
-    outgoing: ServerResponse,
+    private readonly outgoing: ServerResponse,
     fixed: Head,
   ) {
     this.method = incoming.method ?? "GET";
@@ -100,6 +100,15 @@ export class NodeExchange implements Exchange {
     this.sink.abandon();
   }
 
+  /**
+   * A body over the limit is not read: the connection closes once the 413 is out, so the bytes
+   * left on it are never taken for the next request.
+   */
+  #unread(limitBytes: number) {
+    this.outgoing.shouldKeepAlive = false;
+    return tooLarge(limitBytes);
+  }
+
   header(name: string): string | undefined {
     const value = this.incoming.headers[name];
     return typeof value === "string" ? value : value?.join(", ");
@@ -108,7 +117,7 @@ export class NodeExchange implements Exchange {
   readBody(limitBytes: number): Promise<Uint8Array> {
     const incoming = this.incoming;
     const declared = Number(incoming.headers["content-length"] ?? Number.NaN);
-    if (declared > limitBytes) return Promise.reject(tooLarge(limitBytes));
+    if (declared > limitBytes) return Promise.reject(this.#unread(limitBytes));
     if (incoming.readableEnded) return Promise.resolve(new Uint8Array());
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
@@ -122,10 +131,9 @@ export class NodeExchange implements Exchange {
       const onData = (chunk: Buffer) => {
         size += chunk.byteLength;
         if (size > limitBytes) {
-          // The rest is not read: @hono/node-server drains or drops it once the answer is out.
           stop();
           incoming.pause();
-          reject(tooLarge(limitBytes));
+          reject(this.#unread(limitBytes));
           return;
         }
         chunks.push(chunk);
