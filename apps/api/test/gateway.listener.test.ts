@@ -54,6 +54,13 @@ describe("the listener", () => {
     expect(res.headers["x-content-type-options"]).toBe("nosniff");
   });
 
+  it("answers a HEAD as the GET without its body", async () => {
+    const head = await raw("HEAD", "/v1/models");
+    expect(head.status).toBe(200);
+    expect(head.body).toBe("");
+    expect(head.headers["content-type"]).toBe("application/json");
+  });
+
   it("sends a target with dot segments or odd characters through node-server, normalised", async () => {
     expect((await raw("GET", "/v1/./models")).status).toBe(200);
     expect(JSON.parse((await raw("GET", "/v1/%2e/models")).body)).toMatchObject({ object: "list" });

@@ -42,6 +42,15 @@ describe("the request's id", () => {
   });
 });
 
+describe("in process (app.request)", () => {
+  it("answers a HEAD as the GET without its body", async () => {
+    const res = await gw.api.app.request("/v1/models", { method: "HEAD" });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/json");
+    expect(await res.text()).toBe("");
+  });
+});
+
 describe("a large body", () => {
   it("is routed by its top-level model, not one in a string or a nested object before it, and not parsed whole", async () => {
     const scaling = { min: 1, max: 1, idleTimeoutSeconds: 900 };

@@ -173,7 +173,7 @@ export class WebExchange implements Exchange {
     this.url = request.url;
     this.path = pathOf(request.url);
     this.pathname = withoutQuery(this.path);
-    this.sink = new WebSink(fixed, () => this.#departure.leave());
+    this.sink = new WebSink(fixed, () => this.#departure.leave(), request.method === "HEAD");
     const signal = request.signal;
     if (signal.aborted) this.#departure.leave();
     else signal.addEventListener("abort", () => this.#departure.leave(), { once: true });

@@ -54,7 +54,9 @@ function v1Route(route: Route, handle: V1Handler, all: Implementations): V1Route
     need: route.need,
     routed: handle === all.chat,
     handle,
-    match: (m, path) => (method === "ALL" || m === method ? match(path) : undefined),
+    // A HEAD is the GET without its body (Node's response and WebSink leave it out).
+    match: (m, path) =>
+      method === "ALL" || m === method || (m === "HEAD" && method === "GET") ? match(path) : undefined,
   };
 }
 

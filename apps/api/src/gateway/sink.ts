@@ -87,6 +87,8 @@ export class WebSink implements AnswerSink {
     private readonly fixed: Head,
     /** The reader let go of the body: the client is gone. */
     private readonly onCancel: () => void,
+    /** A HEAD request: the answer has a head only. */
+    private readonly headOnly = false,
   ) {
     this.response = new Promise((resolve, reject) => {
       this.#resolve = resolve;
@@ -103,26 +105,27 @@ export class WebSink implements AnswerSink {
     const all = new Headers();
     const pairs = this.fixed.concat(headers);
     for (let i = 0; i + 1 < pairs.length; i += 2) all.append(String(pairs[i]), String(pairs[i + 1]));
-    const body = NO_BODY.has(status)
-      ? null
-      : new ReadableStream<Uint8Array>(
-          {
-            start: (controller) => {
-              this.#controller = controller;
+    const body =
+      this.headOnly || NO_BODY.has(status)
+        ? null
+        : new ReadableStream<Uint8Array>(
+            {
+              start: (controller) => {
+                this.#controller = controller;
+              },
+              pull: () => {
+                const drain = this.#drain;
+                this.#drain = null;
+                drain?.();
+              },
+              cancel: () => {
+                this.#closed = true;
+                this.#drain?.();
+                this.onCancel();
+              },
             },
-            pull: () => {
-              const drain = this.#drain;
-              this.#drain = null;
-              drain?.();
-            },
-            cancel: () => {
-              this.#closed = true;
-              this.#drain?.();
-              this.onCancel();
-            },
-          },
-          { highWaterMark: 0 },
-        );
+            { highWaterMark: 0 },
+          );
     if (body === null) this.#closed = true;
     this.#resolve(new Response(body, { status, headers: all }));
   }
