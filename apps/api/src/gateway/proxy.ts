@@ -58,14 +58,19 @@ export async function proxy(parts: ProxyParts, job: Proxied): Promise<void> {
     const call = new EngineCall(holding);
     holding.call = call;
     const stopListening = ex.onGone(() => call.abort(CLIENT_WENT_AWAY));
-    parts.upstreams.send(
-      lease.endpoint,
-      ex.path,
-      request.bytes,
-      headersFor(ex, job.requestId),
-      call,
-      job.idleSeconds * 1000,
-    );
+    try {
+      parts.upstreams.send(
+        lease.endpoint,
+        ex.path,
+        request.bytes,
+        headersFor(ex, job.requestId),
+        call,
+        job.idleSeconds * 1000,
+      );
+    } catch (err) {
+      // Not sent at all (an endpoint the pool cannot take): as a connection that failed.
+      holding.onFailed(err instanceof Error ? err : new Error(String(err)));
+    }
     const held = await holding.settled;
     stopListening();
     if (held.kind === "answer") {
