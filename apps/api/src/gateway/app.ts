@@ -24,6 +24,7 @@ function plainTarget(target: string): boolean {
   const query = target.indexOf("?");
   return !/\/(?:\.|%2e)/i.test(query === -1 ? target : target.slice(0, query));
 }
+
 /** A Host the URL parser takes unchanged: a name or IPv4 address, or a bracketed IPv6 one, and a port. */
 const PLAIN_HOST = /^(?:[a-z0-9-]+(?:\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
 
