@@ -88,8 +88,13 @@ if (mode === "app") {
   const { startHeadroomChanges } = await import("@llmgw/api");
   const stopHeadroomChanges = startHeadroomChanges({ hub: deps.hub, world: deps.world });
   const liveness = setInterval(() => void markSilentNodesDown(deps).catch(() => {}), 1000);
-  const server = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 });
-  port = await listen(server);
+  // As `llmgw serve` listens: the request path answers /v1 from Node's request before Hono does.
+  const { server, url } = await api.listen(
+    { host: "127.0.0.1", port: 0 },
+    app.fetch,
+    api.nodeRequestPathOf(app),
+  );
+  port = Number(new URL(url).port);
   cleanup = async () => {
     clearInterval(liveness);
     stopHeadroomChanges();

@@ -50,6 +50,7 @@ export const configFileSchema = z.strictObject({
       maxQueue: z.int().min(0).max(1_000_000).optional(),
       maxWaitSeconds: z.int().min(1).max(86_400).optional(),
       bodyLimitMB: z.int().min(1).max(1024).optional(),
+      engineIdleSeconds: z.int().min(1).max(86_400).optional(),
     })
     .optional(),
 });
@@ -69,7 +70,13 @@ export type Config = {
   tokens: NonNullable<ConfigFile["tokens"]>;
   models: NonNullable<ConfigFile["models"]>;
   /** The request path's bounds (SPEC §7.4, §7.6, §7.8). */
-  gateway: { maxQueue: number; maxWaitSeconds: number; bodyLimitMB: number };
+  gateway: {
+    maxQueue: number;
+    maxWaitSeconds: number;
+    bodyLimitMB: number;
+    /** An engine silent this long after its head ends the request (SPEC §7.5a). */
+    engineIdleSeconds: number;
+  };
   /** LLMGW_SCHEDULER=off: replicas come only from agents' heartbeats. */
   scheduler: boolean;
   /** PostgreSQL instead of the embedded store, from DATABASE_URL. */
@@ -122,6 +129,7 @@ export function loadConfig(flags: ConfigOverrides = {}, env: NodeJS.ProcessEnv =
       maxQueue: parsed.gateway?.maxQueue ?? 256,
       maxWaitSeconds: parsed.gateway?.maxWaitSeconds ?? 300,
       bodyLimitMB: parsed.gateway?.bodyLimitMB ?? 32,
+      engineIdleSeconds: parsed.gateway?.engineIdleSeconds ?? 120,
     },
     scheduler: env.LLMGW_SCHEDULER !== "off",
     databaseUrl: env.DATABASE_URL || null,

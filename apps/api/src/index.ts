@@ -7,7 +7,7 @@ export {
   type LogLevel,
   silentLogger,
 } from "@llmgw/log";
-export { type AppOptions, benchesOf, createApp, gatewayOf } from "./app";
+export { type AppOptions, benchesOf, createApp, gatewayOf, nodeRequestPathOf } from "./app";
 export type { Role } from "./config";
 export { type Config, ConfigError, loadConfig } from "./config";
 export { type Deps, openDeps } from "./deps";
@@ -16,6 +16,7 @@ export { startHeadroomChanges } from "./events/headroomChanges";
 export { type ClientAdmission, OPEN_ADMISSION } from "./gateway/admission";
 export type { Gateway, GatewayOptions } from "./gateway/gateway";
 export type { GatewayMeter, GatewayNow, RequestOutcome } from "./gateway/meter";
+export { listen } from "./listen";
 export { type RunningServer, startServer } from "./server";
 export { markSilentNodesDown } from "./services/liveness";
 export { Snapshot, withNode } from "./world";

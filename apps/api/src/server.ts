@@ -1,13 +1,13 @@
 import { createLogger, type Logger } from "@llmgw/log";
 import { WAKES_CHANNEL } from "@llmgw/store";
-import { benchesOf, createApp, gatewayOf, startTrafficOf } from "./app";
+import { benchesOf, createApp, gatewayOf, nodeRequestPathOf, startTrafficOf } from "./app";
 import type { Config } from "./config";
 import { type Deps, openDeps } from "./deps";
 import { AppError, errorBody } from "./errors";
 import { startHeadroomChanges } from "./events/headroomChanges";
 import { startRelay } from "./events/relay";
 import type { GatewayOptions } from "./gateway/gateway";
-import { listen } from "./listen";
+import { type DirectListener, listen } from "./listen";
 import { startScheduler } from "./scheduler";
 import { startLeadership } from "./scheduler/leader";
 import { markSilentNodesDown } from "./services/liveness";
@@ -44,10 +44,14 @@ export async function startServer(
   }
   // The port is taken first (listen.ts) and answers 503 until start-up is done.
   let ready: ReturnType<typeof createApp> | null = null;
-  const { server, url } = await listen(config.listen, (request, env) =>
-    ready
-      ? ready.fetch(request, env)
-      : Response.json(errorBody(starting), { status: starting.status, headers: starting.headers }),
+  let direct: DirectListener = () => false;
+  const { server, url } = await listen(
+    config.listen,
+    (request, env) =>
+      ready
+        ? ready.fetch(request, env)
+        : Response.json(errorBody(starting), { status: starting.status, headers: starting.headers }),
+    (incoming, outgoing) => direct(incoming, outgoing),
   );
   // Listening on port 0 (tests): the mirror's sources must name the port actually taken.
   if (config.listen.port === 0 && config.mirror.baseUrl.endsWith(":0")) config.mirror.baseUrl = url;
@@ -95,6 +99,7 @@ export async function startServer(
   });
 
   ready = app;
+  direct = nodeRequestPathOf(app);
   const store = deps.store.kind === "pglite" ? `embedded store in ${config.dataDir}/db` : "PostgreSQL";
   const open =
     config.tokens.length === 0 ? "; no tokens configured: loopback only, every request accepted" : "";

@@ -84,6 +84,25 @@ describe("loadConfig", () => {
     expect(message).toMatch(new RegExp(`^${literally(file)}:4: models\\[0\\]\\.contextLength: `));
   });
 
+  it("takes the request path's bounds, engineIdleSeconds included (120 when not given)", async () => {
+    expect(loadConfig({}, {}).gateway).toEqual({
+      maxQueue: 256,
+      maxWaitSeconds: 300,
+      bodyLimitMB: 32,
+      engineIdleSeconds: 120,
+    });
+    const file = await configFile("gateway: { engineIdleSeconds: 30 }\n");
+    expect(loadConfig({ config: file }, {}).gateway.engineIdleSeconds).toBe(30);
+
+    for (const wrong of ["0", "1.5", "100000", "soon"]) {
+      const bad = await configFile(`gateway:\n  engineIdleSeconds: ${wrong}\n`);
+      expect(
+        problemOf(() => loadConfig({ config: bad }, {})),
+        wrong,
+      ).toMatch(new RegExp(`^${literally(bad)}:2: gateway\\.engineIdleSeconds: `));
+    }
+  });
+
   it("refuses a key it does not know, naming it", async () => {
     const file = await configFile("listen: 127.0.0.1:8080\nheartbeat: 5\n");
 

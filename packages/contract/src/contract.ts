@@ -8,7 +8,12 @@ import { audit, quotas } from "./quotas";
 import type { Route } from "./route";
 import { session, tokens } from "./tokens";
 
-export { type OpenAiModel, openAiErrorSchema, openAiModelSchema } from "./inference";
+export {
+  modelReferenceSchema,
+  type OpenAiModel,
+  openAiErrorSchema,
+  openAiModelSchema,
+} from "./inference";
 export type { MirrorListingEntry } from "./mirror";
 export * from "./route";
 

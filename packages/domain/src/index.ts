@@ -6,6 +6,7 @@ export * from "./classes";
 export * from "./compare";
 export * from "./cores";
 export * from "./counted";
+export * from "./endpoints";
 export * from "./events";
 export * from "./evictions";
 export * from "./fleetIndex";

@@ -41,3 +41,12 @@ export function scalingFor(mode: Mode, replicas: number, idleSeconds?: number): 
 export function replicasOf(scaling: Pick<Scaling, "min" | "max">): number {
   return modeOf(scaling) === "stopped" ? 0 : scaling.max;
 }
+
+/**
+ * Why a stopped model serves no request (SPEC §2.1, §7.6 `model_stopped`), or null when it serves.
+ * The one sentence the request path says wherever it meets a stopped model: its list leaves it
+ * out, naming it is refused, and requests waiting for it are let go.
+ */
+export function stoppedReason(model: { name: string; scaling: Pick<Scaling, "min" | "max"> }): string | null {
+  return modeOf(model.scaling) === "stopped" ? `${model.name} is stopped: an operator must start it` : null;
+}

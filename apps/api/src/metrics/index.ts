@@ -23,6 +23,14 @@ export class AppMetrics {
     registerFleetSeries(this.registry, deps);
     registerSchedulerSeries(this.registry, deps);
     this.http = new HttpTimings(this.registry);
+    new Gauge({
+      name: "llmgw_mirror_files_hashing",
+      help: "Complete mirror files whose SHA-256 is still being computed or waits to be (0: settled).",
+      registers: [this.registry],
+      collect() {
+        this.set(deps.mirror.hashing());
+      },
+    });
     const metrics = this;
     new Gauge({
       name: "llmgw_metrics_seconds",

@@ -118,11 +118,20 @@ function catalogue(base: string): ModelInput[] {
 
 /** A generated mirror: GGUF files with real headers over sparse weights, safetensors, and refusals. */
 async function writeMirror(dir: string): Promise<() => Promise<void>> {
+  // Each file the demo writes is marked as a generated stand-in (`<file>.generated`): its weights
+  // are holes that read as zeros, and hashing 200 GB of them for digests no agent of the demo
+  // checks would keep a core busy for minutes. The mirror lists them without a digest.
+  const written: string[] = [];
+  const standIn = (path: string) => {
+    const file = join(dir, path);
+    written.push(file);
+    return file;
+  };
   await writeGgufFile(
-    join(dir, "llama-3.1-8b-instruct/Q4_K_M/llama-3.1-8b-instruct-Q4_K_M.gguf"),
+    standIn("llama-3.1-8b-instruct/Q4_K_M/llama-3.1-8b-instruct-Q4_K_M.gguf"),
     llama31_8b(),
   );
-  await writeGgufFile(join(dir, "qwen2.5-7b-instruct/Q5_K_M/qwen2.5-7b-instruct-Q5_K_M.gguf"), {
+  await writeGgufFile(standIn("qwen2.5-7b-instruct/Q5_K_M/qwen2.5-7b-instruct-Q5_K_M.gguf"), {
     architecture: "qwen2",
     blockCount: 28,
     headCount: 28,
@@ -132,7 +141,7 @@ async function writeMirror(dir: string): Promise<() => Promise<void>> {
     fileType: 17,
     weightsBytes: Math.round(5.07 * GB),
   });
-  await writeGgufFile(join(dir, "llama-3.1-70b-instruct/Q4_K_M/llama-3.1-70b-instruct-Q4_K_M.gguf"), {
+  await writeGgufFile(standIn("llama-3.1-70b-instruct/Q4_K_M/llama-3.1-70b-instruct-Q4_K_M.gguf"), {
     architecture: "llama",
     blockCount: 80,
     headCount: 64,
@@ -142,7 +151,7 @@ async function writeMirror(dir: string): Promise<() => Promise<void>> {
     fileType: 15,
     weightsBytes: Math.round(39.6 * GB),
   });
-  await writeGgufFile(join(dir, "deepseek-v3/Q2_K/deepseek-v3-Q2_K-00002-of-00005.gguf"), {
+  await writeGgufFile(standIn("deepseek-v3/Q2_K/deepseek-v3-Q2_K-00002-of-00005.gguf"), {
     architecture: "deepseek2",
     blockCount: 61,
     headCount: 128,
@@ -151,18 +160,18 @@ async function writeMirror(dir: string): Promise<() => Promise<void>> {
     split: { no: 1, count: 5 },
     weightsBytes: Math.round(45 * GB),
   });
-  await writeGgufFile(join(dir, "fancynet-3b/Q8_0/fancynet-3b-Q8_0.gguf"), fancynet3b());
+  await writeGgufFile(standIn("fancynet-3b/Q8_0/fancynet-3b-Q8_0.gguf"), fancynet3b());
   for (let i = 1; i <= 3; i++) {
     await writeSafetensorsFile(
-      join(dir, `mixtral-8x7b/fp16/model-0000${i}-of-00003.safetensors`),
+      standIn(`mixtral-8x7b/fp16/model-0000${i}-of-00003.safetensors`),
       Math.round(31 * GB),
     );
   }
-  await writeSafetensorsFile(join(dir, "mistral-7b-instruct/bf16/model.safetensors"), Math.round(14.5 * GB));
-  await writeNotGguf(join(dir, "whisper-large/onnx/model.onnx"), 1_500_000);
+  await writeSafetensorsFile(standIn("mistral-7b-instruct/bf16/model.safetensors"), Math.round(14.5 * GB));
+  await writeNotGguf(standIn("whisper-large/onnx/model.onnx"), 1_500_000);
 
   // A download in progress that advances: `<file>.part` grows toward the size in `<file>.size`.
-  const partial = join(dir, "phi-3-mini/Q4_K_M/phi-3-mini-Q4_K_M.gguf");
+  const partial = standIn("phi-3-mini/Q4_K_M/phi-3-mini-Q4_K_M.gguf");
   const total = Math.round(2.4 * GB);
   await writeGgufFile(`${partial}.part`, {
     architecture: "phi3",
@@ -173,6 +182,7 @@ async function writeMirror(dir: string): Promise<() => Promise<void>> {
     weightsBytes: Math.round(total * 0.05),
   });
   await writeFile(`${partial}.size`, String(total));
+  await Promise.all(written.map((file) => writeFile(`${file}.generated`, "")));
   let done = total * 0.05;
   return async () => {
     if (done >= total) return;
