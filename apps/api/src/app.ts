@@ -10,6 +10,7 @@ import { sendDirectly } from "./gateway/direct";
 import { onRequestPath, respondGatewayError } from "./gateway/errors";
 import { Gateway, type GatewayOptions } from "./gateway/gateway";
 import { gatewayRoutes } from "./gateway/routes";
+import type { AgentSource } from "./install/agentFile";
 import { AppMetrics, IDLE_GATEWAY, PromGatewayMeter, startTraffic } from "./metrics";
 import { weightsRoutes } from "./mirror/serveFiles";
 import { requestId } from "./requestId";
@@ -17,6 +18,7 @@ import { agentRoutes } from "./routes/agents";
 import { capacityRoutes } from "./routes/capacity";
 import { fleetRoutes } from "./routes/fleet";
 import { register, type Served } from "./routes/handlers";
+import { installRoutes } from "./routes/install";
 import { metaRoutes } from "./routes/meta";
 import { mirrorRoutes } from "./routes/mirror";
 import { modelRoutes } from "./routes/models";
@@ -36,6 +38,8 @@ export type AppOptions = {
    * (llmgw_gateway_* on its /metrics, the client tokens' limits); tests may give others.
    */
   gateway?: GatewayOptions;
+  /** The agent `/install/agent.mjs` hands out (SPEC §5); without it /install/* answers 404. */
+  agent?: AgentSource | null;
 };
 
 type Serving = { gateway: Gateway; benches: BenchRuns; startTraffic: () => () => void };
@@ -122,6 +126,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
       ...metaRoutes(deps, metrics, dist),
       ...weightsRoutes(deps.mirror),
       ...gatewayRoutes(deps, gateway),
+      ...installRoutes(deps, auth, options.agent ?? null),
     ]),
   );
   return app;

@@ -16,4 +16,5 @@ export { type Deps, openDeps } from "./deps";
 export { type ClientAdmission, OPEN_ADMISSION } from "./gateway/admission";
 export type { Gateway, GatewayOptions } from "./gateway/gateway";
 export type { GatewayMeter, GatewayNow, RequestOutcome } from "./gateway/meter";
+export type { AgentBuild, AgentSource } from "./install/agentFile";
 export { type RunningServer, startServer } from "./server";

@@ -1,6 +1,7 @@
 import { capacity } from "./capacity";
 import { agents, fleet } from "./fleet";
 import { inference } from "./inference";
+import { install } from "./install";
 import { meta } from "./meta";
 import { mirror, weights } from "./mirror";
 import { models } from "./models";
@@ -29,6 +30,7 @@ export const contract = {
   meta,
   weights,
   inference,
+  install,
 } as const;
 
 export type Contract = typeof contract;
