@@ -22,7 +22,7 @@ import {
 } from "@llmgw/api/testing";
 import { LOG_USAGE, loggerFrom, logOptions } from "@llmgw/client/log";
 import type { ModelInput } from "@llmgw/domain";
-import { ensureDashboard, stopOnSignals } from "./serve";
+import { agentSource, ensureDashboard, stopOnSignals } from "./serve";
 import { simulatedEngines } from "./simulated";
 
 const GB = 1024 ** 3;
@@ -265,7 +265,7 @@ export async function demo(args: string[]): Promise<void> {
   );
   const config = loadConfig({ config: configFile, dataDir, listen: values.listen });
   const advance = await writeMirror(config.mirror.dir);
-  const server = await startServer(config, { webDist: ensureDashboard(log), log });
+  const server = await startServer(config, { webDist: ensureDashboard(log), log, agent: agentSource(log) });
   stopOnSignals(server);
 
   const models = catalogue(config.mirror.baseUrl);
