@@ -139,12 +139,20 @@ download() {
     answer=$(wget -S -q -T 10 -O "$2" "$1" 2>&1)
     rc=$?
     status=$(printf '%s\n' "$answer" | sed -n 's/^ *HTTP\/[0-9.]* \([0-9][0-9][0-9]\).*/\1/p' | tail -n 1)
-    answer=$(printf '%s\n' "$answer" | sed -n '/^ /!p')
+    # Quiet, wget says nothing of a failure but its exit status.
+    case $rc in
+      0) answer= ;;
+      3) answer="wget: cannot write $2" ;;
+      4) answer="wget: network failure" ;;
+      5) answer="wget: the TLS certificate does not verify" ;;
+      *) answer="wget: exit status $rc" ;;
+    esac
   fi
   set -e
+  answer=$(printf '%s' "$answer" | tr '\n' ' ' | sed 's/ *$//')
   case $status in
-    200) [ $rc = 0 ] || fail "downloading $1 failed: $answer" ;;
-    '' | 000) fail "cannot reach the llmgw server at $SERVER ($fetcher: $(printf '%s' "$answer" | tr '\n' ' '| sed 's/ *$//')): is it running, and can this machine reach it?" ;;
+    200) [ $rc = 0 ] || fail "downloading $1 failed ($answer)" ;;
+    '' | 000) fail "cannot reach the llmgw server at $SERVER ($answer): is it running, and can this machine reach it?" ;;
     *)
       why=$(sed -n 's/.*"message":"\([^"]*\)".*/\1/p' "$2" 2>/dev/null | head -n 1)
       fail "the llmgw server answered HTTP $status for $1${why:+: $why}"
@@ -155,7 +163,7 @@ download() {
 installed=$dir/agent.mjs
 if [ -f "$installed" ] && [ "$(sha256_of "$installed")" = "$SHA256" ]; then
   fresh=no
-  say "agent.mjs $VERSION is already in $prefix: nothing to download"
+  say "agent.mjs $VERSION is already in $dir: nothing to download"
 else
   problem=$(mkdir -p "$dir" 2>&1) || fail "cannot create $dir ($problem): choose another place with --prefix DIR"
   # Downloaded beside its place, then renamed into it: never a half-written agent.mjs.
@@ -172,7 +180,7 @@ else
   chmod 644 "$partial"
   mv -f "$partial" "$installed"
   fresh=yes
-  say "agent.mjs $VERSION is in $prefix"
+  say "agent.mjs $VERSION is in $dir"
 fi
 
 # Writes what stdin holds to $1 when it differs from what is there (mode $2); says whether it did.
