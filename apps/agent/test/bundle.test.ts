@@ -30,12 +30,11 @@ const OWN = [
   "apps/api/src/auth/tokenRules.ts",
 ];
 /**
- * The packages it may hold, by name: zod, Hono's typed client, pino and what pino loads. A new one
- * fails here, to be judged: the agent runs on every node.
+ * The packages it may hold, by name: zod, pino and what pino loads. A new one fails here, to be
+ * judged: the agent runs on every node. Not Hono's client: it builds Headers, which loads undici.
  */
 const PACKAGES = new Set([
   "zod",
-  "hono",
   "pino",
   "@pinojs/redact",
   "atomic-sleep",
@@ -92,6 +91,21 @@ describe("the one-file agent", () => {
       (err: { code: number; stderr: string }) => err,
     );
     expect(refused).toMatchObject({ code: 1, stderr: "llmgw agent: --server not a url is not a URL\n" });
+  });
+
+  it("talks HTTP without fetch: undici (fetch, Headers) would cost every node about 11 MB", async () => {
+    // A heartbeat to a closed port, then a word on whether Node loaded undici meanwhile.
+    await writeFile(
+      join(dir, "watch.mjs"),
+      `setTimeout(() => { process.stderr.write("undici loaded: " + process.moduleLoadList.some((m) => m.includes("undici")) + "\\n"); process.exit(0); }, 1500);`,
+    );
+    const { stdout, stderr } = await run(
+      process.execPath,
+      ["--import", "./watch.mjs", "agent.mjs", "--server", "http://127.0.0.1:9", "--interval", "0.2"],
+      { cwd: dir, env: { PATH: "/usr/bin:/bin", HOME: dir } },
+    );
+    expect(stdout).toContain("cannot reach http://127.0.0.1:9 (connect ECONNREFUSED 127.0.0.1:9)");
+    expect(stderr).toBe("undici loaded: false\n");
   });
 
   it("is at most 1 MB, and its SHA-256 is its bytes'", () => {
