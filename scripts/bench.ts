@@ -19,6 +19,7 @@ const suites: Array<() => Promise<Suite>> = [
   () => import("./bench/dashboardScale"),
   () => import("./bench/store"),
   () => import("./bench/load"),
+  () => import("./bench/join"),
 ];
 
 /** How fast this machine is right now: compare figures across machines and runs by this. */
