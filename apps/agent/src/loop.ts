@@ -1,4 +1,4 @@
-import type { contract } from "@llmgw/client";
+import type { contract } from "@llmgw/contract";
 import { heartbeatReplicaSchema, heartbeatReplySchema } from "@llmgw/domain";
 import { reasonOf, request } from "./http";
 import type { Machine } from "./machine";

@@ -1,7 +1,7 @@
+import { keyOf, ROUTES, type Route } from "@llmgw/contract";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { authorize, createAuth, securityHeaders } from "./auth";
-import { keyOf, ROUTES, type Route } from "./contract";
 import type { Deps } from "./deps";
 import type { AppEnv } from "./env";
 import { AppError, errorBody, respondError } from "./errors";

@@ -1,5 +1,5 @@
-import { createLogger, type Logger } from "@llmgw/client/log";
 import type { ApiError } from "@llmgw/domain";
+import { createLogger, type Logger } from "@llmgw/log";
 import { WAKES_CHANNEL } from "@llmgw/store";
 import { benchesOf, createApp, gatewayOf, startTrafficOf } from "./app";
 import type { Config } from "./config";

@@ -12,7 +12,7 @@ import {
   type RunningServer,
   startServer,
 } from "@llmgw/api";
-import { LOG_USAGE, loggerFrom, logOptions } from "@llmgw/client/log";
+import { LOG_USAGE, loggerFrom, logOptions } from "@llmgw/log";
 
 const SERVE_USAGE = `llmgw serve [--config F] [--data-dir D] [--listen HOST:PORT]
 

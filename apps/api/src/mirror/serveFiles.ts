@@ -1,8 +1,8 @@
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { Readable } from "node:stream";
+import { contract, type MirrorListingEntry } from "@llmgw/contract";
 import { type Context, Hono } from "hono";
-import { contract, type MirrorListingEntry } from "../contract";
 import type { AppEnv } from "../env";
 import { AppError, notFound, respondError } from "../errors";
 import { handlers, register } from "../routes/handlers";

@@ -1,6 +1,6 @@
+import { contract } from "@llmgw/contract";
 import type { MiddlewareHandler } from "hono";
 import type { Auth } from "../auth";
-import { contract } from "../contract";
 import type { Deps } from "../deps";
 import type { AppEnv } from "../env";
 import { AppError } from "../errors";

@@ -1,7 +1,7 @@
+import { contract } from "@llmgw/contract";
 import type { Context } from "hono";
 import type { Auth } from "../auth";
 import { matches } from "../body";
-import { contract } from "../contract";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { AgentFile, type AgentSource } from "../install/agentFile";

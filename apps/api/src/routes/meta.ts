@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { serveStatic } from "@hono/node-server/serve-static";
-import { contract } from "../contract";
+import { contract } from "@llmgw/contract";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import type { AppMetrics } from "../metrics";

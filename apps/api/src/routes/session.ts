@@ -1,8 +1,8 @@
+import { contract } from "@llmgw/contract";
 import type { MiddlewareHandler } from "hono";
 import type { Auth } from "../auth";
 import { clientAddress } from "../auth/rateLimit";
 import { clearedSessionCookie, overHttps, sessionCookie, sessionCookieOf } from "../auth/sessionBook";
-import { contract } from "../contract";
 import type { Deps } from "../deps";
 import type { AppEnv } from "../env";
 import { AppError, forbidden, unauthorized } from "../errors";

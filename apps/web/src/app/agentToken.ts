@@ -1,4 +1,4 @@
-import { contract } from "@llmgw/api/contract";
+import { contract } from "@llmgw/contract";
 import { useCreateToken } from "../features/tokens/api/create-token";
 import { useMayCall } from "../lib/session";
 
