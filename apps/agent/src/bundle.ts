@@ -17,7 +17,11 @@ const ENTRY = "apps/agent/src/standalone.ts";
 const CACHE_DIR = join(ROOT, "node_modules/.cache/llmgw");
 const MANIFEST = join(CACHE_DIR, "agent.json");
 // Bump when the build options below change: a bundle built otherwise is built again.
-const RECIPE = 1;
+const RECIPE = 2;
+
+// The bundle's own URL, spelled so that the CLI's bundler, which gives each source file its own
+// `import.meta.url`, leaves it alone: the agent's bytes must not depend on where the server runs.
+const META_URL = ["import", "meta", "url"].join(".");
 
 /** The one-file agent, as a server hands it out. */
 export type AgentBundle = {
@@ -94,7 +98,7 @@ async function built(): Promise<AgentBundle> {
     // pino and its helpers are CommonJS and require() Node's built-ins: an ES module has no
     // `require` of its own, so the bundle makes one.
     banner: {
-      js: `// llmgw agent ${AGENT_VERSION}: one file, Node >= 20, nothing else. Run: node agent.mjs --help\nimport { createRequire as __llmgwRequire } from "node:module"; const require = __llmgwRequire(import.meta.url);`,
+      js: `// llmgw agent ${AGENT_VERSION}: one file, Node >= 20, nothing else. Run: node agent.mjs --help\nimport { createRequire as __llmgwRequire } from "node:module"; const require = __llmgwRequire(${META_URL});`,
     },
   });
   const output = result.outputFiles[0];
