@@ -18,7 +18,10 @@ export function installRoutes(deps: Deps, auth: Auth, source: AgentSource | null
   const agentFile = (): Promise<AgentFile> => {
     if (!source) {
       return Promise.reject(
-        new AppError(404, "not_found", "this server hands out no agent: it was started without one"),
+        new AppError({
+          code: "not_found",
+          message: "this server hands out no agent: it was started without one",
+        }),
       );
     }
     file ??= source.build().then(
@@ -28,7 +31,11 @@ export function installRoutes(deps: Deps, auth: Auth, source: AgentSource | null
         file = null;
         const why = err instanceof Error ? err.message.split("\n")[0] : String(err);
         deps.log.error({ err }, "building the agent's bundle failed");
-        throw new AppError(503, "internal", `the agent could not be built: ${why}`);
+        throw new AppError({
+          status: 503,
+          code: "internal",
+          message: `the agent could not be built: ${why}`,
+        });
       },
     );
     return file;
@@ -56,12 +63,15 @@ export function installRoutes(deps: Deps, auth: Auth, source: AgentSource | null
       const { server, serverFrom } = serverOf(c);
       if (!plainServerUrl(server)) {
         throw serverFrom === "request"
-          ? new AppError(400, "bad_request", "the request's Host is not a plain host name and port")
-          : new AppError(
-              503,
-              "internal",
-              `mirror.baseUrl ${server} cannot be written into a shell script: give a plain http(s) URL`,
-            );
+          ? new AppError({
+              code: "bad_request",
+              message: "the request's Host is not a plain host name and port",
+            })
+          : new AppError({
+              status: 503,
+              code: "internal",
+              message: `mirror.baseUrl ${server} cannot be written into a shell script: give a plain http(s) URL`,
+            });
       }
       const script = installScript({
         server,
