@@ -20,12 +20,7 @@ const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
  * Our sources it may hold: the agent, the domain and the logger. Not the contract (the agent reads
  * only its types) nor the client (the agent talks HTTP itself).
  */
-const OWN = [
-  "apps/agent/src/",
-  "apps/agent/package.json",
-  "packages/domain/src/",
-  "packages/log/src/",
-];
+const OWN = ["apps/agent/src/", "apps/agent/package.json", "packages/domain/src/", "packages/log/src/"];
 /**
  * The packages it may hold, by name: zod, pino and what pino loads. A new one fails here, to be
  * judged: the agent runs on every node. Not Hono's client: it builds Headers, which loads undici.
