@@ -89,6 +89,29 @@ describe("a node joins in one line (SPEC §5)", () => {
     expect(await answered(server.url, SECRET.admin, "/install/agent.mjs")).toBe(before);
   }, 60_000);
 
+  it("says once, whatever the interval, that the server refuses a wrong token", async () => {
+    const installed = join(machine.home, "llmgw", "agent.mjs");
+    const wrong = spawn(process.execPath, [installed, "--server", server.url, "--interval", "0.1"], {
+      cwd: machine.home,
+      env: { ...env(), LLMGW_TOKEN: "llmgw_not-a-token", LLMGW_NAME: "wrong-token" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    wrong.stdout?.on("data", (chunk: Buffer) => {
+      output += chunk.toString("utf8");
+    });
+    await until(async () => output.includes("refused the heartbeat"), "the refusal in the agent's log");
+    // Several more beats refused, none said again.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const exited = once(wrong, "exit");
+    wrong.kill("SIGTERM");
+    await exited;
+    const said = output.split("\n").filter((line) => line.includes("refused the heartbeat"));
+    expect(said).toHaveLength(1);
+    expect(said[0]).toContain("the server refused the heartbeat: 401");
+    expect(output).not.toContain("llmgw_not-a-token");
+  }, 60_000);
+
   it("runs the printed command: the node joins, caches the weights, serves the model through the gateway", async () => {
     const { api } = connect({ server: server.url, token: SECRET.admin });
     const plan = await answer(
