@@ -89,11 +89,21 @@ describe("install.sh", () => {
   it("writes the systemd unit and a root-only environment file under --root, and keeps them on a re-run", async () => {
     const fake = await folder();
     await mkdir(join(fake, "run", "systemd", "system"), { recursive: true });
-    const env = { PATH: systemPath, HOME: fake };
+    // systemctl as a recorder: what the script asks of it, and nothing done to this machine.
+    const bin = join(fake, "bin");
+    await mkdir(bin);
+    await writeFile(join(bin, "systemctl"), `#!/bin/sh\necho "$*" >> ${join(fake, "systemctl.log")}\n`);
+    await chmod(join(bin, "systemctl"), 0o755);
+    const env = { PATH: `${bin}:${systemPath}`, HOME: fake };
     const ran = await piped(script, ["--root", fake, "--token", SECRET.agent, "--name", "rack-7"], env);
     expect(ran.stderr).toBe("");
     expect(ran.code).toBe(0);
     expect(ran.stdout).toContain(`llmgw: agent.mjs 0.1.0 is in ${fake}/opt/llmgw\n`);
+    // Enabled offline in that root, never started: --root is another system's files.
+    expect(await readFile(join(fake, "systemctl.log"), "utf8")).toBe(
+      `--root=${fake} enable --quiet llmgw-agent.service\n`,
+    );
+    expect(ran.stdout).toContain(`llmgw: wrote and enabled ${fake}/etc/systemd/system/llmgw-agent.service`);
     expect(ran.stdout).not.toContain(SECRET.agent);
 
     const envFile = join(fake, "etc", "llmgw", "agent.env");

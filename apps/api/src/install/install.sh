@@ -246,7 +246,13 @@ TimeoutStopSec=60
 WantedBy=multi-user.target
 EOF
   if [ -n "$root" ]; then
-    say "wrote $unit_file and $env_file (root only); with --root nothing is started: on that system, systemctl enable --now llmgw-agent"
+    # Enabled offline (systemctl --root only links files), never started: that system is not this one.
+    if command -v systemctl >/dev/null 2>&1; then
+      systemctl --root="$root" enable --quiet llmgw-agent.service
+      say "wrote and enabled $unit_file, and wrote $env_file (root only); with --root nothing is started"
+    else
+      say "wrote $unit_file and $env_file (root only); with --root nothing is started: on that system, systemctl enable --now llmgw-agent"
+    fi
     exit 0
   fi
   command -v systemctl >/dev/null 2>&1 || fail "systemd runs this machine but systemctl is not on PATH"
