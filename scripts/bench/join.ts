@@ -16,9 +16,9 @@ import { get } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { machineIn, shell } from "../../apps/cli/test/join-kit";
-import { liveEvents } from "../../packages/client/src/events";
-import { connect } from "../../packages/client/src/index";
+import { machineIn, shell } from "@llmgw/cli/join-kit";
+import { connect } from "@llmgw/client";
+import { liveEvents } from "@llmgw/client/events";
 import { median, type Row } from "./report";
 
 export const names = ["agent.mjs size", "join: curl | sh to first heartbeat", "agent memory idle"];

@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_ENGINE_COMMANDS, engineArgv, engineCommands } from "../src/command";
 import { probeMachine } from "../src/machine";
-import { desiredReplica } from "../src/testing";
 import { AGENT_VERSION } from "../src/version";
+import { desiredReplica } from "./kit";
 
 let bin: string;
 

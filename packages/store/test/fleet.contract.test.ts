@@ -1,8 +1,8 @@
 import { DEFAULT_CLASSES } from "@llmgw/domain";
 import { describe, expect, it } from "vitest";
-import { describeOnEachDatabase } from "../src/testing";
 import { backendFor, useStore } from "./backends";
 import { aMirrorVersion, aNode, anAuditEntry, aQuota, aReplica, unique } from "./factories";
+import { describeOnEachDatabase } from "./testStore";
 
 describeOnEachDatabase("fleet, quotas, audit and events on $name", ({ kind }) => {
   const store = useStore(backendFor(kind));

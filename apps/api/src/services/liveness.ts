@@ -1,5 +1,6 @@
 import type { Node } from "@llmgw/domain";
 import type { Deps } from "../deps";
+import { withNodes } from "../world";
 import { commit } from "./commit";
 
 /**
@@ -32,7 +33,8 @@ export async function markSilentNodesDown(deps: Deps): Promise<string[]> {
     // read after them a reload).
     (downs) =>
       deps.world.patch(generation, (current) =>
-        current.withNodes(
+        withNodes(
+          current,
           downs.map((node) => ({ node, replicas: current.replicasByNode.get(node.name) ?? [] })),
         ),
       ),
