@@ -402,7 +402,7 @@ export async function run(only: RegExp | null): Promise<Row[]> {
     });
   const beat = rows.find((r) => r.bench.startsWith("Snapshot.withNode"));
   if (beat) {
-    // What the API does for a beat: it patches its snapshot (World.patchNode), never rebuilds it.
+    // What the API does for a beat: it patches its snapshot (withNode, through World.patch), never rebuilds it.
     const domainAlone = rows.find((r) => r.bench === "reindexNode (one heartbeat)");
     summary.push({
       measure: "refresh after one heartbeat (the API's Snapshot.withNode)",

@@ -4,7 +4,7 @@
 //                                   seeded with models, a fleet via heartbeats, and `seeded` nodes
 //                                   written straight to the store
 //   big [models] [nodes] [webDist]   `llmgw serve` itself, scheduler off, seeded through the store
-//                                   (apps/api/src/testing/bigFleet.ts): the dashboard-at-scale bench
+//                                   (apps/api/test/kit/bigFleet.ts): the dashboard-at-scale bench
 //   scheduled [heartbeatSeconds]    `llmgw serve` itself (apps/api startServer): an embedded store in
 //                                   a temp dataDir, liveness and the scheduler on, nothing seeded;
 //                                   heartbeatSeconds may be a fraction (set past the file's check)

@@ -1,7 +1,6 @@
-import type { Model, Node, NodeView, Replica } from "@llmgw/domain";
+import type { Node, NodeView } from "@llmgw/domain";
 import { nodeView } from "@llmgw/domain";
-import type { ReplicaWrite, Store } from "@llmgw/store";
-import { withModel, withNodes, withoutModel, withReplicas } from "./world/patches";
+import type { Store } from "@llmgw/store";
 import { Snapshot } from "./world/snapshot";
 
 // The world: one consistent picture of the catalogue, fleet and quotas (world/snapshot.ts), moved
@@ -58,37 +57,10 @@ export class World {
   }
 
   /**
-   * Applies one node's committed heartbeat to the current picture instead of reading the whole
-   * fleet again (see `patch`).
-   */
-  patchNode(generation: number, node: Node, replicas: readonly Replica[]): void {
-    this.patchNodes(generation, [{ node, replicas }]);
-  }
-
-  /** `patchNode` for several heartbeats committed together, in order. */
-  patchNodes(generation: number, changes: readonly { node: Node; replicas: readonly Replica[] }[]): void {
-    this.patch(generation, (snap) => withNodes(snap, changes));
-  }
-
-  /** Applies a scheduler run's committed writes (see `patch`). */
-  patchReplicas(generation: number, writes: readonly ReplicaWrite[]): void {
-    this.patch(generation, (snap) => withReplicas(snap, writes));
-  }
-
-  /** Applies a committed create or edit of one model (see `patch`); null reads the store again. */
-  putModel(generation: number, model: Model | null): void {
-    this.patch(generation, (snap) => (model ? withModel(snap, model) : null));
-  }
-
-  /** Applies a committed removal of one model (see `patch`). */
-  dropModel(generation: number, name: string): void {
-    this.patch(generation, (snap) => withoutModel(snap, name));
-  }
-
-  /**
    * Moves the picture forward by a change just committed, instead of reading the store again:
    * only when no other write has invalidated it since `generation` (taken before the change
    * began) and it is loaded; otherwise, or when `change` gives null, the next read loads the store.
+   * `commit` (services/commit.ts) calls it with the change's patch (world/patches.ts).
    */
   patch(generation: number, change: (snap: Snapshot) => Snapshot | null): void {
     const current = this.#settled;

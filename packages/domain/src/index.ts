@@ -3,6 +3,7 @@ export * from "./attention";
 export * from "./bench";
 export * from "./capacity";
 export * from "./classes";
+export * from "./compare";
 export * from "./cores";
 export * from "./counted";
 export * from "./events";

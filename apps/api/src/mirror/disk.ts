@@ -1,6 +1,7 @@
 import { readdir, readFile, realpath, stat } from "node:fs/promises";
 import { join } from "node:path";
 import {
+  compareText,
   type GgufHeader,
   ggufSummary,
   type MirrorFile,
@@ -68,7 +69,7 @@ export async function readVersion(
     });
   }
   if (files.length === 0) return null;
-  files.sort((a, b) => compareNames(a.file.file, b.file.file));
+  files.sort((a, b) => compareText(a.file.file, b.file.file));
   // For a split model the first part carries the header that matters (and says it is part 1).
   const first = files.find(({ file }) => file.file.toLowerCase().endsWith(".gguf"));
   const headerFile = first?.file.state === "complete" ? first.disk : null;
@@ -151,7 +152,7 @@ export async function entriesOf(
   );
   return entries
     .filter((entry): entry is DiskEntry => entry !== null)
-    .sort((a, b) => compareNames(a.name, b.name));
+    .sort((a, b) => compareText(a.name, b.name));
 }
 
 /** The byte count a `.size` file promises; null when it holds anything but one whole number. */
@@ -160,11 +161,6 @@ async function expectedBytes(sizeFile: DiskEntry): Promise<number | null> {
   const text = await readFile(sizeFile.path, "utf8").catch(() => "");
   const trimmed = text.trim();
   return /^\d{1,16}$/.test(trimmed) ? Number(trimmed) : null;
-}
-
-/** Plain code-point order, so "first file" means the same on every machine and locale. */
-function compareNames(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function errorCode(err: unknown): string | undefined {

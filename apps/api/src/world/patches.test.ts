@@ -1,4 +1,4 @@
-import type { Model, Node, Replica } from "@llmgw/domain";
+import { compareText, type Model, type Node, type Replica } from "@llmgw/domain";
 import { makeClasses, makeModel, makeNode, replicaOf } from "@llmgw/domain/testing";
 import { describe, expect, it } from "vitest";
 import { withModel, withNode, withNodes, withoutModel, withReplicas } from "./patches";
@@ -7,8 +7,8 @@ import { Snapshot } from "./snapshot";
 // Each patch gives the picture a fresh read of the same tables gives (Snapshot.of): the groupings,
 // the orders and the index a heartbeat, a scheduler run or an edit leaves are those of the store.
 
-const byName = <T extends { name: string }>(a: T, b: T) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-const byId = (a: Replica, b: Replica) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const byName = <T extends { name: string }>(a: T, b: T) => compareText(a.name, b.name);
+const byId = (a: Replica, b: Replica) => compareText(a.id, b.id);
 
 function fleet() {
   const models = [makeModel({ name: "a-model" }), makeModel({ name: "b-model" })];

@@ -1,11 +1,11 @@
-import type { Model, Node, Replica } from "@llmgw/domain";
+import { compareText, type Model, type Node, type Replica } from "@llmgw/domain";
 
 // The sorted lists a snapshot keeps, and how a patch keeps them sorted without sorting them again.
 
 // Code-point order, as the store lists them (`collate "C"`), so a patched list reads like a fresh one.
-export const byName = (a: Node, b: Node) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-export const byModelName = (a: Model, b: Model) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-export const byId = (a: Replica, b: Replica) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+export const byName = (a: Node, b: Node) => compareText(a.name, b.name);
+export const byModelName = (a: Model, b: Model) => compareText(a.name, b.name);
+export const byId = (a: Replica, b: Replica) => compareText(a.id, b.id);
 
 /** Where `name` is in `nodes` (sorted by name), by binary search, else by a scan; -1 when it is not. */
 export function nodeIndex(nodes: readonly Node[], name: string): number {
