@@ -20,6 +20,7 @@ const suites: Array<() => Promise<Suite>> = [
   () => import("./dashboardScale"),
   () => import("./store"),
   () => import("./load"),
+  () => import("./join"),
 ];
 
 /** How fast this machine is right now: compare figures across machines and runs by this. */

@@ -11,6 +11,7 @@ import { onRequestPath } from "./gateway/errors";
 import { pathOf } from "./gateway/exchange";
 import { Gateway, type GatewayOptions } from "./gateway/gateway";
 import { v1RoutesInHono } from "./gateway/routes";
+import type { AgentSource } from "./install/agentFile";
 import { AppMetrics, IDLE_GATEWAY, PromGatewayMeter, startTraffic } from "./metrics";
 import { weightsRoutes } from "./mirror/serveFiles";
 import { requestId } from "./requestId";
@@ -18,6 +19,7 @@ import { agentRoutes } from "./routes/agents";
 import { capacityRoutes } from "./routes/capacity";
 import { fleetRoutes } from "./routes/fleet";
 import { register, type Served } from "./routes/handlers";
+import { installRoutes } from "./routes/install";
 import { metaRoutes } from "./routes/meta";
 import { mirrorRoutes } from "./routes/mirror";
 import { modelRoutes } from "./routes/models";
@@ -37,6 +39,8 @@ export type AppOptions = {
    * (llmgw_gateway_* on its /metrics, the client tokens' limits); tests may give others.
    */
   gateway?: GatewayOptions;
+  /** The agent `/install/agent.mjs` hands out (SPEC §5); without it /install/* answers 404. */
+  agent?: AgentSource | null;
 };
 
 type Serving = {
@@ -138,6 +142,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
       ...metaRoutes(deps, metrics, dist),
       ...weightsRoutes(deps.mirror),
       ...v1RoutesInHono(requestPath),
+      ...installRoutes(deps, auth, options.agent ?? null),
     ]),
   );
   // /v1 goes to its own app before Hono routes anything: no middleware of the control plane's runs

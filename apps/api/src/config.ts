@@ -61,7 +61,11 @@ export type Config = {
   file: string | null;
   listen: { host: string; port: number };
   dataDir: string;
-  mirror: { dir: string; baseUrl: string };
+  /**
+   * `baseUrl`: the address nodes reach this server at (mirror sources, install.sh); set says whether
+   * the file gave it (else it is the listen address, and install.sh names the request's own host).
+   */
+  mirror: { dir: string; baseUrl: string; baseUrlSet: boolean };
   heartbeatSeconds: number;
   /** A browser session ends after this long without a request (LLMGW_SESSION_TTL_SECONDS). */
   sessionTtlSeconds: number;
@@ -118,7 +122,7 @@ export function loadConfig(flags: ConfigOverrides = {}, env: NodeJS.ProcessEnv =
     file,
     listen,
     dataDir,
-    mirror: { dir: mirrorDir, baseUrl },
+    mirror: { dir: mirrorDir, baseUrl, baseUrlSet: parsed.mirror?.baseUrl !== undefined },
     heartbeatSeconds: parsed.heartbeatSeconds ?? 5,
     sessionTtlSeconds: ttl?.data ?? parsed.sessionTtlSeconds ?? DEFAULT_SESSION_TTL_SECONDS,
     classes: parsed.classes,

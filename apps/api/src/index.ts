@@ -16,6 +16,7 @@ export { startHeadroomChanges } from "./events/headroomChanges";
 export { type ClientAdmission, OPEN_ADMISSION } from "./gateway/admission";
 export type { Gateway, GatewayOptions } from "./gateway/gateway";
 export type { GatewayMeter, GatewayNow, RequestOutcome } from "./gateway/meter";
+export type { AgentBuild, AgentSource } from "./install/agentFile";
 export { listen } from "./listen";
 export { type RunningServer, startServer } from "./server";
 export { markSilentNodesDown } from "./services/liveness";

@@ -7,6 +7,7 @@ import { AppError, errorBody } from "./errors";
 import { startHeadroomChanges } from "./events/headroomChanges";
 import { startRelay } from "./events/relay";
 import type { GatewayOptions } from "./gateway/gateway";
+import type { AgentSource } from "./install/agentFile";
 import { type DirectListener, listen } from "./listen";
 import { startScheduler } from "./scheduler";
 import { startLeadership } from "./scheduler/leader";
@@ -34,7 +35,12 @@ const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1)$/;
  */
 export async function startServer(
   config: Config,
-  options: { webDist?: string | null; log?: Logger; gateway?: GatewayOptions } = {},
+  options: {
+    webDist?: string | null;
+    log?: Logger;
+    gateway?: GatewayOptions;
+    agent?: AgentSource | null;
+  } = {},
 ): Promise<RunningServer> {
   const log = options.log ?? createLogger();
   if (config.tokens.length === 0 && !LOOPBACK.test(config.listen.host)) {
@@ -61,6 +67,7 @@ export async function startServer(
   });
   const app = createApp(deps, {
     webDist: options.webDist ?? null,
+    agent: options.agent ?? null,
     ...(options.gateway ? { gateway: options.gateway } : {}),
   });
 

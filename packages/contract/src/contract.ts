@@ -1,6 +1,7 @@
 import { capacity } from "./capacity";
 import { agents, fleet } from "./fleet";
 import { inference } from "./inference";
+import { install } from "./install";
 import { meta } from "./meta";
 import { mirror, weights } from "./mirror";
 import { models } from "./models";
@@ -34,6 +35,7 @@ export const contract = {
   meta,
   weights,
   inference,
+  install,
 } as const;
 
 export type Contract = typeof contract;

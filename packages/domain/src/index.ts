@@ -12,6 +12,7 @@ export * from "./evictions";
 export * from "./fleetIndex";
 export * from "./gguf";
 export * from "./headroom";
+export * from "./join";
 export * from "./memory";
 export * from "./mirrorInfo";
 export * from "./need";

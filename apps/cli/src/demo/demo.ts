@@ -16,7 +16,7 @@ import { type Logger, loadConfig, startServer } from "@llmgw/api";
 import type { ModelInput } from "@llmgw/domain";
 import { LOG_USAGE, loggerFrom, logOptions } from "@llmgw/log";
 import { fancynet3b, llama31_8b, writeGgufFile, writeNotGguf, writeSafetensorsFile } from "@llmgw/simulation";
-import { ensureDashboard, stopOnSignals } from "../serve";
+import { agentSource, ensureDashboard, stopOnSignals } from "../serve";
 import { simulatedEngines } from "./simulated";
 
 const GB = 1024 ** 3;
@@ -269,7 +269,7 @@ export async function demo(args: string[]): Promise<void> {
   );
   const config = loadConfig({ config: configFile, dataDir, listen: values.listen });
   const advance = await writeMirror(config.mirror.dir);
-  const server = await startServer(config, { webDist: ensureDashboard(log), log });
+  const server = await startServer(config, { webDist: ensureDashboard(log), log, agent: agentSource(log) });
   stopOnSignals(server);
 
   const models = catalogue(config.mirror.baseUrl);
