@@ -1,4 +1,5 @@
 import {
+  type AutoscaleView,
   type Class,
   type FleetIndex,
   type Headroom,
@@ -7,6 +8,7 @@ import {
   headroomAll,
   headroomSummary,
   indexFleet,
+  isAutoscaled,
   type Model,
   type ModelSummary,
   type ModelView,
@@ -33,7 +35,13 @@ type Parts = {
   replicasByModel: Map<string, Replica[]>;
   /** The store's list when the snapshot was read whole; rebuilt on demand after a patch. */
   replicas: Replica[] | null;
+  /** How each autoscaled model follows its traffic (SPEC §9.5), as this process last worked it out. */
+  autoscale: ReadonlyMap<string, AutoscaleView>;
+  /** Headroom already worked out for this very fleet and catalogue (a change of autoscale only). */
+  headroom?: Map<string, Headroom> | null;
 };
+
+const NO_AUTOSCALE: ReadonlyMap<string, AutoscaleView> = new Map();
 
 /**
  * Everything a read needs, as one consistent picture, and what is derived from it: headroom for
@@ -52,8 +60,9 @@ export class Snapshot {
   readonly classes: Class[];
   readonly quotas: Quota[];
   readonly index: FleetIndex;
+  readonly autoscale: ReadonlyMap<string, AutoscaleView>;
   #replicas: Replica[] | null;
-  #headroom: Map<string, Headroom> | null = null;
+  #headroom: Map<string, Headroom> | null;
   #modelsBody: Body<ModelSummary[]> | null = null;
   #headroomBody: Body<HeadroomSummary[]> | null = null;
 
@@ -68,18 +77,24 @@ export class Snapshot {
     this.classes = parts.classes;
     this.quotas = parts.quotas;
     this.index = parts.index;
+    this.autoscale = parts.autoscale;
     this.#replicas = parts.replicas;
+    this.#headroom = parts.headroom ?? null;
   }
 
-  static of(tables: {
-    models: Model[];
-    nodes: Node[];
-    replicas: Replica[];
-    classes: Class[];
-    quotas: Quota[];
-  }) {
+  static of(
+    tables: {
+      models: Model[];
+      nodes: Node[];
+      replicas: Replica[];
+      classes: Class[];
+      quotas: Quota[];
+    },
+    autoscale: ReadonlyMap<string, AutoscaleView> = NO_AUTOSCALE,
+  ) {
     const { models, nodes, replicas, classes, quotas } = tables;
     return new Snapshot({
+      autoscale,
       models,
       nodes,
       classes,
@@ -140,6 +155,26 @@ export class Snapshot {
     return this.#withModels(models);
   }
 
+  /**
+   * The same picture with the autoscaler's latest numbers (SPEC §9.5): the fleet and catalogue
+   * stand, so their headroom stands too; only the catalogue's JSON is made again, when read.
+   */
+  withAutoscale(autoscale: ReadonlyMap<string, AutoscaleView>): Snapshot {
+    return new Snapshot({
+      models: this.models,
+      nodes: this.nodes,
+      classes: this.classes,
+      quotas: this.quotas,
+      index: this.index,
+      replicasByNode: this.replicasByNode,
+      unplaced: this.unplaced,
+      replicasByModel: this.replicasByModel,
+      replicas: this.#replicas,
+      autoscale,
+      headroom: this.#headroom,
+    });
+  }
+
   /** This picture without a model just removed (its replicas stay, unmanaged, as in the store). */
   withoutModel(name: string): Snapshot {
     return this.#withModels(this.models.filter((m) => m.name !== name));
@@ -149,6 +184,7 @@ export class Snapshot {
   #withModels(models: Model[]): Snapshot {
     const { nodes, replicas, classes } = this;
     return new Snapshot({
+      autoscale: this.autoscale,
       models,
       nodes,
       classes,
@@ -173,7 +209,10 @@ export class Snapshot {
       else replicas.set(replica.id, replica);
     }
     const { models, nodes, classes, quotas } = this;
-    return Snapshot.of({ models, nodes, replicas: [...replicas.values()].sort(byId), classes, quotas });
+    return Snapshot.of(
+      { models, nodes, replicas: [...replicas.values()].sort(byId), classes, quotas },
+      this.autoscale,
+    );
   }
 
   /**
@@ -243,6 +282,7 @@ export class Snapshot {
       else replicasByModel.delete(model);
     }
     return new Snapshot({
+      autoscale: this.autoscale,
       models: this.models,
       nodes: added.size > 0 ? mergedByName(nodes, [...added.values()].sort(byName)) : nodes,
       classes: this.classes,
@@ -272,6 +312,8 @@ export class World {
   readonly lastSeen = new Map<string, string>();
   /** How many times the store has been read whole (a figure for tests and /metrics). */
   loads = 0;
+  /** The autoscaler's latest numbers: every picture from now on carries them (`setAutoscale`). */
+  #autoscale: ReadonlyMap<string, AutoscaleView> = NO_AUTOSCALE;
 
   constructor(private readonly store: Store) {}
 
@@ -325,6 +367,22 @@ export class World {
     this.patch(generation, (snap) => (model ? snap.withModel(model) : null));
   }
 
+  /**
+   * The autoscaler's numbers of this second (SPEC §9.5), into the current picture and every one
+   * read after: not a change of the store, so nothing is invalidated or read again.
+   */
+  setAutoscale(autoscale: ReadonlyMap<string, AutoscaleView>): void {
+    this.#autoscale = autoscale;
+    const current = this.#settled;
+    if (!current) return;
+    this.#settled = current.withAutoscale(autoscale);
+    this.#current = Promise.resolve(this.#settled);
+  }
+
+  get autoscale(): ReadonlyMap<string, AutoscaleView> {
+    return this.#autoscale;
+  }
+
   /** Applies a committed removal of one model (see `patch`). */
   dropModel(generation: number, name: string): void {
     this.patch(generation, (snap) => snap.withoutModel(name));
@@ -356,7 +414,7 @@ export class World {
       classes: await tx.classes.list(),
       quotas: await tx.quotas.list(),
     }));
-    return Snapshot.of(tables);
+    return Snapshot.of(tables, this.#autoscale);
   }
 
   /** A node with the freshest lastSeen, which heartbeats keep in memory. */
@@ -384,6 +442,7 @@ export function modelView(snap: Snapshot, model: Model): ModelView {
     replicas: (snap.replicasByModel.get(model.name) ?? []).filter((r) => !r.unmanaged),
     headroom: room,
     quota: { owner: model.owner, remaining: room.quotaRemaining },
+    autoscale: autoscaleOf(snap, model),
   };
 }
 
@@ -396,7 +455,13 @@ export function modelSummary(snap: Snapshot, model: Model): ModelSummary {
     replicas: (snap.replicasByModel.get(model.name) ?? []).filter((r) => !r.unmanaged),
     headroom: headroomSummary(room),
     quota: { owner: model.owner, remaining: room.quotaRemaining },
+    autoscale: autoscaleOf(snap, model),
   };
+}
+
+/** The autoscaler's numbers for a model that is autoscaled as it stands now (an edit may have ended it). */
+function autoscaleOf(snap: Snapshot, model: Model): AutoscaleView | null {
+  return isAutoscaled(model.scaling) ? (snap.autoscale.get(model.name) ?? null) : null;
 }
 
 function headroomOf(snap: Snapshot, model: Model): Headroom {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { autoscaleViewSchema, MAX_REPLICAS } from "./autoscale";
 import { storedBenchSchema } from "./bench";
 import { text, textMap } from "./text";
 
@@ -98,8 +99,16 @@ export const profileSchema = z.object({
 export type Profile = z.infer<typeof profileSchema>;
 
 export const DEFAULT_IDLE_SECONDS = 900;
+/** Requests a replica should hold before the autoscaler adds another (SPEC §9.2); null: its slots. */
+export const targetInFlightSchema = z.int().min(1).max(100_000).nullable();
 export const scalingSchema = z
-  .object({ min: count, max: count, idleTimeoutSeconds: count.default(DEFAULT_IDLE_SECONDS) })
+  .object({
+    min: count,
+    max: count,
+    idleTimeoutSeconds: count.default(DEFAULT_IDLE_SECONDS),
+    // Absent in models stored before SPEC §9: the same as null.
+    targetInFlight: targetInFlightSchema.optional(),
+  })
   .refine((s) => s.min <= s.max, { message: "min must not exceed max", path: ["min"] });
 export type Scaling = z.infer<typeof scalingSchema>;
 
@@ -188,6 +197,11 @@ export const replicaSchema = z.object({
    * Replicas of models the catalogue does not know are unmanaged without it.
    */
   unmanaged: z.boolean().optional(),
+  /**
+   * When a replica the scheduler is removing began draining (SPEC §9.3): it stays `ready` and its
+   * agent keeps running it, but it gets no new request; it stops once its requests have ended.
+   */
+  drainingSince: z.string().optional(),
 });
 export type Replica = z.infer<typeof replicaSchema>;
 
@@ -384,6 +398,9 @@ export const modelPatchSchema = z.strictObject({
   mode: modeSchema.optional(),
   replicas: count.max(10_000).optional(),
   idleTimeoutSeconds: count.optional(),
+  /** SPEC §9.6: at least min, at most 64; after `mode` and `replicas` in the same patch. */
+  maxReplicas: z.int().min(1).max(MAX_REPLICAS).optional(),
+  targetInFlight: targetInFlightSchema.optional(),
   description: description.max(2000).optional(),
   aliases: z.array(modelName).max(32).optional(),
   contextLength: z.int().positive().optional(),
@@ -510,6 +527,8 @@ export const modelSummarySchema = modelSchema.extend({
   replicas: z.array(replicaSchema),
   headroom: headroomSummarySchema,
   quota: z.object({ owner: z.string(), remaining: count.nullable() }),
+  /** How its replicas follow its traffic (SPEC §9.5); null for a model that is not autoscaled. */
+  autoscale: autoscaleViewSchema.nullable(),
 });
 export type ModelSummary = z.infer<typeof modelSummarySchema>;
 /** One catalogue entry (`GET /models/:name`, a create's or an edit's answer): headroom per node too. */
