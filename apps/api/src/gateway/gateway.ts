@@ -8,7 +8,7 @@ import { type ClientAdmission, OPEN_ADMISSION } from "./admission";
 import { modelNamed } from "./catalogue";
 import { type Client, nodeClient, webClient } from "./client";
 import { acceptsDirect, nodeResponseOf } from "./direct";
-import { Dispatcher } from "./dispatcher";
+import { Dispatcher, type GatewayDemand } from "./dispatcher";
 import { GatewayError, unavailable } from "./errors";
 import { Flight } from "./flight";
 import { IdleClock } from "./idle";
@@ -80,6 +80,11 @@ export class Gateway {
       });
     }
     return { models, tokens: new Map(this.#tokens) };
+  }
+
+  /** This process's demand (SPEC §9.1): nothing until the first request built the dispatcher. */
+  demand(): GatewayDemand {
+    return this.#parts?.dispatcher.demandByModel() ?? { models: new Map(), replicas: new Map() };
   }
 
   async close(): Promise<void> {

@@ -18,10 +18,14 @@ export type Waiter = {
 /** A slot on one replica, held while a request is on its way to it or being answered. */
 export type Lease = { replica: Replica; endpoint: string; release(): void };
 
-/** The replicas a model's requests may go to: its own, `ready`, reported with an endpoint. */
+/**
+ * The replicas a model's requests may go to: its own, `ready`, reported with an endpoint, and not
+ * draining (SPEC §9.3: a replica being removed gets no new request).
+ */
 export function routable(snap: Snapshot, model: Model): (Replica & { endpoint: string })[] {
   return (snap.replicasByModel.get(model.name) ?? []).filter(
-    (r): r is Replica & { endpoint: string } => r.state === "ready" && !r.unmanaged && r.endpoint !== null,
+    (r): r is Replica & { endpoint: string } =>
+      r.state === "ready" && !r.unmanaged && r.endpoint !== null && r.drainingSince === undefined,
   );
 }
 
