@@ -1,6 +1,13 @@
 import { readFileSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
-import { classSchema, modelInputSchema, quotaSchema, text } from "@llmgw/domain";
+import {
+  classSchema,
+  DEFAULT_DRAIN_SECONDS,
+  DEFAULT_SCALE_DOWN_SECONDS,
+  modelInputSchema,
+  quotaSchema,
+  text,
+} from "@llmgw/domain";
 import { isNode, LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
 import { fieldsOfItsRole, tokenFields } from "./auth/tokenRules";
@@ -52,6 +59,12 @@ export const configFileSchema = z.strictObject({
       bodyLimitMB: z.int().min(1).max(1024).optional(),
     })
     .optional(),
+  autoscale: z
+    .strictObject({
+      scaleDownSeconds: z.number().min(0, "must be 0 or more seconds").max(86_400).optional(),
+      drainSeconds: z.number().min(0, "must be 0 or more seconds").max(86_400).optional(),
+    })
+    .optional(),
 });
 export type ConfigFile = z.infer<typeof configFileSchema>;
 
@@ -70,6 +83,11 @@ export type Config = {
   models: NonNullable<ConfigFile["models"]>;
   /** The request path's bounds (SPEC §7.4, §7.6, §7.8). */
   gateway: { maxQueue: number; maxWaitSeconds: number; bodyLimitMB: number };
+  /**
+   * SPEC §9.3: how long wanted replicas hold after demand falls, and the longest a replica being
+   * removed waits for its requests to end.
+   */
+  autoscale: { scaleDownSeconds: number; drainSeconds: number };
   /** LLMGW_SCHEDULER=off: replicas come only from agents' heartbeats. */
   scheduler: boolean;
   /** PostgreSQL instead of the embedded store, from DATABASE_URL. */
@@ -122,6 +140,10 @@ export function loadConfig(flags: ConfigOverrides = {}, env: NodeJS.ProcessEnv =
       maxQueue: parsed.gateway?.maxQueue ?? 256,
       maxWaitSeconds: parsed.gateway?.maxWaitSeconds ?? 300,
       bodyLimitMB: parsed.gateway?.bodyLimitMB ?? 32,
+    },
+    autoscale: {
+      scaleDownSeconds: parsed.autoscale?.scaleDownSeconds ?? DEFAULT_SCALE_DOWN_SECONDS,
+      drainSeconds: parsed.autoscale?.drainSeconds ?? DEFAULT_DRAIN_SECONDS,
     },
     scheduler: env.LLMGW_SCHEDULER !== "off",
     databaseUrl: env.DATABASE_URL || null,
