@@ -89,7 +89,11 @@ export async function startAutoscaler(deps: Deps, options: AutoscalerOptions): P
     for (const [name, view] of views) wanted.set(name, view.wanted);
     deps.runtime.autoscale = { wanted, inFlight: sum.replicas };
     shown = show(deps, shown, views);
-    const draining = snap.replicas.some((r) => r.drainingSince !== undefined);
+    // A draining replica stops once drained: the scheduler looks every second while one drains
+    // (others, moved off a draining node, wait for its interval: they are not the autoscaler's).
+    const draining = lines.some(({ model }) =>
+      (snap.replicasByModel.get(model.name) ?? []).some((r) => r.drainingSince !== undefined),
+    );
     if (leads && (step.scaled.length > 0 || draining)) deps.runtime.nudge();
   };
 
