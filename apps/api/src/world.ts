@@ -17,6 +17,7 @@ import {
   type NodeView,
   nodeView,
   type Quota,
+  quietAutoscale,
   type Replica,
   reindexNodes,
 } from "@llmgw/domain";
@@ -459,9 +460,13 @@ export function modelSummary(snap: Snapshot, model: Model): ModelSummary {
   };
 }
 
-/** The autoscaler's numbers for a model that is autoscaled as it stands now (an edit may have ended it). */
+/**
+ * The autoscaler's numbers for a model that is autoscaled as it stands now (an edit may have
+ * ended it, or begun it a moment ago: then its quiet line until the next tick).
+ */
 function autoscaleOf(snap: Snapshot, model: Model): AutoscaleView | null {
-  return isAutoscaled(model.scaling) ? (snap.autoscale.get(model.name) ?? null) : null;
+  if (!isAutoscaled(model.scaling)) return null;
+  return snap.autoscale.get(model.name) ?? quietAutoscale(model);
 }
 
 function headroomOf(snap: Snapshot, model: Model): Headroom {

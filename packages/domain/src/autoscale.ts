@@ -64,6 +64,22 @@ export function autoscaleTarget(model: Pick<Model, "scaling" | "profiles">): num
   return slotsOf(model, { profile: model.profiles[0]?.name ?? "" });
 }
 
+/**
+ * An autoscaled model's line before the autoscaler has worked one out (just made autoscaled, or a
+ * process without its gateway): no demand, its floor wanted.
+ */
+export function quietAutoscale(model: Pick<Model, "scaling" | "profiles">): AutoscaleView {
+  const floor = autoscaleFloor(model.scaling, false);
+  return {
+    demand: 0,
+    target: autoscaleTarget(model),
+    desired: floor,
+    wanted: floor,
+    holdUntil: null,
+    quotaAllows: null,
+  };
+}
+
 /** `ceil(demand / target)` within `[floor, max]` (SPEC §9.2). */
 export function desiredForDemand(demand: number, target: number, floor: number, max: number): number {
   const asked = demand > 0 ? Math.ceil(demand / Math.max(1, target)) : 0;
