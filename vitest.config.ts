@@ -33,6 +33,7 @@ export default defineConfig({
             "packages/*/test/**/*.test.ts",
             "apps/*/src/**/*.test.ts",
             "apps/*/test/**/*.test.ts",
+            "test/**/*.test.ts",
           ],
           env: { LLMGW_TEST_STORE: "pglite" },
         },
@@ -41,7 +42,12 @@ export default defineConfig({
         // The same suites again on PostgreSQL (a fresh database per file), reported as skipped
         // without TEST_DATABASE_URL so the totals are the same either way.
         extends: true,
-        test: { name: "postgres", include: storeSuites(), env: { LLMGW_TEST_STORE: "postgres" } },
+        test: {
+          name: "postgres",
+          include: storeSuites(),
+          env: { LLMGW_TEST_STORE: "postgres" },
+          runner: "scripts/vitest-postgres-runner.ts",
+        },
       },
     ],
   },

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { LOG_USAGE, loggerFrom, logOptions } from "@llmgw/client/log";
+import { LOG_USAGE, loggerFrom, logOptions } from "@llmgw/log";
 import { engineCommands } from "./command";
 import { argRules } from "./engineArgs";
 import { engineEnvironment, engineEnvNames } from "./engineEnv";

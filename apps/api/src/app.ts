@@ -1,10 +1,10 @@
+import { keyOf, ROUTES, type Route } from "@llmgw/contract";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { authorize, createAuth, securityHeaders } from "./auth";
-import { keyOf, ROUTES, type Route } from "./contract";
 import type { Deps } from "./deps";
 import type { AppEnv } from "./env";
-import { AppError, errorBody, respondError } from "./errors";
+import { AppError, refuse, respondError } from "./errors";
 import { inProcessSend } from "./gateway/bench";
 import { sendDirectly } from "./gateway/direct";
 import { onRequestPath, respondGatewayError } from "./gateway/errors";
@@ -70,7 +70,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   // The request path answers in OpenAI's error shape, the authorization middleware's refusals too.
   app.onError((err, c) => (onRequestPath(c.req.path) ? respondGatewayError(err, c) : respondError(err, c)));
   app.notFound((c) =>
-    c.json(errorBody(new AppError(404, "not_found", `nothing here: ${c.req.method} ${c.req.path}`)), 404),
+    refuse(c, new AppError({ code: "not_found", message: `nothing here: ${c.req.method} ${c.req.path}` })),
   );
   // Outermost on /v1: sends the answer the gateway leaves for Node's response, once every
   // middleware below has seen (and adjusted) its head.
@@ -82,7 +82,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   const limit = bodyLimit({
     maxSize: 1024 * 1024,
     onError: (c) =>
-      c.json(errorBody(new AppError(413, "payload_too_large", "the body is larger than 1 MiB")), 413),
+      refuse(c, new AppError({ code: "payload_too_large", message: "the body is larger than 1 MiB" })),
   });
   // No route reads a GET's body: checking it would make the server build a whole Request for
   // every read, each of the thousands of open event streams included.

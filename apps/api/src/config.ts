@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
+import { fieldsOfItsRole, tokenFields } from "@llmgw/contract";
 import {
   classSchema,
   DEFAULT_DRAIN_SECONDS,
@@ -10,7 +11,6 @@ import {
 } from "@llmgw/domain";
 import { isNode, LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
-import { fieldsOfItsRole, tokenFields } from "./auth/tokenRules";
 
 // SPEC §4: every key optional; a wrong file stops start-up naming the file, the path inside it
 // and the problem. The same schema checks the file and the flags/environment that override it.
@@ -20,7 +20,7 @@ const hostPort = text().regex(
   "expected HOST:PORT, for example 127.0.0.1:8080",
 );
 
-export { RESERVED_ACTORS, type Role, roleSchema, tokenNameSchema, tokenNodeSchema } from "./auth/tokenRules";
+export { RESERVED_ACTORS, type Role, roleSchema, tokenNameSchema, tokenNodeSchema } from "@llmgw/contract";
 
 export const tokenConfigSchema = z
   .strictObject({

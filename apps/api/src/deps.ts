@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { mkdir } from "node:fs/promises";
-import { type Logger, silentLogger } from "@llmgw/client/log";
+import { type Logger, silentLogger } from "@llmgw/log";
 import { openStore, type Store } from "@llmgw/store";
 import type { Config } from "./config";
 import { EventHub } from "./events/hub";

@@ -6,12 +6,10 @@ export {
   type Logger,
   type LogLevel,
   silentLogger,
-} from "@llmgw/client/log";
+} from "@llmgw/log";
 export { type AppOptions, benchesOf, createApp, gatewayOf } from "./app";
-export type { CreatedToken, SessionView, TokenCreate, TokenView } from "./auth/schemas";
 export type { Role } from "./config";
 export { type Config, ConfigError, loadConfig } from "./config";
-export type { AppType } from "./contract/appType";
 export { type Deps, openDeps } from "./deps";
 export { type ClientAdmission, OPEN_ADMISSION } from "./gateway/admission";
 export type { Gateway, GatewayOptions } from "./gateway/gateway";

@@ -1,4 +1,15 @@
 import {
+  createdTokenSchema,
+  openAiErrorSchema,
+  openAiModelSchema,
+  ROUTES,
+  type Route,
+  sessionViewSchema,
+  signInSchema,
+  tokenCreateSchema,
+  tokenViewSchema,
+} from "@llmgw/contract";
+import {
   apiErrorSchema,
   auditEntrySchema,
   capacitySchema,
@@ -23,14 +34,6 @@ import {
   targetResultSchema,
 } from "@llmgw/domain";
 import { z } from "zod";
-import {
-  createdTokenSchema,
-  sessionViewSchema,
-  signInSchema,
-  tokenCreateSchema,
-  tokenViewSchema,
-} from "./auth/schemas";
-import { openAiErrorSchema, openAiModelSchema, ROUTES, type Route } from "./contract";
 
 // GET /api/v1/openapi.json, generated from the contract: every route the server registers, with
 // the very schemas it validates with. Only the names of shared schemas are written here.

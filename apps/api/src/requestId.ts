@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Logger } from "@llmgw/client/log";
+import type { Logger } from "@llmgw/log";
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "./env";
 

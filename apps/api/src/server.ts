@@ -1,10 +1,10 @@
-import { createLogger, type Logger } from "@llmgw/client/log";
-import type { ApiError } from "@llmgw/domain";
+import { createLogger, type Logger } from "@llmgw/log";
 import { WAKES_CHANNEL } from "@llmgw/store";
 import { benchesOf, createApp, gatewayOf, startTrafficOf } from "./app";
 import { startAutoscaler } from "./autoscale/autoscaler";
 import type { Config } from "./config";
 import { type Deps, openDeps } from "./deps";
+import { AppError, errorBody } from "./errors";
 import { startHeadroomChanges } from "./events/headroomChanges";
 import { startRelay } from "./events/relay";
 import type { GatewayOptions } from "./gateway/gateway";
@@ -20,9 +20,12 @@ export type RunningServer = {
   close(): Promise<void>;
 };
 
-const starting: ApiError = {
-  error: { code: "starting", message: "llmgw is starting; try again in a moment" },
-};
+/** What the port answers until start-up is done: a refusal of the /api table, before any app. */
+const starting = new AppError({
+  code: "starting",
+  message: "llmgw is starting; try again in a moment",
+  headers: { "Retry-After": "1" },
+});
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1)$/;
 
@@ -45,7 +48,7 @@ export async function startServer(
   const { server, url } = await listen(config.listen, (request, env) =>
     ready
       ? ready.fetch(request, env)
-      : Response.json(starting, { status: 503, headers: { "Retry-After": "1" } }),
+      : Response.json(errorBody(starting), { status: starting.status, headers: starting.headers }),
   );
   // Listening on port 0 (tests): the mirror's sources must name the port actually taken.
   if (config.listen.port === 0 && config.mirror.baseUrl.endsWith(":0")) config.mirror.baseUrl = url;

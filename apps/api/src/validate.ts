@@ -23,8 +23,13 @@ export function jsonBody<S extends z.ZodType>(
   return validator("json", (value, c) => {
     const type = c.req.header("content-type") ?? "";
     if (!JSON_TYPE.test(type)) {
-      throw new AppError(415, "bad_request", "send the body as JSON (Content-Type: application/json)", {
-        body: "expected application/json",
+      throw new AppError({
+        status: 415,
+        code: "bad_request",
+        message: "send the body as JSON (Content-Type: application/json)",
+        fields: {
+          body: "expected application/json",
+        },
       });
     }
     const result = schema.safeParse(value);

@@ -130,14 +130,18 @@ describe("client admission", () => {
     const { model, engine } = await served();
     gw.admission = {
       admit: () => {
-        throw new AppError(403, "model_not_allowed", "app may not use this model");
+        throw new AppError({ code: "model_not_allowed", message: "app may not use this model" });
       },
     };
     const notAllowed = await refusal(chat(model.name));
     gw.admission = {
       admit: () => {
-        throw new AppError(429, "rate_limited", "app sent too many", undefined, undefined, {
-          "Retry-After": "7",
+        throw new AppError({
+          code: "rate_limited",
+          message: "app sent too many",
+          headers: {
+            "Retry-After": "7",
+          },
         });
       },
     };

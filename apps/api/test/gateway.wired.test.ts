@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { silentLogger } from "@llmgw/client/log";
+import { silentLogger } from "@llmgw/log";
 import OpenAI, { PermissionDeniedError } from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newToken, sha256Hex } from "../src/auth/secrets";

@@ -1,9 +1,9 @@
+import { ROUTES } from "@llmgw/contract";
 import type { Hono } from "hono";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createApp } from "../src/app";
 import { isEndpoint } from "../src/auth/rules";
-import { ROUTES } from "../src/contract";
 import type { Deps } from "../src/deps";
 import type { AppEnv } from "../src/env";
 import { documentedPath, openApiDocument } from "../src/openapi";

@@ -1,4 +1,4 @@
-import { createLogger } from "@llmgw/client/log";
+import { createLogger } from "@llmgw/log";
 import { describe, expect, it, vi } from "vitest";
 import { createApp } from "../src/app";
 import { newToken, sha256Hex } from "../src/auth/secrets";

@@ -1,6 +1,6 @@
+import { contract, keyOf, ROUTES, type Route } from "@llmgw/contract";
 import { newToken } from "../src/auth/secrets";
 import type { Role } from "../src/config";
-import { contract, keyOf, ROUTES, type Route } from "../src/contract";
 import { heartbeat, modelInput } from "./factories";
 
 // The routes whose JSON body the server checks, read from the contract, and one body each accepts.

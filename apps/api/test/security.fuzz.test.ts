@@ -1,6 +1,6 @@
+import { keyOf } from "@llmgw/contract";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createApp } from "../src/app";
-import { keyOf } from "../src/contract";
 import { type App, useApi } from "./harness";
 import { BODY_ROUTES } from "./security-bodies";
 import { bodyEndpoints } from "./security-fuzz";

@@ -1,6 +1,6 @@
+import { ACCESS, allows, type Need, UNLISTED } from "@llmgw/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../src/app";
-import { ACCESS, allows, type Need, UNLISTED } from "../src/auth/access";
 import { newToken } from "../src/auth/secrets";
 import type { Role } from "../src/config";
 import { type App, heartbeat, modelInput, useApi } from "./harness";

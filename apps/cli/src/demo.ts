@@ -20,8 +20,8 @@ import {
   writeNotGguf,
   writeSafetensorsFile,
 } from "@llmgw/api/testing";
-import { LOG_USAGE, loggerFrom, logOptions } from "@llmgw/client/log";
 import type { ModelInput } from "@llmgw/domain";
+import { LOG_USAGE, loggerFrom, logOptions } from "@llmgw/log";
 import { ensureDashboard, stopOnSignals } from "./serve";
 import { simulatedEngines } from "./simulated";
 

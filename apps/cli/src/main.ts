@@ -1,6 +1,6 @@
 import { agent } from "@llmgw/agent";
 import { ConfigError } from "@llmgw/api";
-import { LOG_USAGE } from "@llmgw/client/log";
+import { LOG_USAGE } from "@llmgw/log";
 import { ctl } from "./ctl";
 import { demo } from "./demo";
 import { serve } from "./serve";

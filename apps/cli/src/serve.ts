@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { type Logger, loadConfig, type RunningServer, startServer } from "@llmgw/api";
-import { LOG_USAGE, loggerFrom, logOptions } from "@llmgw/client/log";
+import { LOG_USAGE, loggerFrom, logOptions } from "@llmgw/log";
 
 const SERVE_USAGE = `llmgw serve [--config F] [--data-dir D] [--listen HOST:PORT]
 

@@ -1,12 +1,13 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type AppType, type Config, createApp, type Deps, loadConfig, openDeps } from "@llmgw/api";
+import { type Config, createApp, type Deps, loadConfig, openDeps } from "@llmgw/api";
+import type { AppType } from "@llmgw/client";
 import type { Heartbeat, ModelInput, ModelView, Profile } from "@llmgw/domain";
 import { makeModel, makeNode } from "@llmgw/domain/testing";
-import { freshDatabase, openTestStore, TEST_STORE, TEST_STORE_MISSING } from "@llmgw/store/testing";
+import { freshDatabase, openTestStore, TEST_STORE } from "@llmgw/store/testing";
 import { hc } from "hono/client";
-import { afterAll, beforeAll, beforeEach, expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { type CtlIo, runCtl } from "../src/ctl";
 
 // `llmgw ctl` against an in-process API: the app answers the typed client's requests through
@@ -46,8 +47,9 @@ export function capture(): { write(chunk: string): boolean; text(): string } {
 export function useCtl(options: { declared?: string[] } = {}) {
   let state: { deps: Deps; app: App; root: string; drop(): Promise<void> } | null = null;
 
+  // The PostgreSQL project without a server never gets here: its runner reports every test of
+  // the file as skipped before any hook runs (scripts/vitest-postgres-runner.ts).
   beforeAll(async () => {
-    if (TEST_STORE_MISSING) return;
     const root = await mkdtemp(join(tmpdir(), "llmgw-ctl-"));
     // The Vitest project's store: PGlite in memory, or a database of the file's own on PostgreSQL.
     const database = TEST_STORE === "postgres" ? await freshDatabase() : null;
@@ -64,11 +66,6 @@ export function useCtl(options: { declared?: string[] } = {}) {
     const deps = await openDeps(config, { inMemory: database === null, store });
     const drop = database?.drop ?? (async () => {});
     state = { deps, app: createApp(deps, { heartbeatsPer10s: 100_000 }), root, drop };
-  });
-
-  // The PostgreSQL project without a server: every test of the file is reported as skipped.
-  beforeEach((test) => {
-    if (TEST_STORE_MISSING) test.skip("PostgreSQL suites need TEST_DATABASE_URL");
   });
 
   afterAll(async () => {

@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { logSettings } from "@llmgw/client/log";
+import { logSettings } from "@llmgw/log";
 import { describe, expect, it } from "vitest";
 
 // How serve, demo and agent choose their log lines: --log-format / --log-level, else

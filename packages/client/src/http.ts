@@ -1,6 +1,6 @@
-import type { AppType } from "@llmgw/api/contract";
 import type { ErrorCode } from "@llmgw/domain";
 import { type ClientRequestOptions, type ClientResponse, hc } from "hono/client";
+import type { AppType } from "./appType";
 import { refusalOf } from "./refusal";
 
 /**

@@ -85,9 +85,6 @@ export async function freshDatabase(
  */
 export const TEST_STORE: DbKind = process.env.LLMGW_TEST_STORE === "postgres" ? "postgres" : "pglite";
 
-/** True when this project's store is PostgreSQL and there is no server: its suites are skipped. */
-export const TEST_STORE_MISSING = TEST_STORE === "postgres" && TEST_DATABASE_URL === "";
-
 /** A database a suite runs on: PGlite in memory (no url), or the server at TEST_DATABASE_URL. */
 export interface TestDatabase {
   kind: DbKind;

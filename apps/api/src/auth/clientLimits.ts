@@ -31,11 +31,10 @@ export class ClientLimits {
   admit(token: KnownToken | null, model: Model): () => void {
     if (token === null) return NOTHING_TO_RELEASE;
     if (token.models !== null && !listsModel(token.models, model)) {
-      throw new AppError(
-        403,
-        "model_not_allowed",
-        `the token ${token.name} may not call ${model.name}: it may call ${namesOf(token.models)}`,
-      );
+      throw new AppError({
+        code: "model_not_allowed",
+        message: `the token ${token.name} may not call ${model.name}: it may call ${namesOf(token.models)}`,
+      });
     }
     const { requestsPerMinute, concurrency } = token;
     if (requestsPerMinute === null && concurrency === null) return NOTHING_TO_RELEASE;
@@ -107,8 +106,12 @@ function namesOf(models: readonly string[]): string {
 }
 
 function rateLimited(message: string, seconds: number): AppError {
-  return new AppError(429, "rate_limited", `${message}; retry in ${seconds} s`, undefined, undefined, {
-    "Retry-After": String(seconds),
+  return new AppError({
+    code: "rate_limited",
+    message: `${message}; retry in ${seconds} s`,
+    headers: {
+      "Retry-After": String(seconds),
+    },
   });
 }
 

@@ -32,7 +32,10 @@ export function crossSiteRefusal(c: Context): AppError | null {
 }
 
 function crossSite(why: string): AppError {
-  return new AppError(403, "forbidden", `a change may not come from another site's page (${why})`);
+  return new AppError({
+    code: "forbidden",
+    message: `a change may not come from another site's page (${why})`,
+  });
 }
 
 /**
@@ -46,11 +49,11 @@ export function csrfRefusal(c: Context): AppError | null {
   const type = c.req.header("content-type") ?? "";
   if (/^application\/([\w.-]+\+)?json\b/i.test(type)) return null;
   if ((c.req.header("x-requested-with") ?? "") !== "") return null;
-  return new AppError(
-    403,
-    "forbidden",
-    "a signed-in browser's change must come from the dashboard: send X-Requested-With or a JSON body",
-  );
+  return new AppError({
+    code: "forbidden",
+    message:
+      "a signed-in browser's change must come from the dashboard: send X-Requested-With or a JSON body",
+  });
 }
 
 const LOOPBACK_NAME = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;

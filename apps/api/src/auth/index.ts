@@ -1,4 +1,4 @@
-import type { Logger } from "@llmgw/client/log";
+import type { Logger } from "@llmgw/log";
 import type { Deps } from "../deps";
 import { AgentBindings } from "./agentNodes";
 import { ClientLimits } from "./clientLimits";

@@ -1,8 +1,8 @@
+import { allows, type Need } from "@llmgw/contract";
 import type { StoredSession } from "@llmgw/store";
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../env";
 import { forbidden, unauthorized } from "../errors";
-import { allows, type Need } from "./access";
 import { addressedToLoopback, crossSiteRefusal, csrfRefusal } from "./guards";
 import type { Auth } from "./index";
 import { ANONYMOUS, LOCAL, type Principal } from "./principal";

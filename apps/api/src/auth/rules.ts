@@ -1,7 +1,7 @@
+import { ACCESS, type Need, UNLISTED } from "@llmgw/contract";
 import type { Context } from "hono";
 import { matchedRoutes } from "hono/route";
 import type { RouterRoute } from "hono/types";
-import { ACCESS, type Need, UNLISTED } from "./access";
 
 // Which endpoint a request will reach, so the ACCESS table is read for the route Hono actually
 // runs: a path the table does not name cannot slip past it.

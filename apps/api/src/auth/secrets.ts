@@ -3,7 +3,7 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 /** Tokens start with this, so one pasted into a chat or a repository is recognisable (and scannable). */
 export const TOKEN_PREFIX = "llmgw_";
 
-export { MAX_SECRET_LENGTH } from "./tokenRules";
+export { MAX_SECRET_LENGTH } from "@llmgw/contract";
 
 /** 32 random bytes, base64url: 256 bits, so guessing is hopeless and no lockout is needed for bearers. */
 export function newToken(): string {

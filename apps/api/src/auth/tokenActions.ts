@@ -1,7 +1,7 @@
+import type { CreatedToken, TokenCreate, TokenView } from "@llmgw/contract";
 import type { Deps } from "../deps";
 import { AppError, notFound } from "../errors";
 import type { Auth } from "./index";
-import type { CreatedToken, TokenCreate, TokenView } from "./schemas";
 import { newToken, sha256Hex } from "./secrets";
 import type { KnownToken } from "./tokenBook";
 
@@ -33,29 +33,32 @@ export async function createToken(
   { input, by }: { input: TokenCreate; by: string },
 ): Promise<CreatedToken> {
   if (auth.tokens.isConfigured(input.name)) {
-    throw new AppError(409, "name_taken", `a token called ${input.name} is declared in llmgw.yaml`, {
-      name: "taken by a token in llmgw.yaml",
+    throw new AppError({
+      code: "name_taken",
+      message: `a token called ${input.name} is declared in llmgw.yaml`,
+      fields: {
+        name: "taken by a token in llmgw.yaml",
+      },
     });
   }
   if (input.role !== "admin" && !(await auth.tokens.required())) {
-    throw new AppError(
-      409,
-      "conflict",
-      "the first token on a server without tokens must be an admin token: from then on every request needs one, and someone must be able to manage them",
-      { role: "the first token must be admin" },
-    );
+    throw new AppError({
+      code: "conflict",
+      message:
+        "the first token on a server without tokens must be an admin token: from then on every request needs one, and someone must be able to manage them",
+      fields: { role: "the first token must be admin" },
+    });
   }
   const node = input.node ?? null;
   const holder = node === null ? null : await auth.agents.holderOf(node);
   if (node !== null && holder !== null) {
-    throw new AppError(
-      409,
-      "conflict",
-      `node ${node} is bound to the agent token ${holder}; revoke it first`,
-      {
+    throw new AppError({
+      code: "conflict",
+      message: `node ${node} is bound to the agent token ${holder}; revoke it first`,
+      fields: {
         node: "bound to another agent token",
       },
-    );
+    });
   }
   const limits = {
     models: input.models ?? null,
@@ -76,8 +79,12 @@ export async function createToken(
       ...limits,
     });
     if (!row) {
-      throw new AppError(409, "name_taken", `a token called ${input.name} already exists; revoke it first`, {
-        name: "taken",
+      throw new AppError({
+        code: "name_taken",
+        message: `a token called ${input.name} already exists; revoke it first`,
+        fields: {
+          name: "taken",
+        },
       });
     }
     // The node is held from now on, before the agent's first beat; a stale binding (its token
@@ -117,22 +124,20 @@ export async function revokeToken(
   { name, by }: { name: string; by: string },
 ): Promise<void> {
   if (auth.tokens.isConfigured(name)) {
-    throw new AppError(
-      409,
-      "declared_in_config",
-      `the token ${name} is declared in llmgw.yaml; remove it there and restart to revoke it`,
-    );
+    throw new AppError({
+      code: "declared_in_config",
+      message: `the token ${name} is declared in llmgw.yaml; remove it there and restart to revoke it`,
+    });
   }
   const all = await auth.tokens.list();
   const token = all.find((t) => t.name === name && t.origin === "runtime");
   if (!token) throw notFound(`a token called ${name}`);
   const rest = all.filter((t) => t !== token);
   if (token.role === "admin" && rest.length > 0 && !rest.some((t) => t.role === "admin")) {
-    throw new AppError(
-      409,
-      "conflict",
-      `${name} is the last admin token: revoke the others first, or create another admin token`,
-    );
+    throw new AppError({
+      code: "conflict",
+      message: `${name} is the last admin token: revoke the others first, or create another admin token`,
+    });
   }
   const at = deps.now().toISOString();
   const removed = await deps.store.transaction(async (tx) => {

@@ -1,7 +1,7 @@
+import type { TokenLimits } from "@llmgw/contract";
 import type { StoredToken } from "@llmgw/store";
 import { type Role, roleSchema } from "../config";
 import type { Deps } from "../deps";
-import type { TokenLimits } from "./schemas";
 import { MAX_SECRET_LENGTH, sameDigest, sha256Hex } from "./secrets";
 
 /** A token the server knows, from the file or the store. Never carries the secret. */

@@ -1,5 +1,5 @@
-import { type Logger, silentLogger } from "@llmgw/client/log";
 import { capacityByClass, type HeadroomSummary, headroomSummary } from "@llmgw/domain";
+import { type Logger, silentLogger } from "@llmgw/log";
 import type { Snapshot, World } from "../world";
 import type { EventHub } from "./hub";
 

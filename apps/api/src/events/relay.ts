@@ -1,4 +1,4 @@
-import type { Logger } from "@llmgw/client/log";
+import type { Logger } from "@llmgw/log";
 import { EVENTS_CHANNEL, type Store, type Unlisten } from "@llmgw/store";
 import type { World } from "../world";
 import type { CommittedEvent, EventHub } from "./hub";

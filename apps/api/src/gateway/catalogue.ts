@@ -1,5 +1,5 @@
+import type { OpenAiModel } from "@llmgw/contract";
 import { type Model, modeOf } from "@llmgw/domain";
-import type { OpenAiModel } from "../contract";
 import type { Snapshot } from "../world";
 import { GatewayError } from "./errors";
 

@@ -1,4 +1,4 @@
-import type { Logger } from "@llmgw/client/log";
+import type { Logger } from "@llmgw/log";
 import type { GatewayMeter } from "./meter";
 import type { Usage } from "./usage";
 

@@ -1,5 +1,5 @@
+import { contract } from "@llmgw/contract";
 import { modeOf } from "@llmgw/domain";
-import { contract } from "../contract";
 import type { Deps } from "../deps";
 import { handlers } from "../routes/handlers";
 import { modelNamed, openAiModel, servedModels } from "./catalogue";

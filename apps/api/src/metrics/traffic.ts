@@ -1,5 +1,5 @@
-import { type Logger, silentLogger } from "@llmgw/client/log";
 import type { ModelTraffic } from "@llmgw/domain";
+import { type Logger, silentLogger } from "@llmgw/log";
 import type { EventHub } from "../events/hub";
 import type { GatewayNow } from "../gateway/meter";
 import type { ModelSecond } from "./gateway";

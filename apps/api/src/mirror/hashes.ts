@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
-import type { Logger } from "@llmgw/client/log";
+import type { Logger } from "@llmgw/log";
 
 /** One complete file as a scan saw it. */
 export interface SeenFile {

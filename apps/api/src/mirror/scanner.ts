@@ -1,6 +1,5 @@
 import { readdir, readFile, realpath, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { type Logger, silentLogger } from "@llmgw/client/log";
 import {
   type GgufHeader,
   ggufSummary,
@@ -9,6 +8,7 @@ import {
   type MisplacedFile,
   misplacedFile,
 } from "@llmgw/domain";
+import { type Logger, silentLogger } from "@llmgw/log";
 import { readGgufHeader } from "./ggufHeader";
 import { createHashBook, type HashFile, sha256OfFile } from "./hashes";
 import { isBookkeeping, isSafeSegment, PART_SUFFIX, realPathInside, SIZE_SUFFIX } from "./paths";

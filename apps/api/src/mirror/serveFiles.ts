@@ -1,8 +1,8 @@
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { Readable } from "node:stream";
+import { contract, type MirrorListingEntry } from "@llmgw/contract";
 import { type Context, Hono } from "hono";
-import { contract, type MirrorListingEntry } from "../contract";
 import type { AppEnv } from "../env";
 import { AppError, notFound, respondError } from "../errors";
 import { handlers, register } from "../routes/handlers";
@@ -47,14 +47,12 @@ export function weightsRoutes(mirror: Pick<Mirror, "get" | "filePath">) {
       const range = byteRange(rangeHeader, size);
       if (range.kind === "unsatisfiable") {
         const { "Content-Type": _, ...rest } = headers;
-        throw new AppError(
-          416,
-          "bad_request",
-          `${rangeHeader} is outside ${file}, which has ${size} bytes`,
-          undefined,
-          undefined,
-          { ...rest, "Content-Range": `bytes */${size}` },
-        );
+        throw new AppError({
+          status: 416,
+          code: "bad_request",
+          message: `${rangeHeader} is outside ${file}, which has ${size} bytes`,
+          headers: { ...rest, "Content-Range": `bytes */${size}` },
+        });
       }
       const [start, end] = range.kind === "part" ? [range.start, range.end] : [0, size - 1];
       headers["Content-Length"] = String(end - start + 1);
@@ -65,7 +63,7 @@ export function weightsRoutes(mirror: Pick<Mirror, "get" | "filePath">) {
       return new Response(fileStream(path, start, end), { status, headers });
     },
     none: (c) => {
-      throw new AppError(404, "not_found", `no mirror file at ${c.req.path}`);
+      throw new AppError({ code: "not_found", message: `no mirror file at ${c.req.path}` });
     },
   });
 }

@@ -1,6 +1,6 @@
 import { type FSWatcher, watch } from "node:fs";
-import type { Logger } from "@llmgw/client/log";
 import type { MirrorVersion } from "@llmgw/domain";
+import type { Logger } from "@llmgw/log";
 
 export interface VersionKey {
   model: string;

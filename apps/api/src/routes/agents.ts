@@ -1,6 +1,6 @@
+import { contract } from "@llmgw/contract";
 import type { MiddlewareHandler } from "hono";
 import type { Auth } from "../auth";
-import { contract } from "../contract";
 import type { Deps } from "../deps";
 import type { AppEnv } from "../env";
 import { AppError } from "../errors";
@@ -13,14 +13,11 @@ export function agentRoutes(deps: Deps, auth: Auth) {
     const token = c.get("token");
     const wait = token ? auth.heartbeats.take(token.name, deps.now().getTime()) : 0;
     if (wait > 0) {
-      throw new AppError(
-        429,
-        "rate_limited",
-        `more than ${auth.heartbeats.attempts} heartbeats in 10 s from ${token?.name}; try again in ${wait} s`,
-        undefined,
-        undefined,
-        { "Retry-After": String(wait) },
-      );
+      throw new AppError({
+        code: "rate_limited",
+        message: `more than ${auth.heartbeats.attempts} heartbeats in 10 s from ${token?.name}; try again in ${wait} s`,
+        headers: { "Retry-After": String(wait) },
+      });
     }
     await next();
   };

@@ -1,5 +1,5 @@
+import { contract } from "@llmgw/contract";
 import { capacityByClass } from "@llmgw/domain";
-import { contract } from "../contract";
 import type { Deps } from "../deps";
 import { handlers } from "./handlers";
 

@@ -1,4 +1,4 @@
-import { type Logger, silentLogger } from "@llmgw/client/log";
+import { type Logger, silentLogger } from "@llmgw/log";
 import { type Context, Hono } from "hono";
 import { Broadcast } from "../events/broadcast";
 import type { EventHub } from "../events/hub";

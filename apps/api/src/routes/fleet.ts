@@ -1,4 +1,4 @@
-import { contract } from "../contract";
+import { contract } from "@llmgw/contract";
 import type { Deps } from "../deps";
 import { forgetNode } from "../services/forgetNode";
 import { drainNode, resumeNode } from "../services/nodeState";

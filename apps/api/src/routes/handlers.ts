@@ -1,8 +1,8 @@
+import type { CheckedInputOf, OutputOf, Route, RouteGroup } from "@llmgw/contract";
 import type { Context, Hono, MiddlewareHandler, TypedResponse } from "hono";
 import type { JSONParsed } from "hono/utils/types";
 import type { z } from "zod";
 import { Body, sendBody } from "../body";
-import type { CheckedInputOf, OutputOf, Route, RouteGroup } from "../contract";
 import type { AppEnv } from "../env";
 import { jsonBody, queryOf } from "../validate";
 

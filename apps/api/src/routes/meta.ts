@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { serveStatic } from "@hono/node-server/serve-static";
-import { contract } from "../contract";
+import { contract } from "@llmgw/contract";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import type { AppMetrics } from "../metrics";
@@ -21,7 +21,10 @@ export function metaRoutes(deps: Deps, metrics: AppMetrics, webDist: string | nu
       return document;
     },
     notFound: (c) => {
-      throw new AppError(404, "not_found", `no such endpoint: ${c.req.method} ${c.req.path}`);
+      throw new AppError({
+        code: "not_found",
+        message: `no such endpoint: ${c.req.method} ${c.req.path}`,
+      });
     },
     health: async (c) => {
       const found = await health({ deps });
@@ -33,7 +36,11 @@ export function metaRoutes(deps: Deps, metrics: AppMetrics, webDist: string | nu
       // Its files first; the page answers every other GET, so the dashboard's own routes load.
       before: webDist && page ? [serveStatic({ root: webDist })] : [],
       handle: (c) => {
-        if (!page) throw new AppError(404, "not_found", `nothing here: ${c.req.method} ${c.req.path}`);
+        if (!page)
+          throw new AppError({
+            code: "not_found",
+            message: `nothing here: ${c.req.method} ${c.req.path}`,
+          });
         return c.html(readFileSync(page, "utf8"));
       },
     },

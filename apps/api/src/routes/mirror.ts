@@ -1,5 +1,5 @@
+import { contract } from "@llmgw/contract";
 import { MIRROR_LAYOUT } from "@llmgw/domain";
-import { contract } from "../contract";
 import type { Deps } from "../deps";
 import { mirrorEntries, planOf } from "../services/mirrorPlans";
 import { handlers } from "./handlers";

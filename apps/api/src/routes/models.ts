@@ -1,5 +1,5 @@
 import type { BenchSend } from "@llmgw/client/bench";
-import { contract } from "../contract";
+import { contract } from "@llmgw/contract";
 import type { Deps } from "../deps";
 import { notFound } from "../errors";
 import { createModel } from "../services/createModel";

@@ -1,4 +1,4 @@
-import { contract } from "../contract";
+import { contract } from "@llmgw/contract";
 import type { Deps } from "../deps";
 import { listAudit } from "../services/listAudit";
 import { listQuotas, putQuota } from "../services/putQuota";

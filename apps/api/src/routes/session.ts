@@ -1,8 +1,8 @@
+import { contract } from "@llmgw/contract";
 import type { MiddlewareHandler } from "hono";
 import type { Auth } from "../auth";
 import { clientAddress } from "../auth/rateLimit";
 import { clearedSessionCookie, overHttps, sessionCookie, sessionCookieOf } from "../auth/sessionBook";
-import { contract } from "../contract";
 import type { Deps } from "../deps";
 import type { AppEnv } from "../env";
 import { AppError, forbidden, unauthorized } from "../errors";
@@ -17,14 +17,11 @@ export function sessionRoutes(deps: Deps, auth: Auth) {
   const limited: MiddlewareHandler<AppEnv> = async (c, next) => {
     const wait = auth.signIns.take(clientAddress(c), deps.now().getTime());
     if (wait > 0) {
-      throw new AppError(
-        429,
-        "rate_limited",
-        `too many sign-in attempts from this address; try again in ${wait} s`,
-        undefined,
-        undefined,
-        { "Retry-After": String(wait) },
-      );
+      throw new AppError({
+        code: "rate_limited",
+        message: `too many sign-in attempts from this address; try again in ${wait} s`,
+        headers: { "Retry-After": String(wait) },
+      });
     }
     await next();
   };

@@ -1,6 +1,6 @@
+import { contract } from "@llmgw/contract";
 import type { Auth } from "../auth";
 import { createToken, listTokens, revokeToken } from "../auth/tokenActions";
-import { contract } from "../contract";
 import type { Deps } from "../deps";
 import { handlers } from "./handlers";
 

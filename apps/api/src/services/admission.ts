@@ -29,7 +29,7 @@ export async function admit(tx: StoreTx, before: Model | null, after: Model): Pr
   });
   if (refusal) {
     const { message, ...detail } = refusal;
-    throw new AppError(409, "quota_exceeded", message, undefined, { quota: detail });
+    throw new AppError({ code: "quota_exceeded", message, extra: { quota: detail } });
   }
 }
 
@@ -49,8 +49,12 @@ export async function lockOwner(tx: StoreTx, before: Model | null, after: Model)
 export function checkClass(snap: Snapshot, name: string): void {
   if (!snap.classes.some((c) => c.name === name)) {
     const known = snap.classes.map((c) => c.name).join(", ");
-    throw new AppError(400, "bad_request", `no class called "${name}"`, {
-      class: `no class called "${name}"; the classes are ${known}`,
+    throw new AppError({
+      code: "bad_request",
+      message: `no class called "${name}"`,
+      fields: {
+        class: `no class called "${name}"; the classes are ${known}`,
+      },
     });
   }
 }

@@ -59,5 +59,9 @@ export async function createModel({
 export function nameTaken(err: NameTaken, model: Pick<Model, "name" | "aliases">): AppError {
   const alias = model.aliases.indexOf(err.taken);
   const field = err.taken === model.name || alias < 0 ? "name" : `aliases.${alias}`;
-  return new AppError(409, "name_taken", err.message, { [field]: err.message });
+  return new AppError({
+    code: "name_taken",
+    message: err.message,
+    fields: { [field]: err.message },
+  });
 }

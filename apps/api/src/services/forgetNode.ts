@@ -14,18 +14,17 @@ export async function forgetNode({ deps, input, by }: { deps: Deps; input: { nam
   const node = snap.nodesByName.get(input.name);
   if (!node) throw notFound(`a node called ${input.name}`);
   if (node.state !== "down") {
-    throw new AppError(
-      409,
-      "conflict",
-      `${input.name} is ${node.state}: only a down node can be forgotten; stop its agent, and once it is down, delete it`,
-    );
+    throw new AppError({
+      code: "conflict",
+      message: `${input.name} is ${node.state}: only a down node can be forgotten; stop its agent, and once it is down, delete it`,
+    });
   }
   const at = deps.now().toISOString();
   await commit(deps, async (tx) => {
     // Read again under the transaction: a beat since the snapshot may have brought it back.
     const stored = await tx.nodes.get(input.name);
     if (stored?.state !== "down")
-      throw new AppError(409, "conflict", `${input.name} has just reported again`);
+      throw new AppError({ code: "conflict", message: `${input.name} has just reported again` });
     const replicas = await tx.replicas.removeByNode(input.name);
     await tx.nodes.remove(input.name);
     await tx.audit.append([

@@ -182,10 +182,9 @@ async function refuseOthers(
   const held = await tx.replicas.nodesOf(fresh.map((r) => r.id));
   const taken = fresh.find((r) => held.has(r.id));
   if (!taken) return;
-  throw new AppError(
-    409,
-    "replica_conflict",
-    `replica ${taken.id} belongs to another node, not ${taken.node}; an agent reports only its own node's replicas`,
-    { [`replicas.${taken.i}.id`]: "held by another node" },
-  );
+  throw new AppError({
+    code: "replica_conflict",
+    message: `replica ${taken.id} belongs to another node, not ${taken.node}; an agent reports only its own node's replicas`,
+    fields: { [`replicas.${taken.i}.id`]: "held by another node" },
+  });
 }

@@ -12,8 +12,12 @@ export function parseIfMatch(header: string | undefined): number | null {
   if (header === undefined || header.trim() === "") return null;
   const match = /^\s*(?:W\/)?"?(\d{1,9})"?\s*$/.exec(header);
   if (!match?.[1]) {
-    throw new AppError(400, "bad_request", 'If-Match must be the model\'s ETag, like "3"', {
-      "If-Match": 'expected the model\'s ETag, like "3"',
+    throw new AppError({
+      code: "bad_request",
+      message: 'If-Match must be the model\'s ETag, like "3"',
+      fields: {
+        "If-Match": 'expected the model\'s ETag, like "3"',
+      },
     });
   }
   return Number(match[1]);
@@ -39,7 +43,10 @@ export async function patchModel({
   by: string;
 }): Promise<ModelView> {
   if (ifMatch === null) {
-    throw new AppError(428, "precondition_required", "send If-Match with the model's ETag (its version)");
+    throw new AppError({
+      code: "precondition_required",
+      message: "send If-Match with the model's ETag (its version)",
+    });
   }
   const snap = await deps.world.snapshot();
   const model = snap.modelsByName.get(name);
@@ -104,18 +111,21 @@ function applyChecked(model: Model, patch: ModelPatch) {
     return applyPatch(model, patch);
   } catch (err) {
     if (err instanceof PatchError)
-      throw new AppError(400, "bad_request", err.message, { [err.field]: err.message });
+      throw new AppError({
+        code: "bad_request",
+        message: err.message,
+        fields: { [err.field]: err.message },
+      });
     throw err;
   }
 }
 
 export function refuseDeclared(model: Model): void {
   if (model.origin === "config") {
-    throw new AppError(
-      409,
-      "declared_in_config",
-      `${model.name} is declared in the configuration file; edit it there (the API cannot change it)`,
-    );
+    throw new AppError({
+      code: "declared_in_config",
+      message: `${model.name} is declared in the configuration file; edit it there (the API cannot change it)`,
+    });
   }
 }
 
@@ -130,12 +140,10 @@ async function stale(deps: Deps, current: Model, expected: number): Promise<AppE
   const snap = await deps.world.snapshot();
   const entries = await deps.store.audit.list({ model: current.name, limit: 50 });
   const changedSince = entries.filter((e) => (e.version ?? 0) > expected);
-  return new AppError(
-    412,
-    "precondition_failed",
-    `${current.name} changed meanwhile (you had version ${expected}, it is now ${fresh.version})`,
-    undefined,
-    { current: modelView(snap, fresh), changedSince },
-    { ETag: etagOf(fresh) },
-  );
+  return new AppError({
+    code: "precondition_failed",
+    message: `${current.name} changed meanwhile (you had version ${expected}, it is now ${fresh.version})`,
+    extra: { current: modelView(snap, fresh), changedSince },
+    headers: { ETag: etagOf(fresh) },
+  });
 }

@@ -62,11 +62,10 @@ export async function startBench({
   if (!model) throw notFound(`a model called ${name}`);
   const running = runs.get(model.name);
   if (running) {
-    throw new AppError(
-      409,
-      "bench_running",
-      `a bench of ${model.name} is running (started ${running.startedAt} by ${running.by}); wait for it to end`,
-    );
+    throw new AppError({
+      code: "bench_running",
+      message: `a bench of ${model.name} is running (started ${running.startedAt} by ${running.by}); wait for it to end`,
+    });
   }
   const started: BenchStarted = {
     model: model.name,

@@ -21,8 +21,12 @@ export async function storeBench({
   by: string;
 }): Promise<StoredBench> {
   if (result.model !== name) {
-    throw new AppError(400, "bad_request", `the bench is of ${result.model}, not ${name}`, {
-      model: `must be ${name}, the model in the path`,
+    throw new AppError({
+      code: "bad_request",
+      message: `the bench is of ${result.model}, not ${name}`,
+      fields: {
+        model: `must be ${name}, the model in the path`,
+      },
     });
   }
   const snap = await deps.world.snapshot();

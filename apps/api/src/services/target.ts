@@ -65,7 +65,7 @@ export async function target({
       message: `${replicas} does not fit: ${why}; the largest target that fits is ${largestFit}`,
     };
     if (dryRun) return refused;
-    throw new AppError(409, "target_refused", refused.message, undefined, refused);
+    throw new AppError({ code: "target_refused", message: refused.message, extra: refused });
   }
   const victims = asked.evict
     .filter((e) => e.preemptor.model === name)

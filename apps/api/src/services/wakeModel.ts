@@ -12,11 +12,10 @@ export async function wakeModel({ deps, input }: { deps: Deps; input: { name: st
   const model = snap.modelsByName.get(input.name);
   if (!model) throw notFound(`a model called ${input.name}`);
   if (modeOf(model.scaling) !== "ondemand") {
-    throw new AppError(
-      409,
-      "conflict",
-      `${model.name} is not an on-demand model (it is ${modeOf(model.scaling)})`,
-    );
+    throw new AppError({
+      code: "conflict",
+      message: `${model.name} is not an on-demand model (it is ${modeOf(model.scaling)})`,
+    });
   }
   const at = deps.now();
   await wake({ deps, model, at });

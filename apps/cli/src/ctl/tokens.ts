@@ -1,5 +1,5 @@
-import type { Role, TokenCreate, TokenView } from "@llmgw/api";
 import { segment } from "@llmgw/client";
+import type { Role, TokenCreate, TokenView } from "@llmgw/contract";
 import { usage, type Values, wholeNumber } from "./args";
 import { type Command, type Ctx, operand, show } from "./command";
 import { keyValues, orDash, table, timeText } from "./table";

@@ -1,4 +1,4 @@
-import { mayCall } from "@llmgw/api/access";
+import { mayCall } from "@llmgw/contract";
 import { type ComponentType, lazy, Suspense, useEffect, useRef } from "react";
 import { PageErrorBoundary } from "../components/PageErrorBoundary";
 import { LoadError, Loading } from "../components/Status";

@@ -1,4 +1,4 @@
-import { contract } from "@llmgw/api/contract";
+import { contract } from "@llmgw/contract";
 
 // Plain data, no React: App.tsx gives each page its component, and the browser tests import this
 // list to walk every screen (e2e/tests/accessibility.spec.ts, phone.spec.ts), so a page added

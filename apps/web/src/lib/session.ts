@@ -1,6 +1,5 @@
-import type { SessionView } from "@llmgw/api";
-import { mayCall } from "@llmgw/api/access";
-import type { Route } from "@llmgw/api/contract";
+import type { Route, SessionView } from "@llmgw/contract";
+import { mayCall } from "@llmgw/contract";
 import { useSyncExternalStore } from "react";
 
 /**

@@ -1,4 +1,4 @@
-import { roleSchema, type TokenCreate, tokenCreateSchema } from "@llmgw/api/tokens";
+import { roleSchema, type TokenCreate, tokenCreateSchema } from "@llmgw/contract";
 import { z } from "zod";
 
 /**

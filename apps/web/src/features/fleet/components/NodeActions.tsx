@@ -1,4 +1,4 @@
-import { contract } from "@llmgw/api/contract";
+import { contract } from "@llmgw/contract";
 import type { NodeView } from "@llmgw/domain";
 import { ActionError } from "../../../components/ActionError";
 import { ConfirmAction } from "../../../components/ConfirmAction";

@@ -1,4 +1,4 @@
-import { contract } from "@llmgw/api/contract";
+import { contract } from "@llmgw/contract";
 import { type BenchRun, benchLine, type ModelSummary } from "@llmgw/domain";
 import { lazy, type ReactNode, Suspense } from "react";
 import { messageOf } from "../../../components/Status";

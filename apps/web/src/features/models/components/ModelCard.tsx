@@ -1,4 +1,4 @@
-import { contract } from "@llmgw/api/contract";
+import { contract } from "@llmgw/contract";
 import {
   type Class,
   type ConflictBody,

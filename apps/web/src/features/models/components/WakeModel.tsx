@@ -1,4 +1,4 @@
-import { contract } from "@llmgw/api/contract";
+import { contract } from "@llmgw/contract";
 import { ActionError } from "../../../components/ActionError";
 import { useMayCall } from "../../../lib/session";
 import { useWakeModel } from "../api/wake-model";

@@ -1,4 +1,4 @@
-import { contract } from "@llmgw/api/contract";
+import { contract } from "@llmgw/contract";
 import type { QuotaUsage } from "@llmgw/domain";
 import { useState } from "react";
 import { Empty } from "../../../components/Status";

@@ -1,5 +1,5 @@
 import { zodResolver } from "@hookform/resolvers/zod";
-import { contract } from "@llmgw/api/contract";
+import { contract } from "@llmgw/contract";
 import {
   type Class,
   type MirrorEntry,

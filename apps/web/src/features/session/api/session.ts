@@ -1,4 +1,4 @@
-import type { SessionView } from "@llmgw/api";
+import type { SessionView } from "@llmgw/contract";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { ApiFailure, answer, api } from "../../../lib/api";
 import { sessionState } from "../../../lib/session";

@@ -1,4 +1,4 @@
-import type { SessionView } from "@llmgw/api";
+import type { SessionView } from "@llmgw/contract";
 import { type FormEvent, useState } from "react";
 import { Field } from "../../../components/Field";
 import { ApiFailure } from "../../../lib/api";

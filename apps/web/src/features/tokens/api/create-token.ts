@@ -1,4 +1,4 @@
-import type { CreatedToken, TokenCreate } from "@llmgw/api";
+import type { CreatedToken, TokenCreate } from "@llmgw/contract";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { answer, api } from "../../../lib/api";
 import { tokensQueryOptions } from "./get-tokens";

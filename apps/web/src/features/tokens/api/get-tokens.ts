@@ -1,4 +1,4 @@
-import type { TokenView } from "@llmgw/api";
+import type { TokenView } from "@llmgw/contract";
 import { queryOptions, useQuery } from "@tanstack/react-query";
 import { answer, api } from "../../../lib/api";
 

@@ -1,5 +1,5 @@
 import { zodResolver } from "@hookform/resolvers/zod";
-import type { CreatedToken } from "@llmgw/api";
+import type { CreatedToken } from "@llmgw/contract";
 import { type FieldError, useForm } from "react-hook-form";
 import { Field } from "../../../components/Field";
 import { messageOf } from "../../../components/Status";

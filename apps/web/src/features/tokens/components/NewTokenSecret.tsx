@@ -1,4 +1,4 @@
-import type { CreatedToken } from "@llmgw/api";
+import type { CreatedToken } from "@llmgw/contract";
 import { useState } from "react";
 
 /** The secret of a token just made: shown this once, with a way to copy it. */

@@ -1,4 +1,4 @@
-import type { TokenView } from "@llmgw/api";
+import type { TokenView } from "@llmgw/contract";
 import { Empty } from "../../../components/Status";
 import { TableScroll } from "../../../components/TableScroll";
 import { dateTime } from "../../../lib/units";

@@ -1,5 +1,5 @@
-import type { CreatedToken } from "@llmgw/api";
-import { contract } from "@llmgw/api/contract";
+import type { CreatedToken } from "@llmgw/contract";
+import { contract } from "@llmgw/contract";
 import { useState } from "react";
 import { Loaded } from "../../../components/Loaded";
 import { useMayCall, useWhoAmI } from "../../../lib/session";

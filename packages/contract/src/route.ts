@@ -1,8 +1,8 @@
 import type { z } from "zod";
-import type { Need } from "../auth/access";
+import type { Need } from "./access";
 
 // Browser-safe (no Node, no Hono): the dashboard, `llmgw ctl`, the agent and the tests read the
-// contract (`@llmgw/api/contract`) to call the API; the server reads the same objects to register,
+// contract (`@llmgw/contract`) to call the API; the server reads the same objects to register,
 // authorize and document every route. One route is written once, here.
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "ALL";

@@ -1,12 +1,12 @@
 import { z } from "zod";
+import { route } from "./route";
 import {
   createdTokenSchema,
   sessionViewSchema,
   signInSchema,
   tokenCreateSchema,
   tokenViewSchema,
-} from "../auth/schemas";
-import { route } from "./route";
+} from "./tokenSchemas";
 
 /** Tokens (SPEC §4 "Tokens and roles"): admins only; a secret is shown once, at creation. */
 export const tokens = {

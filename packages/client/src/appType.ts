@@ -1,10 +1,9 @@
+import type { Contract, OutputOf, ParamsOf, Route } from "@llmgw/contract";
 import type { Hono } from "hono";
+import type { BlankEnv } from "hono/types";
 import type { StatusCode } from "hono/utils/http-status";
 import type { JSONParsed } from "hono/utils/types";
 import type { z } from "zod";
-import type { AppEnv } from "../env";
-import type { Contract } from "./index";
-import type { OutputOf, ParamsOf, Route } from "./route";
 
 // Hono's typed client (`hc<AppType>(".../api/v1")`) over the contract: the paths, parameters,
 // bodies and answers of /api/v1 as the routes declare them, so a caller drifting from the contract
@@ -43,4 +42,4 @@ type Intersected<U> = (U extends unknown ? (u: U) => void : never) extends (i: i
 type Merged<T> = { [P in keyof T]: T[P] };
 
 /** `/api/v1` as Hono's client sees it. */
-export type AppType = Hono<AppEnv, Merged<Intersected<SchemaOf<RoutesOf<Contract>>>>, "/">;
+export type AppType = Hono<BlankEnv, Merged<Intersected<SchemaOf<RoutesOf<Contract>>>>, "/">;

@@ -48,4 +48,3 @@ export const ROUTES: readonly Route[] = (() => {
 
 /** A route's key in the access table and the security matrix: `"PATCH /api/v1/models/:name"`. */
 export const keyOf = (r: Pick<Route, "method" | "path">) => `${r.method} ${r.path}`;
-export type { AppType } from "./appType";

@@ -1,7 +1,8 @@
-import type { Role } from "../config";
-import { keyOf, ROUTES, type Route } from "../contract";
+import { keyOf, ROUTES } from "./contract";
+import type { Route } from "./route";
+import type { Role } from "./tokenRules";
 
-// Browser-safe (no Node, no Hono): the dashboard imports this module (`@llmgw/api/access`) to hide
+// Browser-safe (no Node, no Hono): the dashboard imports this module (`@llmgw/contract`) to hide
 // what the signed-in role may not do, from the very table the server enforces.
 
 /**
