@@ -1,10 +1,10 @@
 import {
+  checkServeForm,
   counted,
   type MirrorEntry,
   NAME_PATTERN,
   type QuotaUsage,
   type ServePlan,
-  checkServeForm,
   serveFormFields,
 } from "@llmgw/domain";
 import { z } from "zod";
