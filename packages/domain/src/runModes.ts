@@ -56,3 +56,14 @@ export function replicasOf(scaling: Pick<Scaling, "min" | "max">): number {
       return 0;
   }
 }
+
+/**
+ * How many replicas a model wants now: what its traffic asks when it is autoscaled (SPEC §9.5's
+ * `wanted`), else the count its mode runs. Every screen's "running of wanted" reads this.
+ */
+export function replicasWanted(model: {
+  scaling: Pick<Scaling, "min" | "max">;
+  autoscale: { wanted: number } | null;
+}): number {
+  return model.autoscale?.wanted ?? replicasOf(model.scaling);
+}

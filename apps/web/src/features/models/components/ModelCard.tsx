@@ -4,15 +4,16 @@ import {
   type ConflictBody,
   type ModelPatch,
   type ModelSummary,
-  replicasOf,
+  replicasWanted,
   runningText,
 } from "@llmgw/domain";
-import { type FormEvent, memo, useState } from "react";
+import { type FormEvent, memo, useEffect, useState } from "react";
 import { ReplicaActivity } from "../../../components/ReplicaProgress";
 import { messageOf } from "../../../components/Status";
 import { TrafficPanel } from "../../../components/TrafficPanel";
 import { ApiFailure } from "../../../lib/api";
 import { Link } from "../../../lib/router";
+import { noteModel, scaling } from "../../../lib/scaling";
 import { useMayCall, useWhoAmI } from "../../../lib/session";
 import { conflictOf, useUpdateModel } from "../api/update-model";
 import {
@@ -23,6 +24,7 @@ import {
   isCardField,
   patchFrom,
 } from "../card-fields";
+import { AutoscaleLine } from "./AutoscaleLine";
 import { BenchPanel } from "./BenchPanel";
 import { ConflictNotice } from "./ConflictNotice";
 import { MeasuredMemory, MemoryHint } from "./MeasuredMemory";
@@ -57,6 +59,8 @@ export const ModelCard = memo(function ModelCard({ model, classes, highlighted =
   const current = cardValuesOf(model);
   const values: CardValues = { ...current, ...edit?.touched };
   const titleId = `model-title-${model.name}`;
+  // The chart's replicas start from what the card first showed (events note every change after).
+  useEffect(() => noteModel(scaling, model), [model]);
 
   const change = (next: CardValues) => {
     setSaved(false);
@@ -210,8 +214,9 @@ export const ModelCard = memo(function ModelCard({ model, classes, highlighted =
       <Placing model={model} />
       <BenchPanel model={model} />
       <p className="muted" data-testid="model-running">
-        {runningText(model.headroom, replicasOf(model.scaling))}
+        {runningText(model.headroom, replicasWanted(model))}
       </p>
+      <AutoscaleLine model={model} />
       <ReplicaActivity replicas={model.replicas} />
       <ReplicaList replicas={model.replicas} />
     </article>
