@@ -46,6 +46,9 @@ describe("autoscaling's fields (SPEC §9.6)", () => {
     // A model that runs exactly min: replicas alone, max follows on the server.
     const two = scaling(2, 2);
     expect(patchFrom(two, { ...two, replicas: "3" }).patch).toEqual({ replicas: 3 });
+    expect(patchFrom(two, { ...two, replicas: "3", maxReplicas: "3" }).patch).toEqual({ replicas: 3 });
+    // Down to exactly min again: max is sent, or the server would keep it.
+    expect(patchFrom(scaled, { ...scaled, maxReplicas: "1" }).patch).toEqual({ maxReplicas: 1 });
   });
 
   it("refuses a max below the replicas, or not a whole number above 0, on its field", () => {

@@ -87,15 +87,17 @@ export function patchFrom(base: CardValues, edited: CardValues): { patch: ModelP
 
 /**
  * Autoscaling's fields (SPEC §9.6). Max is an always-on model's (on demand, replicas is the most
- * already). It is sent when typed, and with a change of replicas or mode when the model scaled
- * above min before, since "mode + replicas" alone set {N, N}; left alone on a model that runs
- * exactly min, it follows the replicas.
+ * already). It is sent when typed above the replicas, and with a change of replicas or mode when
+ * the model scaled above min before, since "mode + replicas" alone set {N, N}; equal to the
+ * replicas on a model that runs exactly min, it is what the server does anyway and is not sent.
  */
 function scalingPatch(base: CardValues, edited: CardValues, patch: ModelPatch, errors: CardErrors): void {
   const typed = edited.maxReplicas.trim() !== base.maxReplicas;
   const scaledBefore = base.mode === "always" && base.maxReplicas !== base.replicas;
+  // A max equal to the replicas is what the server makes of mode + replicas anyway.
+  const above = edited.maxReplicas.trim() !== edited.replicas.trim();
   const moved = patch.replicas !== undefined || patch.mode !== undefined;
-  if (edited.mode === "always" && (typed || (scaledBefore && moved))) {
+  if (edited.mode === "always" && ((typed && (above || scaledBefore)) || (scaledBefore && moved))) {
     const max = wholeNumber(edited.maxReplicas);
     const min = wholeNumber(edited.replicas) ?? 0;
     if (max === null || max < 1) errors.maxReplicas = "a whole number, 1 or more";
