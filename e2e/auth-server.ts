@@ -6,7 +6,8 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig, startServer } from "@llmgw/api";
-import { tokensYaml, writeGgufFile } from "@llmgw/api/testing";
+import { tokensYaml } from "@llmgw/api/testing";
+import { writeGgufFile } from "@llmgw/simulation";
 import { copyDashboard, tokensFromEnv } from "./childServer";
 import { stopOnSignal } from "./seed";
 

@@ -6,13 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadConfig, startServer } from "@llmgw/api";
-import {
-  fancynet3b,
-  llama31_8b,
-  writeGgufFile,
-  writeNotGguf,
-  writeSafetensorsFile,
-} from "@llmgw/api/testing";
+import { fancynet3b, llama31_8b, writeGgufFile, writeNotGguf, writeSafetensorsFile } from "@llmgw/simulation";
 import { freshDatabase } from "@llmgw/store/testing";
 import { seedFleet, seedModels, stopOnSignal } from "./seed";
 

@@ -3,11 +3,11 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { closureOf, packagesOnApps, workspaceOf } from "./workspace";
+import { closureOf, packagesOnApps, shippedTestImports, workspaceOf } from "./workspace";
 
-// The layering the README's Layout states: packages/* depend on no app, and what a node installs
-// for `llmgw agent` holds no API, store or dashboard (apps/agent/test/imports.test.ts checks the
-// same by bundling the agent's entry).
+// The layering the README's Layout states: packages/* depend on no app, what a node installs for
+// `llmgw agent` holds no API, store or dashboard (apps/agent/test/imports.test.ts checks the same
+// by bundling the agent's entry), and what `serve`, `demo` and `agent` load is no test code.
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const SERVER_ONLY = ["@llmgw/api", "@llmgw/store", "@llmgw/web"];
@@ -28,6 +28,10 @@ describe("the workspace's layers", () => {
       expect.arrayContaining(["@llmgw/client", "@llmgw/contract", "@llmgw/domain"]),
     );
     expect(SERVER_ONLY.flatMap((name) => closure.get(name) ?? [])).toEqual([]);
+  });
+
+  it("ships no test code: no module of a package's src/ imports a test or testing module", () => {
+    expect(shippedTestImports(ROOT)).toEqual([]);
   });
 });
 
@@ -51,7 +55,19 @@ describe("the checks themselves", () => {
   write("packages/domain/src/index.ts", 'import type { AppType } from "@llmgw/api";\n');
   write("apps/agent/src/main.ts", 'import { connect } from "@llmgw/client";\n');
   write("apps/agent/src/sneaky.ts", 'const store = await import("@llmgw/store");\n');
-  write("apps/agent/src/main.test.ts", 'import { createApp } from "@llmgw/web";\n');
+  write(
+    "apps/agent/src/main.test.ts",
+    'import { createApp } from "@llmgw/web";\nimport { it } from "vitest";\n',
+  );
+  // The demo as it was: its engines and fixtures from the API's testing entry.
+  write("apps/cli/package.json", JSON.stringify({ name: "@llmgw/cli", devDependencies: { openai: "7" } }));
+  write("apps/cli/src/demo.ts", 'import { StandInEngine } from "@llmgw/api/testing";\n');
+  write(
+    "apps/cli/src/serve.ts",
+    'import { tokensYaml } from "../test/kit";\nimport type { X } from "openai";\n',
+  );
+  write("apps/cli/src/testing/engine.ts", 'import fc from "fast-check";\n');
+  write("apps/cli/src/ctl.ts", 'import { z } from "zod";\nimport { fields } from "./testing/engine";\n');
   const old = workspaceOf(root);
 
   it("finds a package depending on an app by its manifest and by an undeclared import", () => {
@@ -68,5 +84,14 @@ describe("the checks themselves", () => {
     );
     expect(closure.get("@llmgw/store")).toBe("@llmgw/agent → @llmgw/store (apps/agent/src/sneaky.ts)");
     expect(closure.has("@llmgw/web")).toBe(false);
+  });
+
+  it("finds shipped modules importing test code, by package, by path or by a dev dependency", () => {
+    expect(shippedTestImports(root).sort()).toEqual([
+      "apps/cli/src/ctl.ts imports ./testing/engine",
+      "apps/cli/src/demo.ts imports @llmgw/api/testing",
+      "apps/cli/src/serve.ts imports ../test/kit",
+      "apps/cli/src/serve.ts imports openai",
+    ]);
   });
 });

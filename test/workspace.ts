@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 
 // The workspace's packages as their manifests and their sources say they depend on each other,
 // for the layering rules (test/layering.test.ts). Reads files only: any tree can be checked.
@@ -120,4 +120,43 @@ export function packagesOnApps(packages: Map<string, WorkspacePackage>): string[
         .filter(({ name }) => apps.has(name))
         .map(({ name, file }) => `${pkg.name} → ${name} (${file})`),
     ]);
+}
+
+/** Packages that only tests and test tooling load, whoever lists them. */
+const TEST_ONLY = /^(vitest|@vitest\/.*|fast-check|@playwright\/test|@axe-core\/playwright|node-llama-cpp)$/;
+/** Every import specifier of a source file, type-only ones included. */
+const SPECIFIER = /(?:\bfrom\s+|\bimport\s*\(\s*|\bimport\s+)["']([^"']+)["']/g;
+
+/** `@scope/name/sub` → `@scope/name`; `name/sub` → `name`. */
+const packageOf = (specifier: string) =>
+  specifier.startsWith("@") ? specifier.split("/").slice(0, 2).join("/") : (specifier.split("/")[0] ?? "");
+
+/**
+ * Each import by which shipped code (a package's src/, less its tests and testing modules) reaches
+ * test code: a test file or testing module by path, a workspace package's `/testing` entry, a
+ * package only tests use, or one its package lists only in devDependencies (not installed with it).
+ */
+export function shippedTestImports(root: string): string[] {
+  const hits: string[] = [];
+  for (const dir of packageDirs(root)) {
+    if (!existsSync(join(root, dir, "src"))) continue;
+    const manifest = JSON.parse(readFileSync(join(root, dir, "package.json"), "utf8")) as Manifest;
+    const installed = new Set([...Object.keys(manifest.dependencies ?? {}), manifest.name]);
+    const dev = new Set(Object.keys(manifest.devDependencies ?? {}));
+    for (const file of sourceFiles(root, `${dir}/src`)) {
+      if (isTestFile(file)) continue;
+      for (const [, specifier = ""] of readFileSync(join(root, file), "utf8").matchAll(SPECIFIER)) {
+        const name = packageOf(specifier);
+        const testing = specifier.startsWith(".")
+          ? isTestFile(join(dirname(file), specifier))
+          : specifier.startsWith("node:")
+            ? false
+            : /^@llmgw\/[\w.-]+\/testing$/.test(specifier) ||
+              TEST_ONLY.test(name) ||
+              (dev.has(name) && !installed.has(name));
+        if (testing) hits.push(`${file} imports ${specifier}`);
+      }
+    }
+  }
+  return hits;
 }

@@ -1,4 +1,4 @@
-import { StandInEngine } from "@llmgw/api/testing";
+import { StandInEngine } from "@llmgw/simulation";
 import { expect, test } from "@playwright/test";
 import { newSecret, signIn, startTokenServer, type TokenServer } from "./tokenServer";
 

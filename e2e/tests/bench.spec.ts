@@ -1,5 +1,5 @@
-import { StandInEngine } from "@llmgw/api/testing";
 import { answer, segment } from "@llmgw/client";
+import { StandInEngine } from "@llmgw/simulation";
 import { expect } from "@playwright/test";
 import { modelInput, openModelCard, test, uniqueName } from "./fixtures";
 

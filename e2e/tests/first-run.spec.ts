@@ -1,6 +1,6 @@
 import { join } from "node:path";
-import { llama31_8b, writeGgufFile } from "@llmgw/api/testing";
 import { answer, connect } from "@llmgw/client";
+import { llama31_8b, writeGgufFile } from "@llmgw/simulation";
 import { expect, test } from "@playwright/test";
 import { blockingViolations } from "./axe";
 import { modelInput } from "./fixtures";

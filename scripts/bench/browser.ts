@@ -1,29 +1,17 @@
 // Event → card updated in Chromium with 500 cards on screen: the capacity page open on a server
 // with 500 models, then CHANGES edits that each alter one card's wanted replicas; each is timed
 // from just before its PATCH to the moment a MutationObserver in the page sees the card's new text.
-import { createRequire } from "node:module";
+
 import { fileURLToPath } from "node:url";
-import { connect } from "../../packages/client/src/index";
+import { connect } from "@llmgw/client";
+import { chromium } from "@playwright/test";
 import { child, percentile, type Row, wallNow } from "./report";
 
 export const names = ["event to card in Chromium"];
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 50);
 
-/** What this bench uses of Playwright's chromium (its types do not resolve from the workspace root). */
-type Page = {
-  goto(url: string): Promise<unknown>;
-  waitForFunction(fn: () => boolean, arg: null, options: { timeout: number }): Promise<unknown>;
-  locator(selector: string): { count(): Promise<number> };
-  evaluate<T>(expression: string | (() => T)): Promise<T>;
-};
-type Chromium = {
-  launch(options: object): Promise<{ newPage(options: object): Promise<Page>; close(): Promise<void> }>;
-};
-
 export async function run(): Promise<Row[]> {
-  const e2e = createRequire(new URL("../../e2e/package.json", import.meta.url));
-  const { chromium } = e2e("@playwright/test") as { chromium: Chromium };
-  const config = (await import("../../e2e/playwright.config")).default;
+  const config = (await import("@llmgw/e2e/playwright.config")).default;
   const dist = fileURLToPath(new URL("../../apps/web/dist", import.meta.url));
   const server = child("./serve.ts", ["app", "500", "50", dist]);
   const { port } = await server.ask<{ port: number }>(null);

@@ -12,9 +12,9 @@
 // Supervisor's default) so a 500 ms load counts as 1 s, and reports it ready on the heartbeat after:
 // read the figures beside HEARTBEAT and READY_MS. Informational: the issue sets no aim.
 
-import { liveEvents, type ReceivedEvent } from "../../packages/client/src/events";
-import { connect } from "../../packages/client/src/index";
-import type { ReplicaChange } from "../../packages/domain/src/index";
+import { connect } from "@llmgw/client";
+import { liveEvents, type ReceivedEvent } from "@llmgw/client/events";
+import type { ReplicaChange } from "@llmgw/domain";
 import { child, median, type Row } from "./report";
 
 export const names = ["cold start"];

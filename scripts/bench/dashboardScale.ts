@@ -9,9 +9,10 @@
 //   Capacity board, drawn whole before, took a median of about 100 ms a key at 2,000 models.
 // BENCH_DASHBOARD_SIZES (default "500x2000,2000x5000") says which sizes; BENCH_BEAT_SECONDS how long
 // the page is watched.
-import { createRequire } from "node:module";
+
 import { fileURLToPath } from "node:url";
-import { beatEverySecond } from "../../apps/api/src/testing/bigFleet";
+import { beatEverySecond } from "@llmgw/api/testing";
+import { type Browser, chromium, type Page } from "@playwright/test";
 import { child, median, type Row } from "./report";
 
 export const names = ["dashboard bytes per second on a big fleet", "dashboard input latency on a big fleet"];
@@ -25,29 +26,8 @@ const KEYS_DELAY_MS = 60;
 /** How many times the search is typed and cleared: a few dozen keys to take the median of. */
 const TYPING_ROUNDS = 4;
 
-/** What this bench uses of Playwright's chromium (its types do not resolve from the workspace root). */
-type Cdp = {
-  send(method: string): Promise<unknown>;
-  on(event: string, handler: (e: { dataLength: number }) => void): void;
-};
-type Page = {
-  goto(url: string): Promise<unknown>;
-  evaluate<T>(expression: string): Promise<T>;
-  on(event: "request", handler: (req: { url(): string }) => void): void;
-  locator(selector: string): {
-    pressSequentially(text: string, options: { delay: number }): Promise<void>;
-    fill(text: string): Promise<void>;
-  };
-  context(): { newCDPSession(page: Page): Promise<Cdp> };
-  close(): Promise<void>;
-};
-type Browser = { newPage(options: object): Promise<Page>; close(): Promise<void> };
-type Chromium = { launch(options: object): Promise<Browser> };
-
 export async function run(): Promise<Row[]> {
-  const e2e = createRequire(new URL("../../e2e/package.json", import.meta.url));
-  const { chromium } = e2e("@playwright/test") as { chromium: Chromium };
-  const config = (await import("../../e2e/playwright.config")).default;
+  const config = (await import("@llmgw/e2e/playwright.config")).default;
   const dist = fileURLToPath(new URL("../../apps/web/dist", import.meta.url));
   const browser = await chromium.launch({ ...config.use?.launchOptions, headless: true });
   const rows: Row[] = [];

@@ -3,7 +3,7 @@
 // Aims are judged on the median: the fastest run shows what the code can do, not what it does.
 // Add one by appending to `benches`.
 
-import { Snapshot } from "../../apps/api/src/world";
+import { Snapshot, withNode } from "@llmgw/api";
 import {
   applySchedule,
   type FleetIndex,
@@ -17,8 +17,8 @@ import {
   reindexNode,
   type Schedule,
   schedule,
-} from "../../packages/domain/src/index";
-import { makeProfile } from "../../packages/domain/src/testing/factories";
+} from "@llmgw/domain";
+import { makeProfile } from "@llmgw/domain/testing";
 import { generateFleet } from "./fleet";
 import { median, type Row } from "./report";
 
@@ -285,7 +285,7 @@ export async function run(only: RegExp | null): Promise<Row[]> {
         const replicas = (snapshot.replicasByNode.get(node.name) ?? []).map((r, j) =>
           j === 0 ? { ...r, state: r.state === "ready" ? ("starting" as const) : ("ready" as const) } : r,
         );
-        const next = snapshot.withNode(node, replicas);
+        const next = withNode(snapshot, node, replicas);
         if (!next) throw new Error(`withNode refused an unchanged node's beat (${node.name})`);
         snapshot = next;
       },
@@ -402,7 +402,7 @@ export async function run(only: RegExp | null): Promise<Row[]> {
     });
   const beat = rows.find((r) => r.bench.startsWith("Snapshot.withNode"));
   if (beat) {
-    // What the API does for a beat: it patches its snapshot (World.patchNode), never rebuilds it.
+    // What the API does for a beat: it patches its snapshot (withNode, through World.patch), never rebuilds it.
     const domainAlone = rows.find((r) => r.bench === "reindexNode (one heartbeat)");
     summary.push({
       measure: "refresh after one heartbeat (the API's Snapshot.withNode)",

@@ -1,13 +1,6 @@
 // The seeded fleet the domain's benches run on: the same nodes, models and replicas on every
 // machine for a seed, shaped like a large deployment (a quarter GPU nodes, most replicas placed).
-import {
-  type Class,
-  DEFAULT_CLASSES,
-  type Model,
-  type Node,
-  type Quota,
-  type Replica,
-} from "../../packages/domain/src/index";
+import { type Class, DEFAULT_CLASSES, type Model, type Node, type Quota, type Replica } from "@llmgw/domain";
 
 const FLEET = { nodes: 5_000, replicas: 100_000, models: 2_000, owners: 40 };
 

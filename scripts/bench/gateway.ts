@@ -3,7 +3,7 @@
 // Engine, proxy, llmgw and clients are each their own process. Added latency is llmgw's minus
 // direct's at the same concurrency; streams measure how long after the engine wrote a chunk it
 // reached the client.
-import { connect } from "../../packages/client/src/index";
+import { connect } from "@llmgw/client";
 import { child, median, type Row } from "./report";
 
 export const names = ["gateway"];

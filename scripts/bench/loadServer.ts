@@ -11,7 +11,7 @@ import { Session } from "node:inspector";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { connect } from "../../packages/client/src/index";
+import { connect } from "@llmgw/client";
 import { seedModel } from "./seed";
 
 const [modelsText = "200", postgres = ""] = process.argv.slice(2);
@@ -26,8 +26,8 @@ console.error = (...args: unknown[]) => {
   printError(...args);
 };
 
-const api = await import("../../apps/api/src/index");
-const { openPostgres } = await import("../../packages/store/src/index");
+const api = await import("@llmgw/api");
+const { openPostgres } = await import("@llmgw/store");
 
 const dataDir = await mkdtemp(join(tmpdir(), "llmgw-bench-load-"));
 let database: { url: string; drop(): Promise<void> } | null = null;

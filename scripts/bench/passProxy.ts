@@ -2,14 +2,8 @@
 // undici's Pool (what the gateway uses upstream) and node:http, nothing else: no routing, no auth,
 // no queue, no counting. Whatever llmgw adds beyond this is llmgw's own cost.
 import { createServer } from "node:http";
-import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
-import { pathToFileURL } from "node:url";
-
-const apiRequire = createRequire(new URL("../../apps/api/package.json", import.meta.url));
-const { Pool } = (await import(
-  pathToFileURL(apiRequire.resolve("undici")).href
-)) as typeof import("../../apps/api/node_modules/undici");
+import { Pool } from "undici";
 
 const [upstream = ""] = process.argv.slice(2);
 const pool = new Pool(upstream, { connections: 256, pipelining: 1, keepAliveTimeout: 60_000 });

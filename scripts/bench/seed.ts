@@ -1,4 +1,4 @@
-import { bigFleetModel } from "../../apps/api/src/testing/bigFleet";
+import { bigFleetModel } from "@llmgw/api/testing";
 
 /**
  * Catalogue entry i of the benches' generated catalogues: mixed classes, owners and sizes, one

@@ -4,7 +4,7 @@
 //                                   seeded with models, a fleet via heartbeats, and `seeded` nodes
 //                                   written straight to the store
 //   big [models] [nodes] [webDist]   `llmgw serve` itself, scheduler off, seeded through the store
-//                                   (apps/api/src/testing/bigFleet.ts): the dashboard-at-scale bench
+//                                   (apps/api/test/kit/bigFleet.ts): the dashboard-at-scale bench
 //   scheduled [heartbeatSeconds]    `llmgw serve` itself (apps/api startServer): an embedded store in
 //                                   a temp dataDir, liveness and the scheduler on, nothing seeded;
 //                                   heartbeatSeconds may be a fraction (set past the file's check)
@@ -16,21 +16,13 @@
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, type ServerResponse } from "node:http";
-import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
-import { connect } from "../../packages/client/src/index";
+import { serve } from "@hono/node-server";
+import { connect } from "@llmgw/client";
+import { Hono } from "hono";
 import { beatOf, seedModel } from "./seed";
-
-const apiRequire = createRequire(new URL("../../apps/api/package.json", import.meta.url));
-const { Hono } = (await import(
-  pathToFileURL(apiRequire.resolve("hono")).href
-)) as typeof import("../../apps/api/node_modules/hono");
-const { serve } = (await import(
-  pathToFileURL(apiRequire.resolve("@hono/node-server")).href
-)) as typeof import("../../apps/api/node_modules/@hono/node-server");
 
 const [mode, ...args] = process.argv.slice(2);
 let cleanup: () => Promise<void> = async () => {};
@@ -51,8 +43,8 @@ if (mode === "app") {
   const nodes = Number(args[1] ?? 50);
   const webDist = args[2] || null;
   const heartbeatSeconds = Number(args[3] || 600);
-  const api = await import("../../apps/api/src/index");
-  const { markSilentNodesDown } = await import("../../apps/api/src/services/liveness");
+  const api = await import("@llmgw/api");
+  const { markSilentNodesDown } = await import("@llmgw/api");
   const dataDir = await mkdtemp(join(tmpdir(), "llmgw-bench-"));
   const config = api.loadConfig({ dataDir, listen: "127.0.0.1:0" }, { LLMGW_SCHEDULER: "off" });
   config.heartbeatSeconds = heartbeatSeconds;
@@ -86,14 +78,14 @@ if (mode === "app") {
   const seeded = Number(args[4] || 0);
   const perSeeded = Number(args[5] || 2);
   if (seeded > 0) {
-    const { seedNodes } = await import("../../apps/api/src/testing/bigFleet");
+    const { seedNodes } = await import("@llmgw/api/testing");
     await seedNodes(
       deps,
       Array.from({ length: seeded }, (_, n) => beatOf(n, perSeeded)),
     );
   }
   // What the dashboard follows in place of refetching the lists (llmgw serve starts the same).
-  const { startHeadroomChanges } = await import("../../apps/api/src/events/headroomChanges");
+  const { startHeadroomChanges } = await import("@llmgw/api");
   const stopHeadroomChanges = startHeadroomChanges({ hub: deps.hub, world: deps.world });
   const liveness = setInterval(() => void markSilentNodesDown(deps).catch(() => {}), 1000);
   const server = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 });
@@ -110,8 +102,8 @@ if (mode === "app") {
   // `llmgw serve` itself (headroom.changed and all), scheduler off, with a big catalogue and fleet
   // written to its embedded store: the dashboard bench's server.
   const [models, nodes, webDist] = [Number(args[0] ?? 500), Number(args[1] ?? 2000), args[2] || null];
-  const api = await import("../../apps/api/src/index");
-  const { seedBigFleet } = await import("../../apps/api/src/testing/bigFleet");
+  const api = await import("@llmgw/api");
+  const { seedBigFleet } = await import("@llmgw/api/testing");
   const dataDir = await mkdtemp(join(tmpdir(), "llmgw-bench-"));
   const config = api.loadConfig({ dataDir, listen: "127.0.0.1:0" }, { LLMGW_SCHEDULER: "off" });
   // The seeded nodes do not beat: a long interval keeps them ready.
@@ -124,7 +116,7 @@ if (mode === "app") {
     await rm(dataDir, { recursive: true, force: true });
   };
 } else if (mode === "scheduled") {
-  const api = await import("../../apps/api/src/index");
+  const api = await import("@llmgw/api");
   const dataDir = await mkdtemp(join(tmpdir(), "llmgw-bench-"));
   const config = api.loadConfig({ dataDir, listen: "127.0.0.1:0" }, {});
   config.heartbeatSeconds = Number(args[0] || 1);

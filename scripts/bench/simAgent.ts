@@ -6,14 +6,8 @@
 // readyAfterMs (±25%). The agent reports what changed only on its next heartbeat, and the server's
 // reply sets its interval (the server's heartbeatSeconds); intervalSeconds is only the first one.
 // Tells its parent when it runs; on SIGTERM stops its engines and tells the server.
-import {
-  AGENT_VERSION,
-  type AgentLog,
-  runAgent,
-  Supervisor,
-  simulatedMachine,
-} from "../../apps/agent/src/index";
-import { simulatedEngines } from "../../apps/cli/src/simulated";
+import { AGENT_VERSION, type AgentLog, runAgent, Supervisor, simulatedMachine } from "@llmgw/agent";
+import { simulatedEngines } from "@llmgw/cli/simulated";
 
 const [server = "", readyAfterText = "500", intervalText = "1"] = process.argv.slice(2);
 const engines = simulatedEngines({ readyAfterMs: Number(readyAfterText) });

@@ -8,7 +8,7 @@
 // (llmgw: a committed PATCH's event reaching the hub's publish; bare: its publish command) to its
 // arrival at the clients. What llmgw does before that (the PATCH's request and transaction) is not
 // in either figure: the bare server has nothing to compare it with.
-import { connect } from "../../packages/client/src/index";
+import { connect } from "@llmgw/client";
 import { child, median, percentile, type Row } from "./report";
 
 export const names = ["SSE fan-out"];

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_ENGINE_COMMANDS, engineArgv, engineCommands } from "../src/command";
 import { AGENT_VERSION, probeMachine } from "../src/machine";
-import { desiredReplica } from "../src/testing";
+import { desiredReplica } from "./kit";
 
 let bin: string;
 

@@ -8,6 +8,7 @@ import { type RunningAgent, runAgent } from "../src/loop";
 import { probeMachine } from "../src/machine";
 import { processEngines } from "../src/processes";
 import { type DesiredReplica, Supervisor } from "../src/supervisor";
+import { WeightsCache, WeightsUnavailable } from "../src/weights";
 import {
   desiredReplica,
   fakeControlPlane,
@@ -16,8 +17,7 @@ import {
   recordingLog,
   replicaIn,
   until,
-} from "../src/testing";
-import { WeightsCache, WeightsUnavailable } from "../src/weights";
+} from "./kit";
 
 // An engine that listens where it is told, loads for 300 ms (503), then answers /health 200, and
 // writes its argv where the test finds it.

@@ -7,7 +7,7 @@ import { type RunningAgent, runAgent } from "../src/loop";
 import { probeMachine } from "../src/machine";
 import { processEngines } from "../src/processes";
 import { type DesiredReplica, Supervisor } from "../src/supervisor";
-import { alive, desiredReplica, fakeControlPlane, recordingLog, replicaIn, until } from "../src/testing";
+import { alive, desiredReplica, fakeControlPlane, recordingLog, replicaIn, until } from "./kit";
 
 // A stand-in engine: listens on the port it is given, answers /health with 503 while it "loads"
 // for 300 ms and 200 after, and writes its pid, argv and what it sees of the agent's environment

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { fakeControlPlane } from "../src/testing";
+import { fakeControlPlane } from "./kit";
 
 // The stand-in control plane the agent's tests run against refuses what the server refuses, so an
 // agent drifting from the wire format fails those tests rather than only a real deployment.

@@ -11,7 +11,11 @@ export { type AppOptions, benchesOf, createApp, gatewayOf } from "./app";
 export type { Role } from "./config";
 export { type Config, ConfigError, loadConfig } from "./config";
 export { type Deps, openDeps } from "./deps";
+// The server's parts the benches (scripts/bench) assemble a server of their own from.
+export { startHeadroomChanges } from "./events/headroomChanges";
 export { type ClientAdmission, OPEN_ADMISSION } from "./gateway/admission";
 export type { Gateway, GatewayOptions } from "./gateway/gateway";
 export type { GatewayMeter, GatewayNow, RequestOutcome } from "./gateway/meter";
 export { type RunningServer, startServer } from "./server";
+export { markSilentNodesDown } from "./services/liveness";
+export { Snapshot, withNode } from "./world";

@@ -1,7 +1,6 @@
 import { join } from "node:path";
+import { llama3_8b, writeGgufFile } from "@llmgw/simulation";
 import { describe, expect, it } from "vitest";
-import { writeGgufFile } from "../src/testing/ggufFiles";
-import { llama3_8b } from "../src/testing/ggufModels";
 import { errorOf, useApi } from "./harness";
 
 import { bearer, SECRETS, tokensYaml } from "./security-kit";

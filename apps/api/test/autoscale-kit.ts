@@ -1,5 +1,5 @@
 import type { Heartbeat, HeartbeatReply } from "@llmgw/domain";
-import { type EngineOptions, StandInEngine } from "../src/testing/engine";
+import { type EngineOptions, StandInEngine } from "@llmgw/simulation";
 import { heartbeat, replicaReport } from "./factories";
 
 // An agent as the autoscaling tests need one: it runs whatever the server's reply asks on its node

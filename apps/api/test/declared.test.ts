@@ -1,8 +1,7 @@
 import { join } from "node:path";
+import { llama3_8b, writeGgufFile } from "@llmgw/simulation";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { writeGgufFile } from "../src/testing/ggufFiles";
-import { llama3_8b } from "../src/testing/ggufModels";
 import { errorOf, heartbeat, modelInput, useApi } from "./harness";
 
 // A server started with a llmgw.yaml (SPEC §4): its models are read-only through the API, its

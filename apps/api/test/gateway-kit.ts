@@ -2,13 +2,13 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import type { Model, ModelInput, ModelView } from "@llmgw/domain";
 import { replicaOf } from "@llmgw/domain/testing";
+import { type EngineOptions, StandInEngine } from "@llmgw/simulation";
 import OpenAI from "openai";
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { createApp, gatewayOf } from "../src/app";
 import type { ClientAdmission } from "../src/gateway/admission";
 import type { GatewayDemand } from "../src/gateway/dispatcher";
 import type { GatewayMeter, GatewayNow, RequestOutcome } from "../src/gateway/meter";
-import { type EngineOptions, StandInEngine } from "../src/testing/engine";
 import {
   type Api,
   beatOk,

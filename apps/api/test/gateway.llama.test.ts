@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runBench } from "@llmgw/client/bench";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeTinyLlamaGguf } from "../src/testing/ggufLlama";
-import { type LlamaEngineProcess, startLlamaEngine } from "../src/testing/llamaProcess";
 import { useGateway } from "./gateway-kit";
+import { writeTinyLlamaGguf } from "./kit/ggufLlama";
+import { type LlamaEngineProcess, startLlamaEngine } from "./kit/llamaProcess";
 
 // Real inference through the gateway: a tiny llama GGUF (random weights, so gibberish) run by a
 // real llama.cpp in the test engine process, reached through the official `openai` SDK. What it

@@ -1,7 +1,7 @@
+import { StandInEngine } from "@llmgw/simulation";
 import { openPostgres } from "@llmgw/store";
 import { describeOnPostgres } from "@llmgw/store/testing";
 import { expect, it } from "vitest";
-import { StandInEngine } from "../src/testing/engine";
 import { heartbeat, modelInput } from "./harness";
 import { useTwoServers } from "./multi-kit";
 

@@ -1,6 +1,6 @@
+import type { StandInEngine } from "@llmgw/simulation";
 import { APIError } from "openai";
 import { describe, expect, it } from "vitest";
-import type { StandInEngine } from "../src/testing/engine";
 import { until, useGateway } from "./gateway-kit";
 
 // Which replica answers (SPEC §7.1) and what happens when one fails or the client leaves (§7.5).

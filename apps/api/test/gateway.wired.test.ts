@@ -2,12 +2,12 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { silentLogger } from "@llmgw/log";
+import { StandInEngine } from "@llmgw/simulation";
 import OpenAI, { PermissionDeniedError } from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newToken, sha256Hex } from "../src/auth/secrets";
 import { loadConfig } from "../src/config";
 import { type RunningServer, startServer } from "../src/server";
-import { StandInEngine } from "../src/testing/engine";
 import { modelInput } from "./harness";
 import { EventStream } from "./sse";
 

@@ -1,8 +1,7 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
+import { llama31_8b, writeGgufFile, writeNotGguf } from "@llmgw/simulation";
 import { describe, expect, it } from "vitest";
-import { writeGgufFile, writeNotGguf } from "../src/testing/ggufFiles";
-import { llama31_8b } from "../src/testing/ggufModels";
 import { useApi } from "./harness";
 
 // GET /mirror/info (issue 18): the first-run guide's words, the mirror's own directory and layout,

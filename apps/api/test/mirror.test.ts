@@ -1,8 +1,7 @@
 import { utimes } from "node:fs/promises";
 import { join } from "node:path";
+import { llama3_8b, llama31_8b, writeGgufFile, writeNotGguf, writeSafetensorsFile } from "@llmgw/simulation";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { writeGgufFile, writeNotGguf, writeSafetensorsFile } from "../src/testing/ggufFiles";
-import { llama3_8b, llama31_8b } from "../src/testing/ggufModels";
 import { beatPlaced, createOk, errorOf, heartbeat, modelInput, replicaReport, useApi } from "./harness";
 import { GB, sha256Of } from "./mirror/fixtures";
 

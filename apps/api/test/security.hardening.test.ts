@@ -179,18 +179,18 @@ describe("bodies", () => {
 
 describe("server-side request forgery", () => {
   // Exempt, by name: the request path's upstream pools (SPEC §7), which connect only to the
-  // `endpoint` of a managed `ready` replica, as the agent trusted with that node reported it; and the
-  // stand-in engines (src/testing: the stand-in and the llama.cpp one, with its launcher), servers for
-  // tests and the demo that `serve` never loads.
-  const EXEMPT = new Set([
-    "apps/api/src/gateway/upstream.ts",
-    "apps/api/src/testing/engine.ts",
-    "apps/api/src/testing/llamaEngine.ts",
-    "apps/api/src/testing/llamaProcess.ts",
-  ]);
+  // `endpoint` of a managed `ready` replica, as the agent trusted with that node reported it. (The
+  // stand-in engines are not the server's code: @llmgw/simulation and the API's test kit.)
+  const EXEMPT = new Set(["apps/api/src/gateway/upstream.ts"]);
 
   it("cannot happen: the server's code opens no outbound connection (no fetch, http client or socket)", () => {
-    const roots = ["apps/api/src", "packages/store/src", "packages/domain/src"];
+    const roots = [
+      "apps/api/src",
+      "packages/store/src",
+      "packages/domain/src",
+      "packages/contract/src",
+      "packages/log/src",
+    ];
     const repo = fileURLToPath(new URL("../../../", import.meta.url));
     // `fetch(` alone or on globalThis; an app's own `.fetch(request)` answers a request that came in.
     const outbound =

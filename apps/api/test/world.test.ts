@@ -1,10 +1,8 @@
 import { gunzipSync } from "node:zlib";
 import { scheduleWrites } from "@llmgw/domain";
-import { makeModel } from "@llmgw/domain/testing";
 import { describe, expect, it, vi } from "vitest";
 import { runOnce } from "../src/scheduler";
 import { markSilentNodesDown } from "../src/services/liveness";
-import { Snapshot } from "../src/world";
 import { beatOk, heartbeat, modelInput, replicaReport, useApi } from "./harness";
 
 // The world's snapshot: a heartbeat patches it instead of reading the store again, and what the
@@ -262,19 +260,6 @@ describe("the snapshot after creates and edits", () => {
     }
     expect(api.deps.world.loads - loadsBefore).toBe(reads);
     expect(removals).toBeGreaterThan(0);
-  });
-});
-
-describe("Snapshot.withModel", () => {
-  it("never puts an older version of a model over a newer one (edits' continuations can cross)", () => {
-    const v2 = makeModel({ version: 2, description: "newer" });
-    const snap = Snapshot.of({ models: [v2], nodes: [], replicas: [], classes: [], quotas: [] });
-    expect(snap.withModel({ ...v2, version: 1, description: "older" })).toBe(snap);
-    expect(
-      snap.withModel({ ...v2, version: 3, description: "newest" }).modelsByName.get(v2.name),
-    ).toMatchObject({
-      description: "newest",
-    });
   });
 });
 

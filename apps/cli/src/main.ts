@@ -2,7 +2,7 @@ import { agent } from "@llmgw/agent";
 import { ConfigError } from "@llmgw/api";
 import { LOG_USAGE } from "@llmgw/log";
 import { ctl } from "./ctl";
-import { demo } from "./demo";
+import { demo } from "./demo/demo";
 import { serve } from "./serve";
 
 const USAGE = `llmgw — a control plane for serving LLMs on your own fleet

@@ -1,6 +1,6 @@
-import { StandInEngine } from "@llmgw/api/testing";
 import { type BenchResult, benchResultSchema, type ModelView, type StoredBench } from "@llmgw/domain";
 import { replicaOf } from "@llmgw/domain/testing";
+import { StandInEngine } from "@llmgw/simulation";
 import { afterEach, describe, expect, it } from "vitest";
 import { fresh, useCtl } from "./ctl-harness";
 

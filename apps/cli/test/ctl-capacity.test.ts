@@ -1,6 +1,6 @@
 import { join } from "node:path";
-import { llama3_8b, writeGgufFile } from "@llmgw/api/testing";
 import type { QuotaUsage } from "@llmgw/domain";
+import { llama3_8b, writeGgufFile } from "@llmgw/simulation";
 import { describe, expect, it } from "vitest";
 import { cells, fresh, json, rowOf, useCtl } from "./ctl-harness";
 

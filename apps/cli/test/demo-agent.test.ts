@@ -1,7 +1,7 @@
 import { type RunningAgent, runAgent, Supervisor, simulatedMachine } from "@llmgw/agent";
 import { desiredReplica, fakeControlPlane, recordingLog, replicaIn } from "@llmgw/agent/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { simulatedEngines } from "../src/simulated";
+import { simulatedEngines } from "../src/demo/simulated";
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {

@@ -7,8 +7,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { until } from "@llmgw/agent/testing";
 import { loadConfig, type RunningServer, silentLogger, startServer } from "@llmgw/api";
-import { llama3_8b, newToken, sha256Hex, tokensYaml, writeGgufFile } from "@llmgw/api/testing";
+import { newToken, sha256Hex, tokensYaml } from "@llmgw/api/testing";
 import { answer, connect } from "@llmgw/client";
+import { llama3_8b, writeGgufFile } from "@llmgw/simulation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // SPEC §8.2 against the real server: an agent killed in the middle of a download, started again,

@@ -2,7 +2,7 @@ import { modelName, nodeName, text } from "@llmgw/domain";
 import { z } from "zod";
 
 // Browser-safe (no Node, no Hono): what a token may be, for llmgw.yaml, `POST /tokens` and the
-// dashboard's form (`@llmgw/api/tokens`), so the rule is written once.
+// dashboard's form (`@llmgw/contract`), so the rule is written once.
 
 export const roleSchema = z.enum(["viewer", "operator", "admin", "agent", "client"]);
 export type Role = z.infer<typeof roleSchema>;

@@ -1,5 +1,13 @@
 import { describe, expect, it, vi } from "vitest";
 import {
+  makeMirrorFile,
+  makeMirrorVersion,
+  makeModel,
+  makeNode,
+  makeReported,
+  replicaOf,
+} from "../test/factories";
+import {
   desiredReplicas,
   mergeReport,
   nodeFactsMoved,
@@ -7,14 +15,6 @@ import {
   sameReading,
 } from "./agentReport";
 import type { Model, Replica } from "./schemas";
-import {
-  makeMirrorFile,
-  makeMirrorVersion,
-  makeModel,
-  makeNode,
-  makeReported,
-  replicaOf,
-} from "./testing/factories";
 
 const NOW = "2025-06-01T12:00:00.000Z";
 const GRACE_MS = 15_000;

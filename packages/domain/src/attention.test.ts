@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { makeModel, makeQuota, replicaOf } from "../test/factories";
 import { modelAttention, nodeAttention, overQuotaOf, quotaAttention } from "./attention";
 import { modeOf } from "./runModes";
 import type { ModelSummary, Replica } from "./schemas";
-import { makeModel, makeQuota, replicaOf } from "./testing/factories";
 
 function summary(overrides: {
   min?: number;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { makeModel, makeProfile } from "../test/factories";
 import {
   autoscaleFloor,
   autoscaleTarget,
@@ -12,7 +13,6 @@ import {
   scaleStep,
   sumDemand,
 } from "./autoscale";
-import { makeModel, makeProfile } from "./testing/factories";
 
 const T0 = Date.UTC(2026, 0, 1, 14, 0);
 

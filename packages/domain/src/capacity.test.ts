@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { makeClasses, makeModel, makeNode, makeReplica } from "../test/factories";
 import { capacityByClass, nodeUsage, nodeView, usageOn } from "./capacity";
 import { indexFleet, reindexNode } from "./fleetIndex";
 import type { Model, Node, Replica } from "./schemas";
-import { makeClasses, makeModel, makeNode, makeReplica } from "./testing/factories";
 
 function fleet(nodes: Node[], replicas: Replica[], models: Model[]) {
   return indexFleet({ nodes, replicas, models, classes: makeClasses() });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { makeNode } from "../test/factories";
 import { suggestCores } from "./cores";
-import { makeNode } from "./testing/factories";
 
 describe("suggestCores", () => {
   it("is half the smallest ready node the model fits on", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { makeMirrorVersion, makeReplica } from "../test/factories";
 import { changeEventSchema, EVENT_TYPES, type EventOf, liveEventSchema } from "./events";
-import { makeMirrorVersion, makeReplica } from "./testing/factories";
 
 describe("the event union", () => {
   it("names every type once, the change events and the ephemeral model.traffic, headroom.changed, model.bench and model.autoscale", () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { makeClasses, makeModel, makeNode, makeQuota, makeReplica } from "../test/factories";
 import { indexFleet } from "./fleetIndex";
 import { headroom, victimsFor } from "./headroom";
 import type { Model, Node, Replica } from "./schemas";
-import { makeClasses, makeModel, makeNode, makeQuota, makeReplica } from "./testing/factories";
 
 function index(nodes: Node[], replicas: Replica[], models: Model[]) {
   return indexFleet({ nodes, replicas, models, classes: makeClasses() });

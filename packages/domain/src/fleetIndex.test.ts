@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { makeClasses, makeModel, makeNode, makeReplica, replicaOf } from "../test/factories";
 import { freeOn, indexFleet, quotaUsage, reindexNode, replicaCounts } from "./fleetIndex";
 import { headroom, headroomAll } from "./headroom";
 import type { Model, Node, Replica } from "./schemas";
-import { makeClasses, makeModel, makeNode, makeReplica, replicaOf } from "./testing/factories";
 
 function index(nodes: Node[], replicas: Replica[], models: Model[]) {
   return indexFleet({ nodes, replicas, models, classes: makeClasses() });

@@ -1,4 +1,5 @@
 import { classRank } from "./classes";
+import { compareText } from "./compare";
 import { emptyUsage, type QuotaAmounts } from "./quota";
 import type { Class, Model, Node, Replica, Resources } from "./schemas";
 
@@ -380,8 +381,4 @@ function resizedInts(array: Int32Array, length: number): Int32Array {
   const next = new Int32Array(length);
   next.set(array.subarray(0, Math.min(array.length, length)));
   return next;
-}
-
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { llama31Summary } from "../test/factories";
 import { ggufSummary, ggufVerdict, kvBytesPerToken, LLAMACPP_ARCHITECTURES } from "./gguf";
 import type { GgufSummary } from "./schemas";
-import { llama31Summary } from "./testing/factories";
 
 /** Header metadata as @huggingface/gguf returns it for a Llama 3.1 8B file. */
 function llama31Metadata(overrides: Record<string, unknown> = {}): Record<string, unknown> {

@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { build, classes, type Fleet, fleetArb, replicaArb } from "../test/randomFleet";
 import { indexFleet, reindexNode } from "./fleetIndex";
 import { headroomAll, victimsFor } from "./headroom";
 import { headroomSchema, type Model, type Replica } from "./schemas";
-import { build, classes, type Fleet, fleetArb, replicaArb } from "./testing/randomFleet";
 
 // Headroom is checked against a reference written the slow, obvious way from SPEC §2.4.
 

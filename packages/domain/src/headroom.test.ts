@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { makeClasses, makeModel, makeNode, makeQuota, makeReplica, replicaOf } from "../test/factories";
 import { indexFleet, reindexNode } from "./fleetIndex";
 import { headroom, headroomAll, headroomSummary } from "./headroom";
 import type { Model, Node, Quota, Replica } from "./schemas";
-import { makeClasses, makeModel, makeNode, makeQuota, makeReplica, replicaOf } from "./testing/factories";
 
 function index(nodes: Node[], replicas: Replica[], models: Model[]) {
   return indexFleet({ nodes, replicas, models, classes: makeClasses() });

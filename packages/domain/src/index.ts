@@ -4,6 +4,7 @@ export * from "./autoscale";
 export * from "./bench";
 export * from "./capacity";
 export * from "./classes";
+export * from "./compare";
 export * from "./cores";
 export * from "./counted";
 export * from "./events";

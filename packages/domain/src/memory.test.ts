@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { llama31Summary } from "../test/factories";
 import { FLAT_MEMORY_BASIS, memoryEstimate } from "./memory";
-import { llama31Summary } from "./testing/factories";
 
 const GiB = 1024 ** 3;
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { makeModel, makeProfile } from "../test/factories";
 import { applyPatch, PatchError } from "./patch";
-import { makeModel, makeProfile } from "./testing/factories";
 
 function model() {
   return makeModel({

@@ -1,3 +1,4 @@
+import { compareText } from "./compare";
 import { DIMENSIONS, type FleetIndex } from "./fleetIndex";
 import { defaultProfile } from "./need";
 import { type Model, type Resources, WHY_NOT_CAUSES, type WhyNotCause } from "./schemas";
@@ -62,9 +63,7 @@ export function placementOf(index: FleetIndex, model: Model): Placement {
 /** A key equal for models that may use the same nodes. */
 export function placementKey(model: Model): string {
   const profile = defaultProfile(model);
-  const selector = Object.entries(profile?.nodeSelector ?? {}).sort(([a], [b]) =>
-    a < b ? -1 : a > b ? 1 : 0,
-  );
+  const selector = Object.entries(profile?.nodeSelector ?? {}).sort(([a], [b]) => compareText(a, b));
   return `${profile?.engine ?? ""}\u0000${JSON.stringify(selector)}`;
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { makeModel, makeProfile, makeQuota, makeReplica } from "../test/factories";
 import { admitQuota, emptyUsage, quotaCommitment, quotaIncrease, quotaRemaining } from "./quota";
-import { makeModel, makeProfile, makeQuota, makeReplica } from "./testing/factories";
 
 describe("admitQuota", () => {
   const usage = { memoryGB: 250, cpuCores: 60, gpus: 8, replicas: 20 };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { makeMirrorFile, makeMirrorVersion } from "../test/factories";
 import { mirrorVersionOf, replicaFilesOf } from "./replicaFiles";
 import { mirrorUrl } from "./servePlan";
-import { makeMirrorFile, makeMirrorVersion } from "./testing/factories";
 
 describe("mirrorVersionOf", () => {
   it.each([

@@ -1,11 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { classes, fleetArb } from "../test/randomFleet";
 import { capacityByClass, nodeView } from "./capacity";
 import { indexFleet } from "./fleetIndex";
 import { headroomAll } from "./headroom";
 import { runningText } from "./running";
 import type { ClassUsage, Replica } from "./schemas";
-import { classes, fleetArb } from "./testing/randomFleet";
 
 // Every screen's numbers come from the same replicas (issue 18): the Capacity totals and class
 // table (`GET /capacity`), the Fleet page's node bars (`GET /fleet/nodes`), the cards' running

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { llama31Summary, makeMirrorFile, makeMirrorVersion, makeNode } from "../test/factories";
 import type { GgufVerdict } from "./schemas";
 import { engineFor, extensionOf, mirrorUrl, servePlan } from "./servePlan";
-import { llama31Summary, makeMirrorFile, makeMirrorVersion, makeNode } from "./testing/factories";
 
 const GiB = 1024 ** 3;
 const BASE = "http://mirror.example:8080/";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
+import { makeModel, makeNode } from "../test/factories";
 import {
   classSchema,
   heartbeatSchema,
@@ -8,7 +9,6 @@ import {
   modelPatchSchema,
   quotaSchema,
 } from "./schemas";
-import { makeModel, makeNode } from "./testing/factories";
 import { CONTROL_MESSAGE, hasControl, hasLoneSurrogate, SURROGATE_MESSAGE, text } from "./text";
 
 const NUL = "a\u0000b";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { describeOnEachDatabase } from "../src/testing";
 import { backendFor, useStore } from "./backends";
 import { unique } from "./factories";
+import { describeOnEachDatabase } from "./testStore";
 
 const T0 = Date.UTC(2026, 0, 1, 14, 0);
 

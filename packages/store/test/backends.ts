@@ -3,7 +3,7 @@ import pg from "pg";
 import { afterAll, beforeAll, beforeEach } from "vitest";
 import type { DbKind } from "../src/db";
 import type { Store, StoreOptions } from "../src/store";
-import { openTestStore, TEST_DATABASE_URL } from "../src/testing";
+import { openTestStore, TEST_DATABASE_URL } from "./testStore";
 
 /**
  * A database a contract suite runs against: PGlite in memory, or PostgreSQL at TEST_DATABASE_URL

@@ -2,9 +2,9 @@ import { expect, it, vi } from "vitest";
 import { TransactionAborted } from "../src/db";
 import { keyHash } from "../src/locks";
 import { LOCK, MIGRATIONS, migrate } from "../src/migrations";
-import { describeOnEachDatabase, describeOnPostgres } from "../src/testing";
 import { backendFor, openFor, useStore } from "./backends";
 import { aNode, aQuota, aReplica, unique } from "./factories";
+import { describeOnEachDatabase, describeOnPostgres } from "./testStore";
 
 // What the Db seam promises, on every driver: the same types back, the same transaction semantics.
 describeOnEachDatabase("Db on $name", ({ kind }) => {

@@ -1,8 +1,8 @@
-import { DEFAULT_CLASSES } from "@llmgw/domain";
+import { compareText, DEFAULT_CLASSES } from "@llmgw/domain";
 import { describe, expect, it } from "vitest";
-import { describeOnEachDatabase } from "../src/testing";
 import { backendFor, useStore } from "./backends";
 import { aMirrorVersion, aNode, anAuditEntry, aQuota, aReplica, unique } from "./factories";
+import { describeOnEachDatabase } from "./testStore";
 
 describeOnEachDatabase("fleet, quotas, audit and events on $name", ({ kind }) => {
   const store = useStore(backendFor(kind));
@@ -157,7 +157,7 @@ describeOnEachDatabase("fleet, quotas, audit and events on $name", ({ kind }) =>
         { upserted: [arriving], removed: [] },
       ]);
       expect(await store.replicas.listByNodes([a, b, c])).toEqual(
-        [stays, moved, arriving].sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0)),
+        [stays, moved, arriving].sort((x, y) => compareText(x.id, y.id)),
       );
     });
 

@@ -2,9 +2,9 @@ import type { Model } from "@llmgw/domain";
 import { describe, expect, it } from "vitest";
 import { NameTaken, VersionConflict } from "../src/errors";
 import type { DeclaredModel } from "../src/repos/models";
-import { describeOnEachDatabase } from "../src/testing";
 import { backendFor, useStore } from "./backends";
 import { aModel, aProfile } from "./factories";
+import { describeOnEachDatabase } from "./testStore";
 
 const declared = (overrides: Partial<Model> = {}): DeclaredModel => {
   const { origin: _o, version: _v, updatedAt: _a, updatedBy: _b, ...rest } = aModel(overrides);

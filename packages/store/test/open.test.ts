@@ -5,9 +5,9 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { MIGRATIONS } from "../src/migrations";
 import { openStore } from "../src/store";
-import { describeOnPostgres } from "../src/testing";
 import { backendFor } from "./backends";
 import { aModel } from "./factories";
+import { describeOnPostgres } from "./testStore";
 
 describe("PGlite in a data directory", () => {
   const dirs: string[] = [];

@@ -2,8 +2,8 @@ import { createHash, randomBytes } from "node:crypto";
 import { expect, it } from "vitest";
 import type { StoredSession } from "../src/repos/sessions";
 import type { StoredToken } from "../src/repos/tokens";
-import { describeOnEachDatabase, describeOnPostgres } from "../src/testing";
 import { backendFor, openFor, useStore } from "./backends";
+import { describeOnEachDatabase, describeOnPostgres } from "./testStore";
 
 let sequence = 0;
 const hash = () => createHash("sha256").update(randomBytes(32)).digest("hex");

@@ -1,17 +1,12 @@
-import { readdir, readFile, realpath, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { join } from "node:path";
-import {
-  type GgufHeader,
-  ggufSummary,
-  type MirrorFile,
-  type MirrorVersion,
-  type MisplacedFile,
-  misplacedFile,
-} from "@llmgw/domain";
+import type { GgufHeader, MirrorVersion, MisplacedFile } from "@llmgw/domain";
 import { type Logger, silentLogger } from "@llmgw/log";
+import { type DiskEntry, entriesOf, misplacedFiles, readVersion, realRoot, type VersionOnDisk } from "./disk";
 import { readGgufHeader } from "./ggufHeader";
 import { createHashBook, type HashFile, sha256OfFile } from "./hashes";
-import { isBookkeeping, isSafeSegment, PART_SUFFIX, realPathInside, SIZE_SUFFIX } from "./paths";
+import { HeaderCache } from "./headers";
+import { isBookkeeping, isSafeSegment, realPathInside } from "./paths";
 import { MirrorSnapshot } from "./snapshot";
 import { type MirrorListener, watchMirror } from "./watch";
 
@@ -68,34 +63,11 @@ export interface Mirror {
   misplaced(): Promise<MisplacedFile[]>;
 }
 
-interface DiskEntry {
-  name: string;
-  path: string;
-  size: number;
-  mtimeMs: number;
-  error: string | null;
-}
-
-interface VersionOnDisk {
-  view: MirrorVersion;
-  /** The file whose header describes the version, when it is there in full. */
-  headerFile: DiskEntry | null;
-  /** Its complete files as found on disk. */
-  complete: DiskEntry[];
-}
-
-interface CachedHeader {
-  size: number;
-  mtimeMs: number;
-  header: Promise<GgufHeader>;
-}
-
 export function createMirror(options: MirrorOptions): Mirror {
   const { dir } = options;
   const readHeader = options.readHeader ?? readGgufHeader;
-  // Weights files are gigabytes and change only by being replaced, so a header is read again only
-  // when the file's size or modification time says it is a different file.
-  const headers = new Map<string, CachedHeader>();
+  const headers = new HeaderCache(readHeader);
+  const headerFor = (file: DiskEntry) => headers.headerFor(file);
   const snapshot = new MirrorSnapshot();
   let scansStarted = 0;
   let snapshotFrom = 0;
@@ -109,60 +81,6 @@ export function createMirror(options: MirrorOptions): Mirror {
     },
     log: options.log ?? silentLogger(),
   });
-
-  function headerFor(file: DiskEntry): Promise<GgufHeader> {
-    const hit = headers.get(file.path);
-    if (hit && hit.size === file.size && hit.mtimeMs === file.mtimeMs) return hit.header;
-    const header = readHeader(file.path).catch((err: unknown) => ({ error: String(err) }));
-    headers.set(file.path, { size: file.size, mtimeMs: file.mtimeMs, header });
-    return header;
-  }
-
-  async function readVersion(root: string, model: string, version: string): Promise<VersionOnDisk | null> {
-    const versionDir = await realPathInside(root, join(dir, model, version));
-    if (!versionDir) return null;
-    const entries = await entriesOf(root, versionDir, "file");
-    const byName = new Map(entries.map((entry) => [entry.name, entry]));
-    const files: { file: MirrorFile; disk: DiskEntry | null }[] = [];
-    for (const entry of entries) {
-      if (entry.name.endsWith(SIZE_SUFFIX)) continue;
-      if (!entry.name.endsWith(PART_SUFFIX)) {
-        files.push({ file: completeOrFailed(entry), disk: entry.error ? null : entry });
-        continue;
-      }
-      const name = entry.name.slice(0, -PART_SUFFIX.length);
-      // A finished file wins over a .part the downloader forgot to remove.
-      if (!isSafeSegment(name) || byName.has(name)) continue;
-      const sizeFile = byName.get(name + SIZE_SUFFIX) ?? byName.get(entry.name + SIZE_SUFFIX);
-      files.push({
-        file: {
-          file: name,
-          bytesDone: entry.size,
-          bytesTotal: sizeFile ? await expectedBytes(sizeFile) : null,
-          state: entry.error ? "failed" : "downloading",
-          error: entry.error,
-          sha256: null,
-        },
-        disk: null,
-      });
-    }
-    if (files.length === 0) return null;
-    files.sort((a, b) => compareNames(a.file.file, b.file.file));
-    // For a split model the first part carries the header that matters (and says it is part 1).
-    const first = files.find(({ file }) => file.file.toLowerCase().endsWith(".gguf"));
-    const headerFile = first?.file.state === "complete" ? first.disk : null;
-    const header = headerFile ? await headerFor(headerFile) : null;
-    return {
-      view: {
-        model,
-        version,
-        files: files.map(({ file }) => file),
-        gguf: header && "metadata" in header ? ggufSummary(header.metadata, header.parameterCount) : null,
-      },
-      headerFile,
-      complete: files.flatMap(({ disk }) => (disk ? [disk] : [])),
-    };
-  }
 
   /**
    * The version with each complete file's digest as known now; the files not hashed yet are queued.
@@ -179,7 +97,7 @@ export function createMirror(options: MirrorOptions): Mirror {
   async function readOne(model: string, version: string): Promise<VersionOnDisk | null> {
     if (!isSafeSegment(model) || !isSafeSegment(version)) return null;
     const root = await realRoot(dir);
-    return root ? readVersion(root, model, version) : null;
+    return root ? readVersion({ root, dir }, model, version, headerFor) : null;
   }
 
   async function scan(): Promise<MirrorVersion[]> {
@@ -190,13 +108,13 @@ export function createMirror(options: MirrorOptions): Mirror {
       for (const model of await entriesOf(root, dir, "directory")) {
         const versions = await entriesOf(root, model.path, "directory");
         const read = await Promise.all(
-          versions.map((version) => readVersion(root, model.name, version.name)),
+          versions.map((version) => readVersion({ root, dir }, model.name, version.name, headerFor)),
         );
         for (const version of read) if (version) found.push(version);
       }
     }
     const inUse = new Set(found.flatMap(({ headerFile }) => (headerFile ? [headerFile.path] : [])));
-    for (const path of headers.keys()) if (!inUse.has(path)) headers.delete(path);
+    headers.keepOnly(inUse);
     const scanned = found.map((version) => ({ view: withDigests(version), complete: version.complete }));
     const versions = scanned.map(({ view }) => view);
     // Scans can overlap (a watch and a caller); an older one finishing late must not win.
@@ -248,85 +166,6 @@ export function createMirror(options: MirrorOptions): Mirror {
       ),
     hashInBackground: () => hashes.start(),
     hashed: () => hashes.idle(),
-    misplaced: async () => {
-      const root = await realRoot(dir);
-      if (!root) return [];
-      const found = (await entriesOf(root, dir, "file")).map((f) => misplacedFile(dir, [f.name]));
-      for (const model of await entriesOf(root, dir, "directory"))
-        for (const f of await entriesOf(root, model.path, "file"))
-          found.push(misplacedFile(dir, [model.name, f.name]));
-      return found.filter((f): f is MisplacedFile => f !== null);
-    },
+    misplaced: () => misplacedFiles(dir),
   };
-}
-
-function completeOrFailed(entry: DiskEntry): MirrorFile {
-  if (entry.error) {
-    return {
-      file: entry.name,
-      bytesDone: 0,
-      bytesTotal: null,
-      state: "failed",
-      error: entry.error,
-      sha256: null,
-    };
-  }
-  return {
-    file: entry.name,
-    bytesDone: entry.size,
-    bytesTotal: entry.size,
-    state: "complete",
-    error: null,
-    sha256: null,
-  };
-}
-
-async function realRoot(dir: string): Promise<string | null> {
-  return realpath(dir).catch(() => null);
-}
-
-/**
- * The visible entries of one kind in a directory. Symlinks count when they stay inside the mirror.
- * A file that cannot be read is kept with its error (the operator must see it); one that vanished
- * between listing and looking is gone.
- */
-async function entriesOf(root: string, path: string, kind: "file" | "directory"): Promise<DiskEntry[]> {
-  const dirents = await readdir(path, { withFileTypes: true }).catch(() => []);
-  const entries = await Promise.all(
-    dirents.map(async (dirent): Promise<DiskEntry | null> => {
-      if (!isSafeSegment(dirent.name)) return null;
-      const entryPath = join(path, dirent.name);
-      if (dirent.isSymbolicLink() && !(await realPathInside(root, entryPath))) return null;
-      try {
-        const stats = await stat(entryPath);
-        const isKind = kind === "file" ? stats.isFile() : stats.isDirectory();
-        if (!isKind) return null;
-        return { name: dirent.name, path: entryPath, size: stats.size, mtimeMs: stats.mtimeMs, error: null };
-      } catch (err) {
-        if (errorCode(err) === "ENOENT" || kind === "directory") return null;
-        const message = err instanceof Error ? err.message : String(err);
-        return { name: dirent.name, path: entryPath, size: 0, mtimeMs: 0, error: message };
-      }
-    }),
-  );
-  return entries
-    .filter((entry): entry is DiskEntry => entry !== null)
-    .sort((a, b) => compareNames(a.name, b.name));
-}
-
-/** The byte count a `.size` file promises; null when it holds anything but one whole number. */
-async function expectedBytes(sizeFile: DiskEntry): Promise<number | null> {
-  if (sizeFile.error || sizeFile.size > 64) return null;
-  const text = await readFile(sizeFile.path, "utf8").catch(() => "");
-  const trimmed = text.trim();
-  return /^\d{1,16}$/.test(trimmed) ? Number(trimmed) : null;
-}
-
-/** Plain code-point order, so "first file" means the same on every machine and locale. */
-function compareNames(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function errorCode(err: unknown): string | undefined {
-  return err instanceof Error && "code" in err && typeof err.code === "string" ? err.code : undefined;
 }

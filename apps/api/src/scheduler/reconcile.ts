@@ -12,7 +12,7 @@ import {
 } from "@llmgw/domain";
 import type { Deps } from "../deps";
 import { commit } from "../services/commit";
-import type { Snapshot } from "../world";
+import { type Snapshot, withReplicas } from "../world";
 
 /** Whether this process may place replicas now (SPEC §4: one process at a time, by advisory lock). */
 export type LeaderCheck = () => Promise<boolean>;
@@ -77,7 +77,6 @@ async function apply(deps: Deps, snap: Snapshot, plan: Schedule): Promise<number
   if (writes.length === 0) return 0;
   const planned = new Map<string, Replica>();
   for (const r of snap.replicas) planned.set(r.id, r);
-  const generation = deps.world.generation;
   const { skipped } = await commit(
     deps,
     async (tx) => {
@@ -113,7 +112,9 @@ async function apply(deps: Deps, snap: Snapshot, plan: Schedule): Promise<number
     },
     // Patched into the picture, not read again: on a large fleet a whole read holds up every
     // heartbeat waiting on the snapshot, and a fleet's first beats set off run after run.
-    ({ stored }) => deps.world.patchReplicas(generation, stored),
+    ({ stored }) =>
+      (current) =>
+        withReplicas(current, stored),
   );
   return skipped;
 }

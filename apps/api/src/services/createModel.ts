@@ -3,7 +3,7 @@ import { NameTaken } from "@llmgw/store";
 import type { z } from "zod";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
-import { modelSummary, modelView } from "../world";
+import { modelSummary, modelView, withModel } from "../world";
 import { admit, checkClass } from "./admission";
 import { commit } from "./commit";
 
@@ -22,8 +22,6 @@ export async function createModel({
   checkClass(snap, input.class);
   const at = deps.now().toISOString();
   const model: Model = { ...input, origin: "runtime", version: 1, updatedAt: at, updatedBy: by };
-  // The picture the change was judged against: if nothing else changed it, the model is put in.
-  const generation = deps.world.generation;
   let stored: Model | null = null;
   try {
     return await commit(
@@ -48,7 +46,11 @@ export async function createModel({
           events: [{ type: "model.changed", data: modelSummary(snap, stored) }],
         };
       },
-      () => deps.world.putModel(generation, stored),
+      // The model put into the picture the change was judged against, if nothing else changed it.
+      () => {
+        const model = stored;
+        return model ? (snap) => withModel(snap, model) : null;
+      },
     );
   } catch (err) {
     if (err instanceof NameTaken) throw nameTaken(err, model);

@@ -3,6 +3,7 @@ import type { StoreTx } from "@llmgw/store";
 import type { AgentBindings, NewBinding } from "../auth/agentNodes";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
+import { withNode, withNodes } from "../world";
 import { commit } from "./commit";
 
 /** One heartbeat's change, as `heartbeat` found it against its picture of the fleet. */
@@ -78,7 +79,6 @@ async function drain(deps: Deps, queue: BeatQueue): Promise<void> {
 async function together(deps: Deps, batch: readonly Waiting[]): Promise<boolean> {
   const writes = batch.map((w) => w.write);
   if (!disjoint(writes)) return false;
-  const generation = deps.world.generation;
   let committed = false;
   try {
     await commit(
@@ -89,10 +89,11 @@ async function together(deps: Deps, batch: readonly Waiting[]): Promise<boolean>
       },
       (stored) => {
         committed = true;
-        deps.world.patchNodes(
-          generation,
-          writes.map((w, i) => ({ node: w.node, replicas: stored[i] ?? w.previous })),
-        );
+        return (snap) =>
+          withNodes(
+            snap,
+            writes.map((w, i) => ({ node: w.node, replicas: stored[i] ?? w.previous })),
+          );
       },
     );
   } catch (err) {
@@ -116,14 +117,13 @@ function disjoint(writes: readonly BeatWrite[]): boolean {
 }
 
 async function alone(deps: Deps, { write, resolve, reject }: Waiting): Promise<void> {
-  const generation = deps.world.generation;
   await commit(
     deps,
     async (tx) => {
       const [written] = await storeAll(tx, [write]);
       return { result: written?.stored ?? [], events: written?.events ?? [] };
     },
-    (stored) => deps.world.patchNode(generation, write.node, stored),
+    (stored) => (snap) => withNode(snap, write.node, stored),
   ).then(resolve, reject);
 }
 

@@ -1,5 +1,6 @@
 import type { Node } from "@llmgw/domain";
 import type { Deps } from "../deps";
+import { withNodes } from "../world";
 import { commit } from "./commit";
 
 /**
@@ -14,7 +15,6 @@ export async function markSilentNodesDown(deps: Deps): Promise<string[]> {
     (n) => n.state !== "down" && Date.parse(deps.world.live(n).lastSeen) < cutoff,
   );
   if (silent.length === 0) return [];
-  const generation = deps.world.generation;
   await commit(
     deps,
     async (tx) => {
@@ -30,11 +30,10 @@ export async function markSilentNodesDown(deps: Deps): Promise<string[]> {
     // The nodes' rows changed and nothing else: patched into the picture, as a heartbeat is, rather
     // than the whole fleet read again (on a loaded server, silent nodes would otherwise make every
     // read after them a reload).
-    (downs) =>
-      deps.world.patch(generation, (current) =>
-        current.withNodes(
-          downs.map((node) => ({ node, replicas: current.replicasByNode.get(node.name) ?? [] })),
-        ),
+    (downs) => (current) =>
+      withNodes(
+        current,
+        downs.map((node) => ({ node, replicas: current.replicasByNode.get(node.name) ?? [] })),
       ),
   );
   return silent.map((n) => n.name);

@@ -2,7 +2,7 @@ import { applyPatch, type Model, type ModelPatch, type ModelView, PatchError } f
 import { NameTaken, VersionConflict } from "@llmgw/store";
 import type { Deps } from "../deps";
 import { AppError, notFound } from "../errors";
-import { modelSummary, modelView } from "../world";
+import { modelSummary, modelView, withModel } from "../world";
 import { admit, checkClass, lockOwner } from "./admission";
 import { commit } from "./commit";
 import { nameTaken } from "./createModel";
@@ -59,8 +59,6 @@ export async function patchModel({
   if (patch.class !== undefined) checkClass(snap, next.class);
 
   const at = deps.now().toISOString();
-  // The picture the change was judged against: if nothing else changed it, the model is put in.
-  const generation = deps.world.generation;
   let stored: Model | null = null;
   try {
     return await commit(
@@ -93,7 +91,11 @@ export async function patchModel({
         // One announcement per changed field, as the audit has it; each carries the whole card.
         return { result: view, events: changes.map(() => ({ type: "model.changed" as const, data: card })) };
       },
-      () => deps.world.putModel(generation, stored),
+      // The model put into the picture the change was judged against, if nothing else changed it.
+      () => {
+        const model = stored;
+        return model ? (snap) => withModel(snap, model) : null;
+      },
     );
   } catch (err) {
     if (err instanceof VersionConflict) throw await stale(deps, err.current, ifMatch);

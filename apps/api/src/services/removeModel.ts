@@ -1,5 +1,6 @@
 import type { Deps } from "../deps";
 import { notFound } from "../errors";
+import { withoutModel } from "../world";
 import { commit } from "./commit";
 import { refuseDeclared } from "./patchModel";
 
@@ -18,7 +19,6 @@ export async function removeModel({
   if (!model) throw notFound(`a model called ${name}`);
   refuseDeclared(model);
   const at = deps.now().toISOString();
-  const generation = deps.world.generation;
   await commit(
     deps,
     async (tx) => {
@@ -28,6 +28,6 @@ export async function removeModel({
       ]);
       return { result: undefined, events: [{ type: "model.removed", data: { name } }] };
     },
-    () => deps.world.dropModel(generation, name),
+    () => (snap) => withoutModel(snap, name),
   );
 }

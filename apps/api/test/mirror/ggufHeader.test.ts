@@ -1,11 +1,10 @@
 import { readFile, stat, truncate, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type GgufHeader, ggufSummary, ggufVerdict } from "@llmgw/domain";
+import { ggufHeaderBytes, llama3_8b, writeGgufFile, writeNotGguf } from "@llmgw/simulation";
 import { describe, expect, it } from "vitest";
 import { readGgufHeader } from "../../src/mirror/ggufHeader";
-import { ggufHeaderBytes, writeGgufFile, writeNotGguf } from "../../src/testing/ggufFiles";
-import { tinyLlama, writeTinyLlamaGguf } from "../../src/testing/ggufLlama";
-import { llama3_8b } from "../../src/testing/ggufModels";
+import { tinyLlama, writeTinyLlamaGguf } from "../kit/ggufLlama";
 import { diskKilobytes, GB, tempDir } from "./fixtures";
 
 function metadataOf(header: GgufHeader): Record<string, unknown> {

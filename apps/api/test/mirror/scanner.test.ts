@@ -1,10 +1,9 @@
 import { mkdir, rename, symlink, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { llama3_8b, writeGgufFile, writeNotGguf, writeSafetensorsFile } from "@llmgw/simulation";
 import { describe, expect, it, vi } from "vitest";
 import { readGgufHeader } from "../../src/mirror/ggufHeader";
 import { createMirror } from "../../src/mirror/scanner";
-import { writeGgufFile, writeNotGguf, writeSafetensorsFile } from "../../src/testing/ggufFiles";
-import { llama3_8b } from "../../src/testing/ggufModels";
 import { GB, tempDir } from "./fixtures";
 
 /** A mirror with one of each thing the layout can hold. */

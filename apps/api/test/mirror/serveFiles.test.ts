@@ -1,10 +1,9 @@
 import { symlink } from "node:fs/promises";
 import { join } from "node:path";
+import { llama3_8b, writeGgufFile, writeNotGguf, writeSafetensorsFile } from "@llmgw/simulation";
 import { describe, expect, it } from "vitest";
 import { createMirror } from "../../src/mirror/scanner";
 import { mirrorFiles } from "../../src/mirror/serveFiles";
-import { writeGgufFile, writeNotGguf, writeSafetensorsFile } from "../../src/testing/ggufFiles";
-import { llama3_8b } from "../../src/testing/ggufModels";
 import { GB, tempDir } from "./fixtures";
 
 const SIZE = 4.7 * GB;

@@ -1,10 +1,9 @@
 import { appendFile, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { MirrorVersion } from "@llmgw/domain";
+import { llama3_8b, writeGgufFile, writeNotGguf } from "@llmgw/simulation";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { createMirror, type Mirror, type VersionKey } from "../../src/mirror/scanner";
-import { writeGgufFile, writeNotGguf } from "../../src/testing/ggufFiles";
-import { llama3_8b } from "../../src/testing/ggufModels";
 import { firstCall, tempDir } from "./fixtures";
 
 interface Change {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { makeClasses, makeModel, makeNode, makeQuota, replicaOf } from "../../test/factories";
 import { DRAIN_SETTLE_MS } from "../autoscale";
 import type { Model, Node, Quota, Replica } from "../schemas";
-import { makeClasses, makeModel, makeNode, makeQuota, replicaOf } from "../testing/factories";
 import { applySchedule, changesNothing } from "./apply";
 import { type ScheduleInput, schedule } from "./schedule";
 

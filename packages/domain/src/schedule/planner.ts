@@ -1,4 +1,5 @@
 import { drainOver } from "../autoscale";
+import { compareText } from "../compare";
 import { type FleetIndex, type IndexedModel, indexFleet, modelOf } from "../fleetIndex";
 import { replicaNeed } from "../need";
 import { type Placement, placementKey, placementOf } from "../placement";
@@ -6,7 +7,7 @@ import type { Model, Replica, Resources } from "../schemas";
 import { ChangeLog, QuotaLedger, sameNeed } from "./ledger";
 import { unplacedReason } from "./reasons";
 import { isLive, Room } from "./room";
-import { compareText, extraFirst, oldestFirst, wantedReplicas } from "./rules";
+import { extraFirst, oldestFirst, wantedReplicas } from "./rules";
 import type { Eviction, HeldBack, Schedule, ScheduleInput } from "./schedule";
 
 /** A model's replicas as this run has left them so far. */

@@ -1,4 +1,5 @@
 import { autoscaleFloor, isAutoscaled } from "../autoscale";
+import { compareText } from "../compare";
 import { modeOf } from "../runModes";
 import type { Model, Replica } from "../schemas";
 
@@ -33,8 +34,4 @@ export function extraFirst(a: Replica, b: Replica): number {
 /** Which pending replica is placed first: the oldest. */
 export function oldestFirst(a: Replica, b: Replica): number {
   return compareText(a.startedAt, b.startedAt) || compareText(a.id, b.id);
-}
-
-export function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

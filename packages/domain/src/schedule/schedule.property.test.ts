@@ -1,10 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { makeModel, makeNode, makeProfile, makeReplica } from "../../test/factories";
 import { DEFAULT_CLASSES } from "../classes";
 import { indexFleet } from "../fleetIndex";
 import { headroom } from "../headroom";
 import type { Class, Model, Node, Quota, Replica } from "../schemas";
-import { makeModel, makeNode, makeProfile, makeReplica } from "../testing/factories";
 import { applySchedule, changesNothing, scheduleWrites } from "./apply";
 import { type Schedule, type ScheduleInput, schedule, wantedReplicas } from "./schedule";
 

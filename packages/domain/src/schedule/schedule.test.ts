@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { makeClasses, makeModel, makeNode, makeQuota, replicaOf } from "../../test/factories";
 import type { Model, Node, Quota, Replica } from "../schemas";
-import { makeClasses, makeModel, makeNode, makeQuota, replicaOf } from "../testing/factories";
 import { applySchedule, changesNothing } from "./apply";
 import { type ScheduleInput, schedule, wantedReplicas } from "./schedule";
 

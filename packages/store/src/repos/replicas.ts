@@ -1,4 +1,4 @@
-import { type Replica, replicaSchema } from "@llmgw/domain";
+import { compareText, type Replica, replicaSchema } from "@llmgw/domain";
 import { jsonb, onlyRow, type Queryable } from "../db";
 
 export interface Replicas {
@@ -117,7 +117,7 @@ export function replicas(sql: Queryable): Replicas {
 
     async removeByNode(node) {
       const rows = await sql.query<DocRow>("delete from replicas where node = $1 returning doc", [node]);
-      return rows.map(toReplica).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      return rows.map(toReplica).sort((a, b) => compareText(a.id, b.id));
     },
 
     async nodesOf(ids) {

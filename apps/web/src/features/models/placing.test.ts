@@ -17,7 +17,15 @@ describe("placingOf", () => {
     });
 
     const ready = { ...starting, state: "ready" as const };
-    expect(placingOf({ ...model, replicas: [ready] })).toBeNull();
+    expect(
+      placingOf({ ...model, replicas: [ready], headroom: { ...model.headroom, current: 1 } }),
+    ).toBeNull();
+  });
+
+  it("counts as running only what the domain does: a ready replica on a draining node is not", () => {
+    const model = makeView({ name: "m", ...always(1), headroom: { total: 3, current: 0, elsewhere: 1 } });
+    const draining = makeReplica({ model: "m", state: "ready", node: "draining-node" });
+    expect(placingOf({ ...model, replicas: [draining] })).toEqual({ text: "placing 1 replica…", why: false });
   });
 
   it("says the scheduler is off rather than placing forever; an agent's starting replica still counts", () => {

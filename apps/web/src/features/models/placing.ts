@@ -12,7 +12,9 @@ export type Placing = { text: string; why: boolean };
 export function placingOf(model: ModelSummary, options: { scheduler?: boolean } = {}): Placing | null {
   // On demand wants none until woken; the wake button and the replicas say the rest.
   const wanted = model.mode === "always" ? model.scaling.min : 0;
-  const running = model.replicas.filter((r) => r.state === "ready").length;
+  // Running is the domain's count (SPEC §2.4): ready on a ready node. A ready replica on a draining
+  // or down node serves nobody new, so it does not make the card stop saying what is missing.
+  const running = model.headroom.current;
   const missing = wanted - running;
   if (missing <= 0) return null;
 

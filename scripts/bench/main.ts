@@ -1,24 +1,24 @@
 // `pnpm bench`: the figures issue 8 asks for, each beside the peer it is compared with (measured
-// in the same run) and its aim. The suites live in scripts/bench/; BENCH=<regular expression> runs
+// in the same run) and its aim. The suites live beside it, in scripts/bench/ (@llmgw/bench); BENCH=<regular expression> runs
 // only the benches whose names match, e.g. BENCH='schedule|models'. Figures on a shared machine
 // are noisy: read them beside the calibration row and the load average printed with them.
-import { load, machine, type Row } from "./bench/report";
+import { load, machine, type Row } from "./report";
 
 type Suite = { names: readonly string[]; run: (only: RegExp | null) => Promise<Row[]> };
 const suites: Array<() => Promise<Suite>> = [
-  () => import("./bench/domain"),
-  () => import("./bench/http"),
-  () => import("./bench/sse"),
-  () => import("./bench/heartbeats"),
-  () => import("./bench/firstBeats"),
-  () => import("./bench/scale"),
-  () => import("./bench/gateway"),
-  () => import("./bench/coldStart"),
-  () => import("./bench/web"),
-  () => import("./bench/browser"),
-  () => import("./bench/dashboardScale"),
-  () => import("./bench/store"),
-  () => import("./bench/load"),
+  () => import("./domain"),
+  () => import("./http"),
+  () => import("./sse"),
+  () => import("./heartbeats"),
+  () => import("./firstBeats"),
+  () => import("./scale"),
+  () => import("./gateway"),
+  () => import("./coldStart"),
+  () => import("./web"),
+  () => import("./browser"),
+  () => import("./dashboardScale"),
+  () => import("./store"),
+  () => import("./load"),
 ];
 
 /** How fast this machine is right now: compare figures across machines and runs by this. */

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { heartbeatSchema } from "@llmgw/domain";
-import type { AgentLog, DesiredReplica, ReportedReplica } from "./supervisor";
+import type { AgentLog, DesiredReplica, ReportedReplica } from "../src/supervisor";
 
 export type RecordedBeat = {
   at: number;

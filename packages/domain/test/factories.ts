@@ -1,5 +1,6 @@
-import type { ReportedReplica } from "../agentReport";
-import { DEFAULT_CLASSES } from "../classes";
+import { LLAMA31_8B } from "@llmgw/simulation";
+import type { ReportedReplica } from "../src/agentReport";
+import { DEFAULT_CLASSES } from "../src/classes";
 import type {
   Class,
   GgufSummary,
@@ -10,7 +11,7 @@ import type {
   Profile,
   Quota,
   Replica,
-} from "../schemas";
+} from "../src/schemas";
 
 // Factories for tests across packages: every call makes a fresh name or id, so no test leans
 // on another's fixtures. Override what the test is about; the rest is a plausible default.
@@ -152,22 +153,9 @@ export function makeClasses(): Class[] {
 }
 
 /**
- * Llama 3.1 8B Instruct Q4_K_M as its GGUF header describes it: 32 layers, 32 heads of which 8 for
- * K/V, 4096 wide, 128K context. The summary below and the files the mirror's tests and the demo
- * write (`llama31_8b` in @llmgw/api/testing) both start from it, so the two cannot drift apart.
+ * The GGUF summary of Llama 3.1 8B Instruct Q4_K_M, as its header gives it: from the same header
+ * as the files the mirror's tests and the demo write (`llama31_8b`), so the two cannot drift apart.
  */
-export const LLAMA31_8B = {
-  architecture: "llama",
-  blockCount: 32,
-  headCount: 32,
-  headCountKV: 8,
-  embeddingLength: 4096,
-  contextLength: 131072,
-  fileType: 15,
-  parameterCount: 8_030_261_248,
-} as const;
-
-/** The GGUF summary of Llama 3.1 8B Instruct Q4_K_M, as its header gives it. */
 export function llama31Summary(overrides: Partial<GgufSummary> = {}): GgufSummary {
   return { ...LLAMA31_8B, keyLength: null, valueLength: null, ...overrides };
 }

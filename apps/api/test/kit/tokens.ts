@@ -1,5 +1,5 @@
 // Tokens as `llmgw.yaml` declares them, for tests and browser specs that start a server of their own.
-export { newToken, sha256Hex } from "../auth/secrets";
+export { newToken, sha256Hex } from "../../src/auth/secrets";
 
 /** One `tokens:` line: the file keeps the secret's SHA-256, never the secret; an agent token names its node. */
 export type DeclaredToken = { name: string; role: string; sha256: string; node?: string | undefined };

@@ -3,11 +3,11 @@ import { readFile, rename, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe } from "vitest";
-import type { DbKind } from "./db";
-import { MIGRATIONS } from "./migrations";
-import { openPglite } from "./pglite";
-import { openPostgres } from "./postgres";
-import { openStore, type Store, type StoreOptions, storeOn } from "./store";
+import type { DbKind } from "../src/db";
+import { MIGRATIONS } from "../src/migrations";
+import { openPglite } from "../src/pglite";
+import { openPostgres } from "../src/postgres";
+import { openStore, type Store, type StoreOptions, storeOn } from "../src/store";
 
 const TEMPLATE = join(
   tmpdir(),

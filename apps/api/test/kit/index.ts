@@ -2,9 +2,6 @@
 
 export * from "./agentProcess";
 export * from "./bigFleet";
-export * from "./engine";
-export * from "./ggufFiles";
 export * from "./ggufLlama";
-export * from "./ggufModels";
 export * from "./llamaProcess";
 export * from "./tokens";

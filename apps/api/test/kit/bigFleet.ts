@@ -1,6 +1,6 @@
 import { answer, connect } from "@llmgw/client";
 import { type Heartbeat, heartbeatSchema, mergeReport, modelInputSchema } from "@llmgw/domain";
-import type { Deps } from "../deps";
+import type { Deps } from "../../src/deps";
 
 /**
  * Model i of a generated catalogue: mixed classes, owners and sizes, one replica wanted each.

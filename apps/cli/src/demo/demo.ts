@@ -13,16 +13,10 @@ import {
   simulatedMachine,
 } from "@llmgw/agent";
 import { type Logger, loadConfig, startServer } from "@llmgw/api";
-import {
-  fancynet3b,
-  llama31_8b,
-  writeGgufFile,
-  writeNotGguf,
-  writeSafetensorsFile,
-} from "@llmgw/api/testing";
 import type { ModelInput } from "@llmgw/domain";
 import { LOG_USAGE, loggerFrom, logOptions } from "@llmgw/log";
-import { ensureDashboard, stopOnSignals } from "./serve";
+import { fancynet3b, llama31_8b, writeGgufFile, writeNotGguf, writeSafetensorsFile } from "@llmgw/simulation";
+import { ensureDashboard, stopOnSignals } from "../serve";
 import { simulatedEngines } from "./simulated";
 
 const GB = 1024 ** 3;

@@ -1,6 +1,6 @@
 import fc from "fast-check";
-import { DEFAULT_CLASSES } from "../classes";
-import type { Class, Model, Node, Quota, Replica } from "../schemas";
+import { DEFAULT_CLASSES } from "../src/classes";
+import type { Class, Model, Node, Quota, Replica } from "../src/schemas";
 import { makeModel, makeNode, makeProfile, makeReplica } from "./factories";
 
 // Random fleets for property tests: mixed classes (one the configuration does not know),

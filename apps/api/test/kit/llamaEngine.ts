@@ -15,7 +15,7 @@ import {
 // slice of llama-server's HTTP API the gateway and agents use: `/health` (503 while loading) and
 // `/v1/chat/completions`, streamed or not, with real token counts in `usage`. An agent starts it
 // as an engine command:
-//   node --import tsx apps/api/src/testing/llamaEngine.ts --model {path} --host {host} --port {port}
+//   node --import tsx apps/api/test/kit/llamaEngine.ts --model {path} --host {host} --port {port}
 // It writes the prompt itself ("role: content" lines), so a model needs no chat template. One
 // request generates at a time; the others wait their turn, as in a one-slot llama-server.
 

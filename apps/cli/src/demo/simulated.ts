@@ -1,5 +1,5 @@
 import type { EngineProcess, EngineRunner, Exit } from "@llmgw/agent";
-import { StandInEngine } from "@llmgw/api/testing";
+import { StandInEngine } from "@llmgw/simulation";
 
 export type SimulatedEngines = EngineRunner & {
   /** What the simulated engines hold now, for the simulated machine's free memory. */

@@ -1,5 +1,11 @@
 import { GGUFValueType } from "@huggingface/gguf";
-import { type GgufFileSpec, type GgufKv, type GgufTensor, ggufHeaderBytes, writeGgufFile } from "./ggufFiles";
+import {
+  type GgufFileSpec,
+  type GgufKv,
+  type GgufTensor,
+  ggufHeaderBytes,
+  writeGgufFile,
+} from "@llmgw/simulation";
 
 // A tiny llama-architecture model that llama.cpp really loads and runs: random F32 weights from a
 // seeded generator and a byte-level SentencePiece vocabulary, a few hundred kB in all. Its text is

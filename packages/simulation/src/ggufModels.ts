@@ -1,4 +1,3 @@
-import { LLAMA31_8B } from "@llmgw/domain/testing";
 import type { GgufFileSpec } from "./ggufFiles";
 
 // Named GGUF files for tests, the browser tests' server and the demo: real models' headers, so
@@ -6,6 +5,22 @@ import type { GgufFileSpec } from "./ggufFiles";
 // test is about; the rest stays the model's.
 
 const GB = 1_000_000_000;
+
+/**
+ * Llama 3.1 8B Instruct Q4_K_M as its GGUF header describes it: 32 layers, 32 heads of which 8 for
+ * K/V, 4096 wide, 128K context. The files below and the summary tests expect of them
+ * (`llama31Summary` in @llmgw/domain/testing) both start from it, so the two cannot drift apart.
+ */
+export const LLAMA31_8B = {
+  architecture: "llama",
+  blockCount: 32,
+  headCount: 32,
+  headCountKV: 8,
+  embeddingLength: 4096,
+  contextLength: 131072,
+  fileType: 15,
+  parameterCount: 8_030_261_248,
+} as const;
 
 /** Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf: 4.92 GB of weights. */
 export function llama31_8b(overrides: Partial<GgufFileSpec> = {}): GgufFileSpec {
