@@ -9,6 +9,9 @@ import {
   drainOver,
   isAutoscaled,
   resumeWindow,
+  scaledAfterText,
+  scaledAudit,
+  scaledBeforeText,
   scaleReason,
   scaleStep,
   sumDemand,
@@ -95,6 +98,19 @@ describe("why wanted moved, in numbers (SPEC §9.5)", () => {
       "demand at most 4 for 300 s: 1 wanted (min 1, max 4)",
     );
     expect(scaleReason({ ...base, max: 2, from: 4, to: 2 })).toBe("max lowered to 2: 2 wanted");
+  });
+});
+
+describe("the audit of a change of wanted (SPEC §9.5)", () => {
+  it("keeps wanted before and after with the demand and reason, and reads back as the operator says it", () => {
+    const entry = scaledAudit({ from: 1, to: 4, demand: 14, reason: "14 requests in flight or queued" });
+    expect(entry).toEqual({
+      before: { wanted: 1 },
+      after: { wanted: 4, demand: 14, reason: "14 requests in flight or queued" },
+    });
+    expect(scaledBeforeText(entry.before)).toBe("1");
+    expect(scaledAfterText(entry.after)).toBe("4: 14 requests in flight or queued");
+    expect(scaledAfterText({ something: "else" })).toBeNull();
   });
 });
 

@@ -166,6 +166,34 @@ export function scaleReason(input: {
   return `demand at most ${to * target} for ${windowSeconds} s: ${to} wanted ${bounds}`;
 }
 
+const scaledAfterSchema = z.object({ wanted: count, demand: count, reason: z.string() });
+
+/**
+ * What the audit keeps of a change of wanted (SPEC §9.5, action `scaled`, by `autoscaler`):
+ * before `{ wanted }`, after `{ wanted, demand, reason }`.
+ */
+export function scaledAudit(change: { from: number; to: number; demand: number; reason: string }): {
+  before: { wanted: number };
+  after: z.infer<typeof scaledAfterSchema>;
+} {
+  return {
+    before: { wanted: change.from },
+    after: { wanted: change.to, demand: change.demand, reason: change.reason },
+  };
+}
+
+/** A `scaled` entry's after, as an operator reads it: "4: 16 requests in flight or queued, …". */
+export function scaledAfterText(after: unknown): string | null {
+  const parsed = scaledAfterSchema.safeParse(after);
+  return parsed.success ? `${parsed.data.wanted}: ${parsed.data.reason}` : null;
+}
+
+/** A `scaled` entry's before: the wanted it had. */
+export function scaledBeforeText(before: unknown): string | null {
+  const parsed = scaledAfterSchema.pick({ wanted: true }).safeParse(before);
+  return parsed.success ? String(parsed.data.wanted) : null;
+}
+
 /** One process's recorded demand (SPEC §9.1): when, and per model requests in flight plus queued. */
 export interface DemandRecord {
   at: number;

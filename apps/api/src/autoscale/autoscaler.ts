@@ -4,6 +4,7 @@ import {
   DEMAND_RECORD_MS,
   DEMAND_STALE_MS,
   type DemandRecord,
+  scaledAudit,
   sumDemand,
 } from "@llmgw/domain";
 import type { NewAuditEntry, StoreTx } from "@llmgw/store";
@@ -157,8 +158,7 @@ async function store(
     action: "scaled",
     target: s.model,
     field: "wanted",
-    before: { wanted: s.from },
-    after: { wanted: s.to, demand: s.demand, reason: s.reason },
+    ...scaledAudit(s),
   }));
   const events: ChangeEvent[] = step.scaled.map((data) => ({ type: "model.scaled", data }));
   await commit(
