@@ -210,13 +210,13 @@ export const ModelCard = memo(function ModelCard({ model, classes, highlighted =
         )}
       </form>
       {model.mode === "ondemand" && <WakeModel name={model.name} />}
+      <AutoscaleLine model={model} />
       <TrafficPanel model={model.name} />
       <Placing model={model} />
       <BenchPanel model={model} />
       <p className="muted" data-testid="model-running">
         {runningText(model.headroom, replicasWanted(model))}
       </p>
-      <AutoscaleLine model={model} />
       <ReplicaActivity replicas={model.replicas} />
       <ReplicaList replicas={model.replicas} />
     </article>
