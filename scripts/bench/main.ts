@@ -14,6 +14,7 @@ const suites: Array<() => Promise<Suite>> = [
   () => import("./scale"),
   () => import("./gateway"),
   () => import("./coldStart"),
+  () => import("./autoscale"),
   () => import("./web"),
   () => import("./browser"),
   () => import("./dashboardScale"),
