@@ -15,6 +15,7 @@ const suites: Array<() => Promise<Suite>> = [
   () => import("./gateway"),
   () => import("./coldStart"),
   () => import("./demoIdle"),
+  () => import("./autoscale"),
   () => import("./web"),
   () => import("./browser"),
   () => import("./dashboardScale"),

@@ -1,7 +1,14 @@
 import { readFileSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { fieldsOfItsRole, tokenFields } from "@llmgw/contract";
-import { classSchema, modelInputSchema, quotaSchema, text } from "@llmgw/domain";
+import {
+  classSchema,
+  DEFAULT_DRAIN_SECONDS,
+  DEFAULT_SCALE_DOWN_SECONDS,
+  modelInputSchema,
+  quotaSchema,
+  text,
+} from "@llmgw/domain";
 import { isNode, LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
 
@@ -53,6 +60,12 @@ export const configFileSchema = z.strictObject({
       engineIdleSeconds: z.int().min(1).max(86_400).optional(),
     })
     .optional(),
+  autoscale: z
+    .strictObject({
+      scaleDownSeconds: z.number().min(0, "must be 0 or more seconds").max(86_400).optional(),
+      drainSeconds: z.number().min(0, "must be 0 or more seconds").max(86_400).optional(),
+    })
+    .optional(),
 });
 export type ConfigFile = z.infer<typeof configFileSchema>;
 
@@ -81,6 +94,11 @@ export type Config = {
     /** An engine silent this long after its head ends the request (SPEC §7.5a). */
     engineIdleSeconds: number;
   };
+  /**
+   * SPEC §9.3: how long wanted replicas hold after demand falls, and the longest a replica being
+   * removed waits for its requests to end.
+   */
+  autoscale: { scaleDownSeconds: number; drainSeconds: number };
   /** LLMGW_SCHEDULER=off: replicas come only from agents' heartbeats. */
   scheduler: boolean;
   /** PostgreSQL instead of the embedded store, from DATABASE_URL. */
@@ -134,6 +152,10 @@ export function loadConfig(flags: ConfigOverrides = {}, env: NodeJS.ProcessEnv =
       maxWaitSeconds: parsed.gateway?.maxWaitSeconds ?? 300,
       bodyLimitMB: parsed.gateway?.bodyLimitMB ?? 32,
       engineIdleSeconds: parsed.gateway?.engineIdleSeconds ?? 120,
+    },
+    autoscale: {
+      scaleDownSeconds: parsed.autoscale?.scaleDownSeconds ?? DEFAULT_SCALE_DOWN_SECONDS,
+      drainSeconds: parsed.autoscale?.drainSeconds ?? DEFAULT_DRAIN_SECONDS,
     },
     scheduler: env.LLMGW_SCHEDULER !== "off",
     databaseUrl: env.DATABASE_URL || null,

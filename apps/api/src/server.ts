@@ -1,6 +1,7 @@
 import { createLogger, type Logger } from "@llmgw/log";
 import { WAKES_CHANNEL } from "@llmgw/store";
 import { benchesOf, createApp, gatewayOf, nodeRequestPathOf, startTrafficOf } from "./app";
+import { startAutoscaler } from "./autoscale/autoscaler";
 import type { Config } from "./config";
 import { type Deps, openDeps } from "./deps";
 import { AppError, errorBody } from "./errors";
@@ -99,6 +100,10 @@ export async function startServer(
           })
       : null;
   const leadership = await startLeadership(deps, { onGain: () => deps.runtime.nudge() });
+  // Before the scheduler: its first run must know the wanted replicas the last leader stored.
+  const autoscaler = await startAutoscaler(deps, {
+    demand: () => gatewayOf(app)?.demand() ?? { models: new Map(), replicas: new Map() },
+  });
   // A run every heartbeat interval at least (on-demand wakes go idle without any event).
   const scheduler = startScheduler(deps, {
     intervalMs: config.heartbeatSeconds * 1000,
@@ -124,6 +129,7 @@ export async function startServer(
       clearInterval(liveness);
       await benchesOf(app)?.closeAll();
       await gatewayOf(app)?.close();
+      await autoscaler.stop();
       await scheduler?.stop();
       await leadership.stop();
       await relay?.stop();

@@ -107,6 +107,17 @@ describe("loadConfig", () => {
     }
   });
 
+  it("reads the autoscaling window and drain bound (SPEC §9.3), and refuses a negative window naming it", async () => {
+    expect(loadConfig({}, {}).autoscale).toEqual({ scaleDownSeconds: 300, drainSeconds: 300 });
+    const tuned = await configFile("autoscale: { scaleDownSeconds: 2.5, drainSeconds: 30 }\n");
+    expect(loadConfig({ config: tuned }, {}).autoscale).toEqual({ scaleDownSeconds: 2.5, drainSeconds: 30 });
+
+    const file = await configFile("autoscale:\n  scaleDownSeconds: -1\n");
+    expect(problemOf(() => loadConfig({ config: file }, {}))).toMatch(
+      new RegExp(`^${literally(file)}:2: autoscale\\.scaleDownSeconds: must be 0 or more seconds`),
+    );
+  });
+
   it("refuses a key it does not know, naming it", async () => {
     const file = await configFile("listen: 127.0.0.1:8080\nheartbeat: 5\n");
 

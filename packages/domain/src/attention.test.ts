@@ -33,6 +33,7 @@ function summary(overrides: {
       whyNot: [],
     },
     quota: { owner: model.owner, remaining: null },
+    autoscale: null,
   };
   return view;
 }

@@ -1,5 +1,6 @@
 export * from "./agentReport";
 export * from "./attention";
+export * from "./autoscale";
 export * from "./bench";
 export * from "./capacity";
 export * from "./classes";
@@ -25,4 +26,5 @@ export * from "./schedule";
 export * from "./schemas";
 export * from "./serveForm";
 export * from "./servePlan";
+export * from "./slots";
 export * from "./text";

@@ -9,6 +9,14 @@ import type { GatewayMeter } from "./meter";
 
 export type DispatchLimits = { maxQueue: number; maxWaitMs: number };
 
+/** What one process's gateway holds, as `Dispatcher.demandByModel` gives it. */
+export type GatewayDemand = {
+  /** Per model with any: requests in flight and requests queued. */
+  models: Map<string, { inFlight: number; queued: number }>;
+  /** Per replica with any: requests in flight on it. */
+  replicas: Map<string, number>;
+};
+
 /** Changes that can make a replica ready, or a model unservable: a queued request may go now. */
 const MOVES: ReadonlySet<EventType> = new Set([
   "replica.changed",
@@ -135,6 +143,25 @@ export class Dispatcher {
     this.nudge();
     this.#sweeping();
     return lease;
+  }
+
+  /**
+   * What this process holds now (SPEC §9.1), for the autoscaler (autoscale/), once a second: per
+   * model the requests in flight and queued, per replica the requests in flight on it. Only what
+   * is not zero. The autoscaler reads the gateway through this alone.
+   */
+  demandByModel(): GatewayDemand {
+    const demand: GatewayDemand = { models: new Map(), replicas: new Map() };
+    for (const lane of this.lanes.values()) {
+      let inFlight = 0;
+      for (const [replica, n] of lane.inFlight) {
+        inFlight += n;
+        if (n > 0) demand.replicas.set(replica, n);
+      }
+      if (inFlight > 0 || lane.queue.length > 0)
+        demand.models.set(lane.model, { inFlight, queued: lane.queue.length });
+    }
+    return demand;
   }
 
   /** Asks for a pass over every queue soon; passes asked for meanwhile are one. */

@@ -4,7 +4,7 @@ import type { Deps } from "../deps";
 import { type ClientAdmission, OPEN_ADMISSION } from "./admission";
 import { CLIENT_GONE } from "./answer";
 import { modelNamed } from "./catalogue";
-import { CLIENT_WENT_AWAY, Dispatcher, type DispatchLimits } from "./dispatcher";
+import { CLIENT_WENT_AWAY, Dispatcher, type DispatchLimits, type GatewayDemand } from "./dispatcher";
 import { asGatewayRefusal, unavailable } from "./errors";
 import type { Exchange } from "./exchange";
 import { Flight, TokenFlights } from "./flight";
@@ -110,6 +110,11 @@ export class Gateway {
       });
     }
     return { models, tokens: this.tokens.byName() };
+  }
+
+  /** This process's demand (SPEC §9.1): nothing until the first request built the dispatcher. */
+  demand(): GatewayDemand {
+    return this.#parts?.dispatcher.demandByModel() ?? { models: new Map(), replicas: new Map() };
   }
 
   async close(): Promise<void> {

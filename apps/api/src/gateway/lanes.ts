@@ -43,10 +43,13 @@ function routesOf(snap: Snapshot, model: Model): Routes {
 }
 
 function isRoutable(r: Replica): r is Replica & { endpoint: string } {
-  return r.state === "ready" && !r.unmanaged && r.endpoint !== null;
+  return r.state === "ready" && !r.unmanaged && r.endpoint !== null && r.drainingSince === undefined;
 }
 
-/** The replicas a model's requests may go to: its own, `ready`, reported with an endpoint. */
+/**
+ * The replicas a model's requests may go to: its own, `ready`, reported with an endpoint, and not
+ * draining (SPEC §9.3: a replica being removed gets no new request).
+ */
 export function routable(snap: Snapshot, model: Model): (Replica & { endpoint: string })[] {
   return routesOf(snap, model).targets.map((t) => t.replica);
 }

@@ -76,7 +76,8 @@ function catalogue(base: string): ModelInput[] {
       class: "critical",
       owner: "platform",
       aliases: ["llama3"],
-      scaling: { min: 2, max: 2 },
+      // Always at least 2, up to 4 by its traffic (SPEC §9): `ctl bench llama3 --concurrency 16` shows it.
+      scaling: { min: 2, max: 4 },
       profiles: [profile("llamacpp", 8, 4)],
     },
     {
@@ -251,6 +252,8 @@ export async function demo(args: string[]): Promise<void> {
     configFile,
     [
       `heartbeatSeconds: ${HEARTBEAT_SECONDS}`,
+      // A minute rather than five: the demo shows a model coming back down while one watches.
+      "autoscale: { scaleDownSeconds: 60 }",
       "quotas:",
       "  - { owner: research, memoryGB: 256, cpuCores: 64, gpus: 4, replicas: 12 }",
       "  - { owner: interns, memoryGB: 64, cpuCores: 24, gpus: 0, replicas: 6 }",

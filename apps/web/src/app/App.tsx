@@ -14,12 +14,14 @@ import { AuditRoute } from "./routes/audit";
 import { CapacityRoute } from "./routes/capacity";
 import { FleetRoute } from "./routes/fleet";
 import { MirrorRoute } from "./routes/mirror";
-import { ModelsRoute } from "./routes/models";
 import { NotFoundRoute } from "./routes/not-found";
 import { QuotasRoute } from "./routes/quotas";
 
 // The wizard (and the form library it uses) loads only when someone opens it.
 const ServeRoute = lazy(() => import("./routes/serve"));
+// The catalogue's cards (inline edit, bench, autoscaling) come when the Models page opens: the
+// Capacity page, the first load, shows none of them.
+const ModelsRoute = lazy(() => import("./routes/models").then((m) => ({ default: m.ModelsRoute })));
 // Only admins open the tokens page: nobody else downloads it.
 const TokensRoute = lazy(() => import("./routes/tokens"));
 

@@ -4,15 +4,16 @@ import {
   type ConflictBody,
   type ModelPatch,
   type ModelSummary,
-  replicasOf,
+  replicasWanted,
   runningText,
 } from "@llmgw/domain";
-import { type FormEvent, memo, useState } from "react";
+import { type FormEvent, memo, useEffect, useState } from "react";
 import { ReplicaActivity } from "../../../components/ReplicaProgress";
 import { messageOf } from "../../../components/Status";
 import { TrafficPanel } from "../../../components/TrafficPanel";
 import { ApiFailure } from "../../../lib/api";
 import { Link } from "../../../lib/router";
+import { noteModel, scaling } from "../../../lib/scaling";
 import { useMayCall, useWhoAmI } from "../../../lib/session";
 import { useModelHeadroom } from "../../capacity/api/get-headroom";
 import { conflictOf, useUpdateModel } from "../api/update-model";
@@ -24,6 +25,7 @@ import {
   isCardField,
   patchFrom,
 } from "../card-fields";
+import { AutoscaleLine } from "./AutoscaleLine";
 import { BenchPanel } from "./BenchPanel";
 import { ConflictNotice } from "./ConflictNotice";
 import { MeasuredMemory, MemoryHint } from "./MeasuredMemory";
@@ -58,6 +60,8 @@ export const ModelCard = memo(function ModelCard({ model, classes, highlighted =
   const current = cardValuesOf(model);
   const values: CardValues = { ...current, ...edit?.touched };
   const titleId = `model-title-${model.name}`;
+  // The chart's replicas start from what the card first showed (events note every change after).
+  useEffect(() => noteModel(scaling, model), [model]);
 
   const change = (next: CardValues) => {
     setSaved(false);
@@ -207,6 +211,7 @@ export const ModelCard = memo(function ModelCard({ model, classes, highlighted =
         )}
       </form>
       {model.mode === "ondemand" && <WakeModel name={model.name} />}
+      <AutoscaleLine model={model} />
       <TrafficPanel model={model.name} />
       <Placing model={model} />
       <BenchPanel model={model} />
@@ -222,7 +227,7 @@ function Running({ model }: { model: ModelSummary }) {
   const headroom = useModelHeadroom(model);
   return (
     <p className="muted" data-testid="model-running">
-      {runningText(headroom, replicasOf(model.scaling))}
+      {runningText(headroom, replicasWanted(model))}
     </p>
   );
 }
