@@ -22,10 +22,11 @@ const outDir = join(root, "node_modules/.cache/llmgw");
 // while other processes build (tests start several servers at once).
 const manifestPath = join(outDir, "cli.json");
 // Bump when the build options below change: a bundle built otherwise is rebuilt.
-const RECIPE = 1;
+const RECIPE = 2;
 // Imported from where they are installed rather than bundled: PGlite finds its WASM and data
-// files next to its own module, and pg has an optional native binding it requires lazily.
-const EXTERNAL = /^(@electric-sql\/pglite|pg)(\/|$)/;
+// files next to its own module, pg has an optional native binding it requires lazily, and esbuild
+// (which `serve` runs to bundle the agent it hands out) runs its own binary from its package.
+const EXTERNAL = /^(@electric-sql\/pglite|pg|esbuild)(\/|$)/;
 
 /** Every input file's size and modification time. */
 function stampsOf(files) {

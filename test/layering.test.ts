@@ -25,7 +25,7 @@ describe("the workspace's layers", () => {
 
     // It does follow the agent's dependencies, or the check below proves nothing.
     expect([...closure.keys()]).toEqual(
-      expect.arrayContaining(["@llmgw/client", "@llmgw/contract", "@llmgw/domain"]),
+      expect.arrayContaining(["@llmgw/contract", "@llmgw/domain", "@llmgw/log"]),
     );
     expect(SERVER_ONLY.flatMap((name) => closure.get(name) ?? [])).toEqual([]);
   });

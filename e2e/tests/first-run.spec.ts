@@ -46,11 +46,11 @@ test("the empty screens guide a new user, with this server's address, and tick o
   await signIn(page, TOKENS.admin);
   const guide = page.getByTestId("first-run");
   await expect(guide).toBeVisible();
-  // The exact command for this server, and the token step since tokens are on.
-  await expect(guide.getByTestId("first-run-command")).toHaveText(
-    `llmgw agent --server ${url} --token <agent token>`,
+  // The one line that joins a machine to this server (issue 32), and the token step since tokens are on.
+  await expect(guide.getByTestId("join-line")).toHaveText(
+    `curl -fsSL ${url}/install.sh | sh -s -- --token '<agent token>'`,
   );
-  await expect(guide.getByTestId("first-run-token")).toBeVisible();
+  await expect(guide.getByTestId("join-token-step")).toBeVisible();
   await expect(guide.getByTestId("first-run-mirror")).toContainText(`${info.dir}/<model>/<version>/<file>`);
   // No wall of zeros: no totals while no node is there.
   await expect(page.getByTestId("fleet-totals")).toHaveCount(0);

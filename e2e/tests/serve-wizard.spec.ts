@@ -118,7 +118,7 @@ test("the serve wizard refuses what cannot run, checks fields before sending, pu
   await expect(card.getByLabel("Memory (GB)")).toHaveValue(String(stored.profiles[0]?.minMemoryGB));
 });
 
-test("the wizard sets class and owner with the owner's quota in view, and the new card says live how its replica is placed", async ({
+test("the wizard sets class, owner and max replicas with the owner's quota in view, and the new card says live how its replica is placed", async ({
   page,
   api,
 }) => {
@@ -153,6 +153,8 @@ test("the wizard sets class and owner with the owner's quota in view, and the ne
   );
   await step3.getByLabel("Mode", { exact: true }).selectOption("always");
   await step3.getByLabel("Replicas", { exact: true }).fill("1");
+  // Max beside replicas (SPEC §9.6): traffic may take it to 3.
+  await step3.getByLabel("Max replicas", { exact: true }).fill("3");
   await step3.getByLabel("Node label", { exact: true }).fill("pool");
   await step3.getByLabel("Label value", { exact: true }).fill(pool);
   await wizard.getByTestId("serve-next").click();
@@ -164,12 +166,18 @@ test("the wizard sets class and owner with the owner's quota in view, and the ne
     (req) => req.method() === "POST" && new URL(req.url()).pathname === "/api/v1/models",
   );
   await wizard.getByTestId("serve-submit").click();
-  expect((await sent).postDataJSON()).toMatchObject({ name, class: "critical", owner });
+  expect((await sent).postDataJSON()).toMatchObject({
+    name,
+    class: "critical",
+    owner,
+    scaling: { min: 1, max: 3 },
+  });
 
   // The new card: with the e2e server's scheduler off, that only an agent will start it (never
   // "placing…" forever), then starting once an agent reports the replica, then nothing to say.
   await expect(page).toHaveURL(`/models?model=${name}`);
   const card = page.getByTestId(`model-card-${name}`);
+  await expect(card.getByTestId("autoscale-range")).toHaveText("1–3");
   const placing = card.getByTestId("model-placing");
   await expect(placing).toHaveText("1 replica not running: the scheduler is off, only agents start replicas");
   const stored = await answer(api.models[":name"].$get({ param: { name: segment(name) } }));

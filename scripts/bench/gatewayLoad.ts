@@ -1,11 +1,15 @@
 // The gateway bench's clients, in their own process, over keep-alive node:http connections:
-//   latency URL CONCURRENCY SECONDS       closed-loop small chat completions (not streamed)
-//   streams URL COUNT CHUNKS EVERY_MS     COUNT streamed completions at once; for every chunk, how
-//                                         long after the engine wrote it it arrived here
+//   latency URL CONCURRENCY SECONDS                  closed-loop small chat completions (not streamed)
+//   streamed URL CONCURRENCY SECONDS CHUNKS EVERY_MS  closed-loop streamed completions of CHUNKS chunks
+//   streams URL COUNT CHUNKS EVERY_MS                COUNT streamed completions at once; for every
+//                                                    chunk, how long after the engine wrote it it
+//                                                    arrived here
+// It says `{ ready: true }` once started and waits for `go`, so the parent can read the server's
+// CPU time from /proc right before the load begins and right after its result comes back.
 import { Agent, request } from "node:http";
 import { percentile, wallNow } from "./report";
 
-const [mode = "", url = "", a = "1", b = "5", c = "20"] = process.argv.slice(2);
+const [mode = "", url = "", a = "1", b = "5", c = "20", d = "5"] = process.argv.slice(2);
 const target = new URL(url);
 
 function post(agent: Agent, body: string, onChunk?: (text: string) => void): Promise<number> {
@@ -31,9 +35,14 @@ function post(agent: Agent, body: string, onChunk?: (text: string) => void): Pro
   });
 }
 
-async function latency(concurrency: number, seconds: number) {
+/**
+ * `concurrency` clients, each sending `body` again as soon as its answer has ended, for a warm-up
+ * second and then `seconds`. `requests` counts every answer the server sent, warm-up included (the
+ * server's CPU is read around the whole run).
+ */
+async function closedLoop(concurrency: number, seconds: number, body: string) {
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
-  const body = JSON.stringify({ model: "bench", messages: [{ role: "user", content: "hi" }], max_tokens: 1 });
+  let requests = 0;
   const drive = async (ms: number, record: boolean) => {
     const until = performance.now() + ms;
     const latencies: number[] = [];
@@ -42,7 +51,8 @@ async function latency(concurrency: number, seconds: number) {
       Array.from({ length: concurrency }, async () => {
         while (performance.now() < until) {
           const start = performance.now();
-          const status = await post(agent, body).catch(() => 0);
+          const status = await post(agent, body, () => {}).catch(() => 0);
+          requests++;
           if (status !== 200) errors++;
           else if (record) latencies.push(performance.now() - start);
         }
@@ -57,6 +67,7 @@ async function latency(concurrency: number, seconds: number) {
   agent.destroy();
   return {
     rps: latencies.length / elapsed,
+    requests,
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
     min: Math.min(...latencies),
@@ -65,15 +76,21 @@ async function latency(concurrency: number, seconds: number) {
   };
 }
 
-async function streams(count: number, chunks: number, everyMs: number) {
-  const agent = new Agent({ keepAlive: true, maxSockets: count });
-  const body = JSON.stringify({
+const SMALL = JSON.stringify({ model: "bench", messages: [{ role: "user", content: "hi" }], max_tokens: 1 });
+
+function streamedBody(chunks: number, everyMs: number): string {
+  return JSON.stringify({
     model: "bench",
     stream: true,
     messages: [{ role: "user", content: "hi" }],
     bench_chunks: chunks,
     bench_every_ms: everyMs,
   });
+}
+
+async function streams(count: number, chunks: number, everyMs: number) {
+  const agent = new Agent({ keepAlive: true, maxSockets: count });
+  const body = streamedBody(chunks, everyMs);
   const delays: number[] = [];
   let errors = 0;
   let received = 0;
@@ -105,6 +122,12 @@ async function streams(count: number, chunks: number, everyMs: number) {
   };
 }
 
+process.send?.({ ready: true });
+await new Promise<void>((resolve) => process.once("message", () => resolve()));
 const result =
-  mode === "latency" ? await latency(Number(a), Number(b)) : await streams(Number(a), Number(b), Number(c));
+  mode === "latency"
+    ? await closedLoop(Number(a), Number(b), SMALL)
+    : mode === "streamed"
+      ? await closedLoop(Number(a), Number(b), streamedBody(Number(c), Number(d)))
+      : await streams(Number(a), Number(b), Number(c));
 process.send?.(result);

@@ -14,12 +14,15 @@ const suites: Array<() => Promise<Suite>> = [
   () => import("./scale"),
   () => import("./gateway"),
   () => import("./coldStart"),
+  () => import("./demoIdle"),
+  () => import("./autoscale"),
   () => import("./web"),
   () => import("./browser"),
   () => import("./dashboardScale"),
   () => import("./store"),
   () => import("./load"),
   () => import("./hubPull"),
+  () => import("./join"),
 ];
 
 /** How fast this machine is right now: compare figures across machines and runs by this. */

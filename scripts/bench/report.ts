@@ -1,6 +1,7 @@
 // What every bench suite reports: one row per measure, with its peer (measured in the same run)
 // and the ratio where there is one, and whether the aim is met.
 import { type ChildProcess, fork } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 
@@ -36,6 +37,15 @@ export function machine(): string {
   return `${cpus()[0]?.model ?? "unknown"} × ${cpus().length}, node ${process.version}`;
 }
 
+/** A process's CPU time so far (user + system, all its threads), in ms, from /proc. */
+export function cpuMsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // Fields after the command name (which may hold spaces, inside parentheses): utime is the 14th
+  // field of the line, stime the 15th; in clock ticks of 10 ms (CLK_TCK 100 on Linux).
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 /** A wall clock shared by processes on this machine, to the microsecond. */
 export function wallNow(): number {
   return performance.timeOrigin + performance.now();
@@ -59,7 +69,7 @@ export function child(file: string, args: string[] = [], extraNodeArgs: string[]
       "--import",
       "tsx",
       ...extraNodeArgs,
-      ...(process.env.BENCH_PROF && file.includes("serve")
+      ...(process.env.BENCH_PROF && (file.includes("serve") || file.includes("passProxy"))
         ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROF}`]
         : []),
     ],

@@ -5,7 +5,8 @@
 //                                   written straight to the store
 //   big [models] [nodes] [webDist]   `llmgw serve` itself, scheduler off, seeded through the store
 //                                   (apps/api/test/kit/bigFleet.ts): the dashboard-at-scale bench
-//   scheduled [heartbeatSeconds]    `llmgw serve` itself (apps/api startServer): an embedded store in
+//   scheduled [heartbeatSeconds] [scaleDownSeconds]
+//                                   `llmgw serve` itself (apps/api startServer): an embedded store in
 //                                   a temp dataDir, liveness and the scheduler on, nothing seeded;
 //                                   heartbeatSeconds may be a fraction (set past the file's check)
 //   bare-json FILE                  a bare Hono route answering FILE's bytes
@@ -88,8 +89,13 @@ if (mode === "app") {
   const { startHeadroomChanges } = await import("@llmgw/api");
   const stopHeadroomChanges = startHeadroomChanges({ hub: deps.hub, world: deps.world });
   const liveness = setInterval(() => void markSilentNodesDown(deps).catch(() => {}), 1000);
-  const server = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 });
-  port = await listen(server);
+  // As `llmgw serve` listens: the request path answers /v1 from Node's request before Hono does.
+  const { server, url } = await api.listen(
+    { host: "127.0.0.1", port: 0 },
+    app.fetch,
+    api.nodeRequestPathOf(app),
+  );
+  port = Number(new URL(url).port);
   cleanup = async () => {
     clearInterval(liveness);
     stopHeadroomChanges();
@@ -120,6 +126,8 @@ if (mode === "app") {
   const dataDir = await mkdtemp(join(tmpdir(), "llmgw-bench-"));
   const config = api.loadConfig({ dataDir, listen: "127.0.0.1:0" }, {});
   config.heartbeatSeconds = Number(args[0] || 1);
+  // The autoscaling window (SPEC §9.3): short, so a bench's burst is over and back in seconds.
+  if (args[1]) config.autoscale.scaleDownSeconds = Number(args[1]);
   const server = await api.startServer(config, { log: api.silentLogger() });
   port = Number(new URL(server.url).port);
   cleanup = async () => {

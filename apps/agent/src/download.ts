@@ -1,9 +1,9 @@
 import { createHash, type Hash } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
 import { rm, stat } from "node:fs/promises";
-import { Readable, Transform } from "node:stream";
+import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import type { ReadableStream as WebReadableStream } from "node:stream/web";
+import { request } from "./http";
 
 /** The mirror answered, and no retry will change its answer (401, 403, 404…): the replica fails. */
 export class MirrorRefused extends Error {}
@@ -27,25 +27,25 @@ export type DownloadRequest = {
  * network trouble, a cut connection included: the caller retries, and the retry resumes.
  * Returns what `.part` holds then: its size and SHA-256.
  */
-export async function downloadPart(request: DownloadRequest): Promise<{ bytes: number; sha256: string }> {
-  const { url, part, signal } = request;
+export async function downloadPart(wanted: DownloadRequest): Promise<{ bytes: number; sha256: string }> {
+  const { url, part, signal } = wanted;
   let have = await sizeOf(part);
   // More than the file can hold is not a prefix of it: start over.
-  if (have > request.bytes) {
+  if (have > wanted.bytes) {
     await rm(part, { force: true });
     have = 0;
   }
   const headers: Record<string, string> = {};
-  if (request.token) headers.authorization = `Bearer ${request.token}`;
+  if (wanted.token) headers.authorization = `Bearer ${wanted.token}`;
   if (have > 0) headers.range = `bytes=${have}-`;
-  const res = await fetch(url, { headers, signal });
-  if (res.status === 416 && have === request.bytes) {
+  const res = await request(url, { headers, signal });
+  if (res.status === 416 && have === wanted.bytes) {
     // Nothing left to fetch: the previous attempt got it all and stopped before renaming.
-    await res.body?.cancel();
+    res.drop();
     return { bytes: have, sha256: await hashOf(part, createHash("sha256"), signal) };
   }
   if (res.status !== 200 && res.status !== 206) {
-    await res.body?.cancel();
+    res.drop();
     const why = `the mirror answered ${res.status} for ${new URL(url).pathname}`;
     if (
       res.status >= 400 &&
@@ -59,9 +59,9 @@ export async function downloadPart(request: DownloadRequest): Promise<{ bytes: n
     throw new Error(why);
   }
   // A 200 to a Range request is the whole file again: start the part over.
-  const resuming = res.status === 206 && have > 0 && startOf(res.headers.get("content-range")) === have;
+  const resuming = res.status === 206 && have > 0 && startOf(res.header("content-range")) === have;
   if (res.status === 206 && !resuming) {
-    await res.body?.cancel();
+    res.drop();
     await rm(part, { force: true });
     throw new Error(`the mirror answered an unexpected range for ${new URL(url).pathname}`);
   }
@@ -69,22 +69,16 @@ export async function downloadPart(request: DownloadRequest): Promise<{ bytes: n
   if (resuming) await hashOf(part, hash, signal);
   else have = 0;
   let done = have;
-  request.onBytes(done);
+  wanted.onBytes(done);
   const count = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       hash.update(chunk);
       done += chunk.length;
-      request.onBytes(done);
+      wanted.onBytes(done);
       callback(null, chunk);
     },
   });
-  if (!res.body) throw new Error(`the mirror sent no body for ${new URL(url).pathname}`);
-  await pipeline(
-    Readable.fromWeb(res.body as WebReadableStream<Uint8Array>),
-    count,
-    createWriteStream(part, { flags: resuming ? "a" : "w" }),
-    { signal },
-  );
+  await pipeline(res.body, count, createWriteStream(part, { flags: resuming ? "a" : "w" }), { signal });
   return { bytes: done, sha256: hash.digest("hex") };
 }
 

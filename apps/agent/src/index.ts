@@ -1,7 +1,7 @@
 // `llmgw agent` (the CLI dispatches to `agent`), and the agent's parts that `llmgw demo` and the
 // benches run over a simulated machine: the same heartbeat loop and supervisor as a real node.
 export { type AgentOptions, type RunningAgent, runAgent } from "./loop";
-export { AGENT_VERSION, type Machine, type NodeFacts, simulatedMachine } from "./machine";
+export { type Machine, type NodeFacts, simulatedMachine } from "./machine";
 export { agent } from "./main";
 export {
   type AgentLog,
@@ -12,3 +12,4 @@ export {
   type ReportedReplica,
   Supervisor,
 } from "./supervisor";
+export { AGENT_VERSION } from "./version";

@@ -1,5 +1,6 @@
-import { ApiFailure, answer, connect } from "@llmgw/client";
+import type { contract } from "@llmgw/contract";
 import { heartbeatReplicaSchema, heartbeatReplySchema } from "@llmgw/domain";
+import { reasonOf, request } from "./http";
 import type { Machine } from "./machine";
 import type { AgentLog, DesiredReplica, ReportedReplica, Supervisor } from "./supervisor";
 
@@ -37,7 +38,8 @@ const BEAT_TIMEOUT_MS = 10_000;
  */
 export function runAgent(options: AgentOptions): RunningAgent {
   const { machine, supervisor, log } = options;
-  const { api } = connect({ server: options.server, token: options.token ?? null });
+  const heartbeatUrl = `${options.server.replace(/\/+$/, "")}${HEARTBEAT}`;
+  const headers: Record<string, string> = options.token ? { authorization: `Bearer ${options.token}` } : {};
   const selfReported = options.selfReported ?? [];
   const ignored = new Set(selfReported.map((r) => r.id));
   let intervalSeconds = options.intervalSeconds;
@@ -70,9 +72,21 @@ export function runAgent(options: AgentOptions): RunningAgent {
       node: await machine.facts(),
       replicas: [...(await supervisor.report()), ...selfReported].map(onTheWire),
     };
-    return answer(
-      api.agents.heartbeat.$post({ json: report }, { init: { signal: AbortSignal.timeout(timeoutMs) } }),
-    );
+    const res = await request(heartbeatUrl, {
+      method: "POST",
+      headers,
+      json: report,
+      signal: AbortSignal.timeout(timeoutMs),
+    }).catch((err: unknown) => {
+      throw new Unreachable(reasonOf(err));
+    });
+    const text = await res.text().catch(() => "");
+    if (res.status < 200 || res.status > 299) throw Refused.of(res.status, text);
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      throw new BadReply(`the answer (${res.status}) is not JSON`);
+    }
   };
 
   const once = async () => {
@@ -88,14 +102,14 @@ export function runAgent(options: AgentOptions): RunningAgent {
       trouble = null;
     } catch (err) {
       const [kind, message] =
-        err instanceof ApiFailure && err.status > 0 && err.code !== "not_json"
+        err instanceof Refused
           ? [
               `refused ${err.status} ${err.code}`,
               `the server refused the heartbeat: ${err.status} ${err.message.slice(0, 300)}`,
             ]
-          : err instanceof BadReply || (err instanceof ApiFailure && err.code === "not_json")
+          : err instanceof BadReply
             ? ["bad reply", `the server's reply is not a heartbeat reply: ${err.message}`]
-            : ["unreachable", `cannot reach ${options.server} (${describe(err)})`];
+            : ["unreachable", `cannot reach ${options.server} (${reasonOf(err)})`];
       // Said once per kind of trouble: a server down for an hour must not fill the log, nor must
       // one whose dropped connections read differently from one beat to the next (reset, closed).
       if (kind !== trouble) {
@@ -157,7 +171,36 @@ export function onTheWire(replica: ReportedReplica): ReportedReplica {
   ) as ReportedReplica;
 }
 
+/** The heartbeat's route, as the contract has it: a literal that fails the type check if it moves. */
+const HEARTBEAT: (typeof contract)["agents"]["heartbeat"]["path"] = "/api/v1/agents/heartbeat";
+
 class BadReply extends Error {}
+
+/** No answer came: the server is down, unreachable, or too slow. */
+class Unreachable extends Error {}
+
+/** The server answered with a refusal: its status, and the error's code and message when it says. */
+class Refused extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+
+  /** Reads the API's error shape `{ error: { code, message } }`, or keeps the start of the text. */
+  static of(status: number, text: string): Refused {
+    try {
+      const { error } = JSON.parse(text) as { error?: { code?: unknown; message?: unknown } };
+      if (typeof error?.code === "string" && typeof error.message === "string")
+        return new Refused(status, error.code, error.message);
+    } catch {
+      // Not the API's shape: a proxy's page, say.
+    }
+    return new Refused(status, "http", text.slice(0, 300) || `HTTP ${status}`);
+  }
+}
 
 /**
  * The desired replicas, checked against the contract; the interval is read leniently, so a server
@@ -171,12 +214,4 @@ function parseReply(reply: unknown): { intervalSeconds: number | null; replicas:
   const intervalSeconds =
     typeof asked === "number" && asked > 0 ? Math.max(MIN_INTERVAL_SECONDS, asked) : null;
   return { intervalSeconds, replicas: replicas.data };
-}
-
-function describe(err: unknown): string {
-  if (err instanceof ApiFailure) return describe(err.cause);
-  if (!(err instanceof Error)) return String(err);
-  // fetch hides the socket error (ECONNREFUSED…) in its cause.
-  const cause = err.cause instanceof Error ? `: ${err.cause.message}` : "";
-  return `${err.message}${cause}`;
 }

@@ -1,11 +1,12 @@
 import { execFile } from "node:child_process";
-import { constants, readFileSync } from "node:fs";
+import { constants } from "node:fs";
 import { access, readFile } from "node:fs/promises";
 import { connect } from "node:net";
 import os from "node:os";
 import { delimiter, join } from "node:path";
 import type { Heartbeat } from "@llmgw/domain";
 import { DEFAULT_ENGINE_COMMANDS, programOf } from "./command";
+import { AGENT_VERSION } from "./version";
 
 /** What a heartbeat says about the node (SPEC §1 Node, without what the server adds). */
 export type NodeFacts = Heartbeat["node"];
@@ -16,19 +17,6 @@ export interface Machine {
 }
 
 const GiB = 1024 ** 3;
-
-export const AGENT_VERSION = packageVersion();
-
-function packageVersion(): string {
-  try {
-    const raw: unknown = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
-    if (typeof raw === "object" && raw !== null && "version" in raw && typeof raw.version === "string")
-      return raw.version;
-  } catch {
-    // A packaging that moved package.json away must not stop the agent; the version is a hint.
-  }
-  return "0.0.0-dev";
-}
 
 export type ProbeOptions = {
   labels?: Record<string, string>;

@@ -7,17 +7,20 @@ import { runAgent } from "./loop";
 import { localAddressTowards, probeMachine } from "./machine";
 import { processEngines } from "./processes";
 import { type AgentLog, Supervisor } from "./supervisor";
+import { AGENT_VERSION } from "./version";
 import { DEFAULT_CACHE_DIR, WeightsCache } from "./weights";
 
-const USAGE = `llmgw agent --server URL [--token T] [--label k=v]… [--name N] [--interval S]
-            [--engine-command ENGINE='COMMAND']… [--allow-arg ENGINE=FLAG]… [--engine-env NAME]…
-            [--cache-dir DIR] [--cache-max-gb N] [--advertise-host HOST]
+const DEFAULT_SERVER = "http://127.0.0.1:8080";
 
-  --server URL          the control plane, e.g. http://10.0.0.1:8080
+const USAGE = `llmgw agent [--server URL] [--token T] [--label k=v]… [--name N] [--interval S]
+            [--engine-command ENGINE='COMMAND']… [--allow-arg ENGINE=FLAG]… [--engine-env NAME]…
+            [--cache-dir DIR] [--cache-max-gb N] [--advertise-host HOST] [--version]
+
+  --server URL          the control plane (or LLMGW_SERVER; default ${DEFAULT_SERVER})
   --token T             an agent token (or LLMGW_TOKEN); sent as Authorization: Bearer, to the
                         server and its mirror only
   --label k=v           a node label for profiles' nodeSelector; repeatable
-  --name N              the node's name (default: the hostname)
+  --name N              the node's name (or LLMGW_NAME; default: the hostname)
   --interval S          seconds between heartbeats until the server says (default 5)
   --engine-command E=C  how to start engine E; placeholders {path} (the weights: the file, or the
                         version's directory when it has several) {host} {port} {threads} (the
@@ -40,6 +43,7 @@ const USAGE = `llmgw agent --server URL [--token T] [--label k=v]… [--name N] 
   --advertise-host HOST where engines listen and other machines reach them ({host}, and the
                         replica's endpoint http://HOST:PORT); default: the address this machine
                         reaches the server from
+  --version             print the agent's version and exit
 ${LOG_USAGE}`;
 
 /** `llmgw agent`: reports this machine and runs the replicas the server places on it. */
@@ -59,6 +63,7 @@ export async function agent(args: string[]): Promise<void> {
       "cache-max-gb": { type: "string" },
       "advertise-host": { type: "string" },
       help: { type: "boolean", short: "h" },
+      version: { type: "boolean" },
       ...logOptions,
     },
     strict: true,
@@ -67,8 +72,17 @@ export async function agent(args: string[]): Promise<void> {
     process.stdout.write(USAGE);
     return;
   }
-  if (!values.server) throw new Error(`agent needs --server URL\n\n${USAGE}`);
-  if (!URL.canParse(values.server)) throw new Error(`--server ${values.server} is not a URL`);
+  if (values.version) {
+    process.stdout.write(`${AGENT_VERSION}\n`);
+    return;
+  }
+  // The flags, else the environment: a service's environment file (install.sh) holds all three.
+  const env = process.env;
+  const server = values.server ?? (env.LLMGW_SERVER || DEFAULT_SERVER);
+  if (!URL.canParse(server)) {
+    throw new Error(`${values.server ? "--server" : "LLMGW_SERVER"} ${server} is not a URL`);
+  }
+  const name = values.name ?? (env.LLMGW_NAME || undefined);
   const intervalSeconds = values.interval === undefined ? 5 : Number(values.interval);
   if (!(intervalSeconds > 0)) throw new Error(`--interval wants seconds, got "${values.interval}"`);
 
@@ -79,13 +93,12 @@ export async function agent(args: string[]): Promise<void> {
   if (advertised !== undefined && !/^[A-Za-z0-9_][A-Za-z0-9.:_-]{0,252}$/.test(advertised)) {
     throw new Error(`--advertise-host wants a host name or address, got "${advertised}"`);
   }
-  const server = values.server;
-  const token = values.token ?? process.env.LLMGW_TOKEN;
+  const token = values.token ?? (env.LLMGW_TOKEN || undefined);
 
   const logger = loggerFrom(values);
   const log: AgentLog = { info: (line) => logger.info(line), warn: (line) => logger.warn(line) };
   const commands = engineCommands(values["engine-command"]);
-  const machine = probeMachine({ labels: labels(values.label), name: values.name, engineCommands: commands });
+  const machine = probeMachine({ labels: labels(values.label), name, engineCommands: commands });
   const cacheDir = values["cache-dir"] ?? DEFAULT_CACHE_DIR;
   let hostLearned: string | undefined;
   const supervisor = new Supervisor({

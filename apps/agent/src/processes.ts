@@ -4,6 +4,7 @@ import { createServer } from "node:net";
 import { engineArgv, flagsOf } from "./command";
 import { type ArgRules, DEFAULT_ALLOWED_ARGS, refusedArgs, shown } from "./engineArgs";
 import { engineEnvironment } from "./engineEnv";
+import { request } from "./http";
 import {
   type DesiredReplica,
   type EngineProcess,
@@ -181,8 +182,8 @@ function startProcess(
     async healthy() {
       if (gone) return false;
       try {
-        const res = await fetch(`${endpoint}/health`, { signal: AbortSignal.timeout(2000) });
-        await res.body?.cancel();
+        const res = await request(`${endpoint}/health`, { signal: AbortSignal.timeout(2000) });
+        res.drop();
         return res.status === 200;
       } catch {
         return false;

@@ -3,7 +3,8 @@ import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_ENGINE_COMMANDS, engineArgv, engineCommands } from "../src/command";
-import { AGENT_VERSION, probeMachine } from "../src/machine";
+import { probeMachine } from "../src/machine";
+import { AGENT_VERSION } from "../src/version";
 import { desiredReplica } from "./kit";
 
 let bin: string;

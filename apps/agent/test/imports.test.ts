@@ -12,6 +12,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 const OWN = [
   "apps/agent/src/",
+  // Its version (src/version.ts).
+  "apps/agent/package.json",
   "packages/domain/src/",
   "packages/client/src/",
   "packages/contract/src/",

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { keyOf, ROUTES, type Route } from "@llmgw/contract";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
@@ -5,11 +6,12 @@ import { authorize, createAuth, securityHeaders } from "./auth";
 import type { Deps } from "./deps";
 import type { AppEnv } from "./env";
 import { AppError, refuse, respondError } from "./errors";
-import { inProcessSend } from "./gateway/bench";
-import { sendDirectly } from "./gateway/direct";
-import { onRequestPath, respondGatewayError } from "./gateway/errors";
+import { RequestPathApp } from "./gateway/app";
+import { onRequestPath } from "./gateway/errors";
+import { pathOf } from "./gateway/exchange";
 import { Gateway, type GatewayOptions } from "./gateway/gateway";
-import { gatewayRoutes } from "./gateway/routes";
+import { v1RoutesInHono } from "./gateway/routes";
+import type { AgentSource } from "./install/agentFile";
 import { AppMetrics, IDLE_GATEWAY, PromGatewayMeter, startTraffic } from "./metrics";
 import { weightsRoutes } from "./mirror/serveFiles";
 import { requestId } from "./requestId";
@@ -17,6 +19,7 @@ import { agentRoutes } from "./routes/agents";
 import { capacityRoutes } from "./routes/capacity";
 import { fleetRoutes } from "./routes/fleet";
 import { register, type Served } from "./routes/handlers";
+import { installRoutes } from "./routes/install";
 import { metaRoutes } from "./routes/meta";
 import { mirrorRoutes, pullRoutes } from "./routes/mirror";
 import { modelRoutes } from "./routes/models";
@@ -36,14 +39,32 @@ export type AppOptions = {
    * (llmgw_gateway_* on its /metrics, the client tokens' limits); tests may give others.
    */
   gateway?: GatewayOptions;
+  /** The agent `/install/agent.mjs` hands out (SPEC §5); without it /install/* answers 404. */
+  agent?: AgentSource | null;
 };
 
-type Serving = { gateway: Gateway; benches: BenchRuns; startTraffic: () => () => void };
+type Serving = {
+  gateway: Gateway;
+  requestPath: RequestPathApp;
+  benches: BenchRuns;
+  startTraffic: () => () => void;
+};
 const serving = new WeakMap<object, Serving>();
 
 /** The request path of an app `createApp` built: its live figures, and closing its upstream pools. */
 export function gatewayOf(app: object): Gateway | undefined {
   return serving.get(app)?.gateway;
+}
+
+/**
+ * What answers the request path (/v1) straight from Node's request and response, for a listener to
+ * call before @hono/node-server (listen.ts): true when it took the request.
+ */
+export function nodeRequestPathOf(
+  app: object,
+): (incoming: IncomingMessage, outgoing: ServerResponse) => boolean {
+  const requestPath = serving.get(app)?.requestPath;
+  return requestPath ? (incoming, outgoing) => requestPath.serveNode(incoming, outgoing) : () => false;
 }
 
 /** The benches the app runs for `POST /models/:name/bench`: to await one, or stop them all. */
@@ -60,21 +81,19 @@ export function startTrafficOf(app: object): () => void {
 }
 
 /**
- * The whole HTTP surface. Order matters: timings and security headers wrap everything (refusals
- * included); `authorize` runs before any route, reading who may call what from auth/access.ts.
+ * The whole HTTP surface. The request path (/v1) is its own small app (gateway/app.ts), reached
+ * before Hono's router. For the rest order matters: timings and security headers wrap everything
+ * (refusals included); `authorize` runs before any route, reading who may call what from
+ * auth/access.ts.
  */
 export function createApp(deps: Deps, options: AppOptions = {}) {
   const metrics = new AppMetrics(deps);
   const auth = createAuth(deps, { heartbeatsPer10s: options.heartbeatsPer10s });
   const app = new Hono<AppEnv>();
-  // The request path answers in OpenAI's error shape, the authorization middleware's refusals too.
-  app.onError((err, c) => (onRequestPath(c.req.path) ? respondGatewayError(err, c) : respondError(err, c)));
+  app.onError((err, c) => respondError(err, c));
   app.notFound((c) =>
     refuse(c, new AppError({ code: "not_found", message: `nothing here: ${c.req.method} ${c.req.path}` })),
   );
-  // Outermost on /v1: sends the answer the gateway leaves for Node's response, once every
-  // middleware below has seen (and adjusted) its head.
-  app.use("/v1/*", sendDirectly());
   app.use("*", requestId(deps.log));
   app.use("*", metrics.http.middleware());
   app.use("*", securityHeaders());
@@ -98,10 +117,11 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
     admission: options.gateway?.admission ?? auth.clientLimits,
   });
   const benches = new BenchRuns();
-  const requestPath: Gateway = gateway;
-  const sendAs = (by: string) => inProcessSend(requestPath, by);
+  const requestPath = new RequestPathApp(deps, gateway, auth);
+  const sendAs = (by: string) => requestPath.sendAs(by);
   serving.set(app, {
     gateway,
+    requestPath,
     benches,
     startTraffic: () =>
       ownMeter ? startTraffic({ hub: deps.hub, log: deps.log, now, meter: ownMeter }) : () => {},
@@ -122,9 +142,15 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
       ...sessionRoutes(deps, auth),
       ...metaRoutes(deps, metrics, dist),
       ...weightsRoutes(deps.mirror),
-      ...gatewayRoutes(deps, gateway),
+      ...v1RoutesInHono(requestPath),
+      ...installRoutes(deps, auth, options.agent ?? null),
     ]),
   );
+  // /v1 goes to its own app before Hono routes anything: no middleware of the control plane's runs
+  // on it, and under a Node listener its answer is written to Node's response itself.
+  const api = app.fetch;
+  app.fetch = (request, env, executionCtx) =>
+    onRequestPath(pathOf(request.url)) ? requestPath.respond(request, env) : api(request, env, executionCtx);
   return app;
 }
 

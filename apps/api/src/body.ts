@@ -41,7 +41,7 @@ export function sendBody<T>(c: Context, body: Body<T>): Sent<T> {
 }
 
 /** If-None-Match: `*` or a list of entity tags, compared weakly (RFC 9110 §13.1.2). */
-function matches(header: string | undefined, etag: string): boolean {
+export function matches(header: string | undefined, etag: string): boolean {
   if (header === undefined) return false;
   if (header.trim() === "*") return true;
   const bare = (tag: string) => tag.trim().replace(/^W\//, "");

@@ -1,7 +1,14 @@
 import { readFileSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { fieldsOfItsRole, tokenFields } from "@llmgw/contract";
-import { classSchema, modelInputSchema, quotaSchema, text } from "@llmgw/domain";
+import {
+  classSchema,
+  DEFAULT_DRAIN_SECONDS,
+  DEFAULT_SCALE_DOWN_SECONDS,
+  modelInputSchema,
+  quotaSchema,
+  text,
+} from "@llmgw/domain";
 import { isNode, LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
 
@@ -59,6 +66,13 @@ export const configFileSchema = z.strictObject({
       maxQueue: z.int().min(0).max(1_000_000).optional(),
       maxWaitSeconds: z.int().min(1).max(86_400).optional(),
       bodyLimitMB: z.int().min(1).max(1024).optional(),
+      engineIdleSeconds: z.int().min(1).max(86_400).optional(),
+    })
+    .optional(),
+  autoscale: z
+    .strictObject({
+      scaleDownSeconds: z.number().min(0, "must be 0 or more seconds").max(86_400).optional(),
+      drainSeconds: z.number().min(0, "must be 0 or more seconds").max(86_400).optional(),
     })
     .optional(),
 });
@@ -69,7 +83,11 @@ export type Config = {
   file: string | null;
   listen: { host: string; port: number };
   dataDir: string;
-  mirror: { dir: string; baseUrl: string };
+  /**
+   * `baseUrl`: the address nodes reach this server at (mirror sources, install.sh); set says whether
+   * the file gave it (else it is the listen address, and install.sh names the request's own host).
+   */
+  mirror: { dir: string; baseUrl: string; baseUrlSet: boolean };
   heartbeatSeconds: number;
   /** A browser session ends after this long without a request (LLMGW_SESSION_TTL_SECONDS). */
   sessionTtlSeconds: number;
@@ -78,9 +96,20 @@ export type Config = {
   tokens: NonNullable<ConfigFile["tokens"]>;
   models: NonNullable<ConfigFile["models"]>;
   /** The request path's bounds (SPEC §7.4, §7.6, §7.8). */
-  gateway: { maxQueue: number; maxWaitSeconds: number; bodyLimitMB: number };
   /** The Hugging Face Hub (or a mirror of it) pulls come from, and the token for it (SPEC §10.1). */
   huggingface: { endpoint: string; token: string | null };
+  gateway: {
+    maxQueue: number;
+    maxWaitSeconds: number;
+    bodyLimitMB: number;
+    /** An engine silent this long after its head ends the request (SPEC §7.5a). */
+    engineIdleSeconds: number;
+  };
+  /**
+   * SPEC §9.3: how long wanted replicas hold after demand falls, and the longest a replica being
+   * removed waits for its requests to end.
+   */
+  autoscale: { scaleDownSeconds: number; drainSeconds: number };
   /** LLMGW_SCHEDULER=off: replicas come only from agents' heartbeats. */
   scheduler: boolean;
   /** PostgreSQL instead of the embedded store, from DATABASE_URL. */
@@ -122,7 +151,7 @@ export function loadConfig(flags: ConfigOverrides = {}, env: NodeJS.ProcessEnv =
     file,
     listen,
     dataDir,
-    mirror: { dir: mirrorDir, baseUrl },
+    mirror: { dir: mirrorDir, baseUrl, baseUrlSet: parsed.mirror?.baseUrl !== undefined },
     heartbeatSeconds: parsed.heartbeatSeconds ?? 5,
     sessionTtlSeconds: ttl?.data ?? parsed.sessionTtlSeconds ?? DEFAULT_SESSION_TTL_SECONDS,
     classes: parsed.classes,
@@ -133,6 +162,11 @@ export function loadConfig(flags: ConfigOverrides = {}, env: NodeJS.ProcessEnv =
       maxQueue: parsed.gateway?.maxQueue ?? 256,
       maxWaitSeconds: parsed.gateway?.maxWaitSeconds ?? 300,
       bodyLimitMB: parsed.gateway?.bodyLimitMB ?? 32,
+      engineIdleSeconds: parsed.gateway?.engineIdleSeconds ?? 120,
+    },
+    autoscale: {
+      scaleDownSeconds: parsed.autoscale?.scaleDownSeconds ?? DEFAULT_SCALE_DOWN_SECONDS,
+      drainSeconds: parsed.autoscale?.drainSeconds ?? DEFAULT_DRAIN_SECONDS,
     },
     huggingface: huggingfaceOf(parsed.huggingface, env),
     scheduler: env.LLMGW_SCHEDULER !== "off",

@@ -7,15 +7,19 @@ export {
   type LogLevel,
   silentLogger,
 } from "@llmgw/log";
-export { type AppOptions, benchesOf, createApp, gatewayOf } from "./app";
+export { type AppOptions, benchesOf, createApp, gatewayOf, nodeRequestPathOf } from "./app";
+export { type Autoscaler, startAutoscaler } from "./autoscale/autoscaler";
 export type { Role } from "./config";
 export { type Config, ConfigError, loadConfig } from "./config";
 export { type Deps, openDeps } from "./deps";
 // The server's parts the benches (scripts/bench) assemble a server of their own from.
 export { startHeadroomChanges } from "./events/headroomChanges";
 export { type ClientAdmission, OPEN_ADMISSION } from "./gateway/admission";
+export type { GatewayDemand } from "./gateway/dispatcher";
 export type { Gateway, GatewayOptions } from "./gateway/gateway";
 export type { GatewayMeter, GatewayNow, RequestOutcome } from "./gateway/meter";
+export type { AgentBuild, AgentSource } from "./install/agentFile";
+export { listen } from "./listen";
 export { type RunningServer, startServer } from "./server";
 export { markSilentNodesDown } from "./services/liveness";
 export { Snapshot, withNode } from "./world";

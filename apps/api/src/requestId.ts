@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "@llmgw/log";
-import type { Context, MiddlewareHandler } from "hono";
+import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "./env";
+import { setHeaders } from "./setHeaders";
 
 export const REQUEST_ID_HEADER = "X-Request-Id";
 
@@ -17,25 +18,22 @@ const SANE_ID = /^[A-Za-z0-9._-]{1,128}$/;
  */
 export function requestId(log: Logger): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const incoming = c.req.header(REQUEST_ID_HEADER);
-    const id = incoming !== undefined && SANE_ID.test(incoming) ? incoming : randomUUID();
+    const id = requestIdOf(c.req.header(REQUEST_ID_HEADER));
     c.set("requestId", id);
     await next();
-    setHeader(c, id);
-    if (c.res.status >= 500) logFailure(log, c, id);
+    setHeaders(c, (headers) => headers.set(REQUEST_ID_HEADER, id));
+    if (c.res.status >= 500)
+      logFailure(
+        log,
+        { requestId: id, method: c.req.method, path: c.req.path, status: c.res.status },
+        c.error,
+      );
   };
 }
 
-function setHeader(c: Context, id: string): void {
-  try {
-    c.res.headers.set(REQUEST_ID_HEADER, id);
-  } catch {
-    // A response with immutable headers (one passed through from fetch): copy it, then set.
-    const copy = new Response(c.res.body, c.res);
-    copy.headers.set(REQUEST_ID_HEADER, id);
-    c.res = undefined;
-    c.res = copy;
-  }
+/** The client's id when it is sane, else a new one. */
+export function requestIdOf(incoming: string | undefined): string {
+  return incoming !== undefined && SANE_ID.test(incoming) ? incoming : randomUUID();
 }
 
 /**
@@ -43,8 +41,11 @@ function setHeader(c: Context, id: string): void {
  * error goes here with the stack. Other 5xx (no replica ready, an engine's failure) are refusals
  * the server meant, worth a line without one.
  */
-function logFailure(log: Logger, c: Context, requestId: string): void {
-  const fields = { requestId, method: c.req.method, path: c.req.path, status: c.res.status };
-  if (c.error && c.res.status === 500) log.error({ ...fields, err: c.error }, "unexpected error");
-  else log.warn({ ...fields, reason: c.error?.message }, "request not served");
+export function logFailure(
+  log: Logger,
+  fields: { requestId: string; method: string; path: string; status: number },
+  error: Error | undefined,
+): void {
+  if (error && fields.status === 500) log.error({ ...fields, err: error }, "unexpected error");
+  else log.warn({ ...fields, reason: error?.message }, "request not served");
 }

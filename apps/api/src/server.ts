@@ -1,13 +1,15 @@
 import { createLogger, type Logger } from "@llmgw/log";
 import { WAKES_CHANNEL } from "@llmgw/store";
-import { benchesOf, createApp, gatewayOf, startTrafficOf } from "./app";
+import { benchesOf, createApp, gatewayOf, nodeRequestPathOf, startTrafficOf } from "./app";
+import { startAutoscaler } from "./autoscale/autoscaler";
 import type { Config } from "./config";
 import { type Deps, openDeps } from "./deps";
 import { AppError, errorBody } from "./errors";
 import { startHeadroomChanges } from "./events/headroomChanges";
 import { startRelay } from "./events/relay";
 import type { GatewayOptions } from "./gateway/gateway";
-import { listen } from "./listen";
+import type { AgentSource } from "./install/agentFile";
+import { type DirectListener, listen } from "./listen";
 import { startScheduler } from "./scheduler";
 import { startLeadership } from "./scheduler/leader";
 import { markSilentNodesDown } from "./services/liveness";
@@ -34,7 +36,12 @@ const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1)$/;
  */
 export async function startServer(
   config: Config,
-  options: { webDist?: string | null; log?: Logger; gateway?: GatewayOptions } = {},
+  options: {
+    webDist?: string | null;
+    log?: Logger;
+    gateway?: GatewayOptions;
+    agent?: AgentSource | null;
+  } = {},
 ): Promise<RunningServer> {
   const log = options.log ?? createLogger();
   if (config.tokens.length === 0 && !LOOPBACK.test(config.listen.host)) {
@@ -44,10 +51,14 @@ export async function startServer(
   }
   // The port is taken first (listen.ts) and answers 503 until start-up is done.
   let ready: ReturnType<typeof createApp> | null = null;
-  const { server, url } = await listen(config.listen, (request, env) =>
-    ready
-      ? ready.fetch(request, env)
-      : Response.json(errorBody(starting), { status: starting.status, headers: starting.headers }),
+  let direct: DirectListener = () => false;
+  const { server, url } = await listen(
+    config.listen,
+    (request, env) =>
+      ready
+        ? ready.fetch(request, env)
+        : Response.json(errorBody(starting), { status: starting.status, headers: starting.headers }),
+    (incoming, outgoing) => direct(incoming, outgoing),
   );
   // Listening on port 0 (tests): the mirror's sources must name the port actually taken.
   if (config.listen.port === 0 && config.mirror.baseUrl.endsWith(":0")) config.mirror.baseUrl = url;
@@ -57,6 +68,7 @@ export async function startServer(
   });
   const app = createApp(deps, {
     webDist: options.webDist ?? null,
+    agent: options.agent ?? null,
     ...(options.gateway ? { gateway: options.gateway } : {}),
   });
 
@@ -90,6 +102,10 @@ export async function startServer(
           })
       : null;
   const leadership = await startLeadership(deps, { onGain: () => deps.runtime.nudge() });
+  // Before the scheduler: its first run must know the wanted replicas the last leader stored.
+  const autoscaler = await startAutoscaler(deps, {
+    demand: () => gatewayOf(app)?.demand() ?? { models: new Map(), replicas: new Map() },
+  });
   // A run every heartbeat interval at least (on-demand wakes go idle without any event).
   const scheduler = startScheduler(deps, {
     intervalMs: config.heartbeatSeconds * 1000,
@@ -97,6 +113,7 @@ export async function startServer(
   });
 
   ready = app;
+  direct = nodeRequestPathOf(app);
   const store = deps.store.kind === "pglite" ? `embedded store in ${config.dataDir}/db` : "PostgreSQL";
   const open =
     config.tokens.length === 0 ? "; no tokens configured: loopback only, every request accepted" : "";
@@ -115,6 +132,7 @@ export async function startServer(
       await benchesOf(app)?.closeAll();
       await deps.pulls.stop();
       await gatewayOf(app)?.close();
+      await autoscaler.stop();
       await scheduler?.stop();
       await leadership.stop();
       await relay?.stop();

@@ -1,12 +1,13 @@
-import type { Node, NodeView } from "@llmgw/domain";
+import type { AutoscaleView, Node, NodeView } from "@llmgw/domain";
 import { nodeView } from "@llmgw/domain";
 import type { Store } from "@llmgw/store";
-import { Snapshot } from "./world/snapshot";
+import { withAutoscale } from "./world/patches";
+import { NO_AUTOSCALE, Snapshot } from "./world/snapshot";
 
 // The world: one consistent picture of the catalogue, fleet and quotas (world/snapshot.ts), moved
 // forward by the changes this process commits (world/patches.ts); what the API shows of a model
 // from it is world/views.ts.
-export { withModel, withNode, withNodes, withoutModel, withReplicas } from "./world/patches";
+export { withAutoscale, withModel, withNode, withNodes, withoutModel, withReplicas } from "./world/patches";
 export { Snapshot } from "./world/snapshot";
 export { modelSummary, modelView } from "./world/views";
 
@@ -26,6 +27,8 @@ export class World {
   readonly lastSeen = new Map<string, string>();
   /** How many times the store has been read whole (a figure for tests and /metrics). */
   loads = 0;
+  /** The autoscaler's latest numbers: every picture from now on carries them (`setAutoscale`). */
+  #autoscale: ReadonlyMap<string, AutoscaleView> = NO_AUTOSCALE;
 
   constructor(private readonly store: Store) {}
 
@@ -73,6 +76,23 @@ export class World {
     this.#current = Promise.resolve(next);
   }
 
+  /**
+   * The autoscaler's numbers of this second (SPEC §9.5), into the current picture (`withAutoscale`)
+   * and every one read after: not a change of the store, so whatever generation the picture is of,
+   * nothing is invalidated or read again.
+   */
+  setAutoscale(autoscale: ReadonlyMap<string, AutoscaleView>): void {
+    this.#autoscale = autoscale;
+    const current = this.#settled;
+    if (!current) return;
+    this.#settled = withAutoscale(current, autoscale);
+    this.#current = Promise.resolve(this.#settled);
+  }
+
+  get autoscale(): ReadonlyMap<string, AutoscaleView> {
+    return this.#autoscale;
+  }
+
   /** The five tables read in one read-only transaction, so the picture is of one moment. */
   async #load(): Promise<Snapshot> {
     this.loads++;
@@ -83,7 +103,7 @@ export class World {
       classes: await tx.classes.list(),
       quotas: await tx.quotas.list(),
     }));
-    return Snapshot.of(tables);
+    return Snapshot.of(tables, this.#autoscale);
   }
 
   /** A node with the freshest lastSeen, which heartbeats keep in memory. */

@@ -15,7 +15,11 @@ describe("loadConfig", () => {
       file: null,
       listen: { host: "127.0.0.1", port: 8080 },
       dataDir: join(process.cwd(), "data"),
-      mirror: { dir: join(process.cwd(), "data", "mirror"), baseUrl: "http://127.0.0.1:8080" },
+      mirror: {
+        dir: join(process.cwd(), "data", "mirror"),
+        baseUrl: "http://127.0.0.1:8080",
+        baseUrlSet: false,
+      },
       heartbeatSeconds: 5,
       quotas: [],
       tokens: [],
@@ -51,7 +55,7 @@ describe("loadConfig", () => {
       file,
       listen: { host: "0.0.0.0", port: 9000 },
       dataDir: join(dir, "state"),
-      mirror: { dir: join(dir, "weights"), baseUrl: "http://mirror.example:9000" },
+      mirror: { dir: join(dir, "weights"), baseUrl: "http://mirror.example:9000", baseUrlSet: true },
       heartbeatSeconds: 10,
       classes: [{ name: "gold", rank: 10, description: "" }],
       quotas: [{ owner: "research", memoryGB: 256 }],
@@ -82,6 +86,36 @@ describe("loadConfig", () => {
     const message = problemOf(() => loadConfig({ config: file }, {}));
 
     expect(message).toMatch(new RegExp(`^${literally(file)}:4: models\\[0\\]\\.contextLength: `));
+  });
+
+  it("takes the request path's bounds, engineIdleSeconds included (120 when not given)", async () => {
+    expect(loadConfig({}, {}).gateway).toEqual({
+      maxQueue: 256,
+      maxWaitSeconds: 300,
+      bodyLimitMB: 32,
+      engineIdleSeconds: 120,
+    });
+    const file = await configFile("gateway: { engineIdleSeconds: 30 }\n");
+    expect(loadConfig({ config: file }, {}).gateway.engineIdleSeconds).toBe(30);
+
+    for (const wrong of ["0", "1.5", "100000", "soon"]) {
+      const bad = await configFile(`gateway:\n  engineIdleSeconds: ${wrong}\n`);
+      expect(
+        problemOf(() => loadConfig({ config: bad }, {})),
+        wrong,
+      ).toMatch(new RegExp(`^${literally(bad)}:2: gateway\\.engineIdleSeconds: `));
+    }
+  });
+
+  it("reads the autoscaling window and drain bound (SPEC §9.3), and refuses a negative window naming it", async () => {
+    expect(loadConfig({}, {}).autoscale).toEqual({ scaleDownSeconds: 300, drainSeconds: 300 });
+    const tuned = await configFile("autoscale: { scaleDownSeconds: 2.5, drainSeconds: 30 }\n");
+    expect(loadConfig({ config: tuned }, {}).autoscale).toEqual({ scaleDownSeconds: 2.5, drainSeconds: 30 });
+
+    const file = await configFile("autoscale:\n  scaleDownSeconds: -1\n");
+    expect(problemOf(() => loadConfig({ config: file }, {}))).toMatch(
+      new RegExp(`^${literally(file)}:2: autoscale\\.scaleDownSeconds: must be 0 or more seconds`),
+    );
   });
 
   it("refuses a key it does not know, naming it", async () => {

@@ -7,6 +7,7 @@ import OpenAI from "openai";
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { createApp, gatewayOf } from "../src/app";
 import type { ClientAdmission } from "../src/gateway/admission";
+import type { GatewayDemand } from "../src/gateway/dispatcher";
 import type { GatewayMeter, GatewayNow, RequestOutcome } from "../src/gateway/meter";
 import {
   type Api,
@@ -30,6 +31,8 @@ export type GatewayTest = {
   client(options?: { apiKey?: string; maxRetries?: number }): OpenAI;
   /** What the gateway holds now (queued and in flight per model), as the meter reads it. */
   now(): GatewayNow;
+  /** What the gateway holds as the autoscaler reads it (SPEC §9.1). */
+  demand(): GatewayDemand;
   /** What the meter was told, in order. */
   readonly outcomes: RequestOutcome[];
   readonly coldStarts: { model: string; ms: number }[];
@@ -57,12 +60,14 @@ export function useGateway(options: { yaml?: string; adminToken?: string } = {})
   let url = "";
   let close = async () => {};
   let now = (): GatewayNow => ({ models: new Map(), tokens: new Map() });
+  let demand = (): GatewayDemand => ({ models: new Map(), replicas: new Map() });
   const test: GatewayTest = {
     api,
     get url() {
       return url;
     },
     now: () => now(),
+    demand: () => demand(),
     outcomes,
     coldStarts,
     admission: OPEN,
@@ -107,7 +112,10 @@ export function useGateway(options: { yaml?: string; adminToken?: string } = {})
     await new Promise<void>((resolve) => http.once("listening", resolve));
     url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
     const gateway = gatewayOf(app);
-    if (gateway) now = () => gateway.now();
+    if (gateway) {
+      now = () => gateway.now();
+      demand = () => gateway.demand();
+    }
     close = async () => {
       await gatewayOf(app)?.close();
       await new Promise<void>((resolve) => {

@@ -119,7 +119,11 @@ describe("GET /metrics", () => {
   it("shows the scheduler's figures", async () => {
     const { stats } = api.deps.runtime;
     const before = stats.runs;
-    stats.recordRun({ place: [], evict: [], stop: [], pending: [], remove: [], heldBack: [] }, 0.25, 0);
+    stats.recordRun(
+      { place: [], evict: [], stop: [], drain: [], pending: [], remove: [], heldBack: [] },
+      0.25,
+      0,
+    );
 
     const { page } = await scrape();
 

@@ -81,9 +81,9 @@ export async function spawnServe(options: {
  * Two `llmgw serve` processes on a fresh PostgreSQL database for a describe block: started before
  * its tests, one after the other (both migrate and seed; the second finds it done), and stopped
  * with their streams and the database after. Agents beat once in these tests: a long heartbeat
- * interval keeps liveness from marking their nodes down.
+ * interval keeps liveness from marking their nodes down. `yaml`: more of their llmgw.yaml.
  */
-export function useTwoServers(): {
+export function useTwoServers(options: { yaml?: string } = {}): {
   servers: ServeProcess[];
   streams: EventStream[];
   database: { url(): string };
@@ -96,7 +96,7 @@ export function useTwoServers(): {
     database = await freshDatabase();
     root = await mkdtemp(join(tmpdir(), "llmgw-multi-"));
     const config = join(root, "llmgw.yaml");
-    await writeFile(config, "heartbeatSeconds: 3600\n");
+    await writeFile(config, `heartbeatSeconds: 3600\n${options.yaml ?? ""}`);
     for (const name of ["a", "b"]) {
       servers.push(await spawnServe({ dataDir: join(root, name), config, databaseUrl: database.url }));
     }

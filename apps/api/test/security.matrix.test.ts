@@ -161,7 +161,17 @@ function credentials(world: World): { refusedAlways: Credential[]; byRole: Crede
  */
 function statedNeed(key: string): Need {
   const [method = "", path = ""] = key.split(" ");
-  if (["POST /api/v1/session", "DELETE /api/v1/session", "GET /healthz", "GET /*"].includes(key))
+  if (
+    [
+      "POST /api/v1/session",
+      "DELETE /api/v1/session",
+      "GET /healthz",
+      "GET /*",
+      // SPEC §5: a new machine joins with no token of the dashboard's.
+      "GET /install.sh",
+      "GET /install/agent.mjs",
+    ].includes(key)
+  )
     return "public";
   if (path === "/v1" || path.startsWith("/v1/")) return "inference";
   if (key === "POST /api/v1/agents/heartbeat") return "agent";

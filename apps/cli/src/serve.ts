@@ -2,7 +2,16 @@ import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { type Logger, loadConfig, type RunningServer, startServer } from "@llmgw/api";
+import { AGENT_VERSION } from "@llmgw/agent";
+import { agentBundle } from "@llmgw/agent/bundle";
+import {
+  type AgentBuild,
+  type AgentSource,
+  type Logger,
+  loadConfig,
+  type RunningServer,
+  startServer,
+} from "@llmgw/api";
 import { LOG_USAGE, loggerFrom, logOptions } from "@llmgw/log";
 
 const SERVE_USAGE = `llmgw serve [--config F] [--data-dir D] [--listen HOST:PORT]
@@ -36,6 +45,35 @@ export function ensureDashboard(log: Logger): string | null {
   return existsSync(`${webDist}/index.html`) ? webDist : null;
 }
 
+/**
+ * The one-file agent this server hands out at /install/agent.mjs (SPEC §5): built from this
+ * checkout's sources, in the background from the start (a cached one is found in milliseconds, a
+ * new one takes under a second), so the first /install request waits for it and the start does not.
+ */
+export function agentSource(log: Logger): AgentSource {
+  let building: Promise<AgentBuild> | null = null;
+  const build = () => {
+    building ??= agentBundle().then(
+      (bundle) => {
+        if (bundle.builtNow)
+          log.info({ bytes: bundle.bytes.length }, `built the agent's bundle ${bundle.path}`);
+        return bundle;
+      },
+      (err: unknown) => {
+        building = null;
+        log.warn(
+          { err },
+          "building the agent's bundle failed; /install/agent.mjs answers 503 until it works",
+        );
+        throw err;
+      },
+    );
+    return building;
+  };
+  build().catch(() => undefined);
+  return { version: AGENT_VERSION, build };
+}
+
 export function stopOnSignals(server: RunningServer): void {
   const stop = () => {
     server.close().finally(() => process.exit(0));
@@ -52,6 +90,6 @@ export async function serve(args: string[]): Promise<void> {
   }
   const log = loggerFrom(values);
   const config = loadConfig({ config: values.config, dataDir: values["data-dir"], listen: values.listen });
-  const server = await startServer(config, { webDist: ensureDashboard(log), log });
+  const server = await startServer(config, { webDist: ensureDashboard(log), log, agent: agentSource(log) });
   stopOnSignals(server);
 }

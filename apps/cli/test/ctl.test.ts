@@ -32,6 +32,7 @@ describe("models", () => {
       "OWNER",
       "MODE",
       "REPLICAS",
+      "MIN-MAX",
       "MEMORY",
       "CORES",
       "+NOW",
@@ -45,6 +46,7 @@ describe("models", () => {
       owner,
       "always",
       "1/2",
+      "2-2",
       "8 GB",
       "4",
       "+3",
@@ -126,6 +128,29 @@ describe("model set", () => {
       ["memoryGB", 8, 12],
       ["owner", owner, next],
     ]);
+  });
+
+  it("--max and --target set autoscaling (SPEC §9.6); models and model show say replicas against min-max", async () => {
+    const name = fresh("scaled");
+    await api.addModel({ name, scaling: { min: 1, max: 1, idleTimeoutSeconds: 900 } });
+
+    const run = await api.ctl(["model", "set", name, "--max", "4", "--target", "2"]);
+
+    expect(run).toMatchObject({ code: 0, stderr: "" });
+    expect(run.stdout).toMatch(/^ +max +1 → 4$/m);
+    expect(run.stdout).toMatch(/^ +target +slots → 2$/m);
+    const model = await json<ModelView>(api.client().models[":name"].$get({ param: { name } }));
+    expect(model.scaling).toMatchObject({ min: 1, max: 4, targetInFlight: 2 });
+    expect((await api.ctl(["models"])).stdout).toMatch(new RegExp(`^${name} .* 0/1 +1-4 `, "m"));
+    const card = await api.ctl(["model", "show", name]);
+    expect(card.stdout).toMatch(/^autoscale +1–4, 2 per replica: demand 0, desired 1, wanted 1$/m);
+
+    const cleared = await api.ctl(["model", "set", name, "--target", "none"]);
+    expect(cleared.stdout).toMatch(/^ +target +2 → slots$/m);
+    const refused = await api.ctl(["model", "set", name, "--max", "0"]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("maxReplicas");
+    expect((await api.ctl(["model", "set", name, "--max", "two"])).code).toBe(2);
   });
 
   it("on a 412 says what changed meanwhile and applies nothing", async () => {

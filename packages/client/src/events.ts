@@ -1,3 +1,4 @@
+import { isEventStream } from "@llmgw/contract";
 import { type LiveEvent, liveEventSchema } from "@llmgw/domain";
 
 // The one reader of llmgw's event stream (`GET /api/v1/events`, SPEC §3) outside a browser's
@@ -131,7 +132,7 @@ export async function* liveEvents(
       });
       if (!res.ok || !res.body) throw new EventStreamRefused(`the event stream answered ${res.status}`);
       const type = res.headers.get("content-type") ?? "";
-      if (!type.startsWith("text/event-stream")) throw new EventStreamRefused(`the event stream is ${type}`);
+      if (!isEventStream(type)) throw new EventStreamRefused(`the event stream is ${type}`);
       for await (const frame of sseFrames(res.body, signal)) {
         if (frame.kind === "comment") {
           onComment?.(frame.text);

@@ -1,6 +1,7 @@
 import { capacity } from "./capacity";
 import { agents, fleet } from "./fleet";
 import { inference } from "./inference";
+import { install } from "./install";
 import { meta } from "./meta";
 import { mirror, pulls, weights } from "./mirror";
 import { models } from "./models";
@@ -8,7 +9,12 @@ import { audit, quotas } from "./quotas";
 import type { Route } from "./route";
 import { session, tokens } from "./tokens";
 
-export { type OpenAiModel, openAiErrorSchema, openAiModelSchema } from "./inference";
+export {
+  modelReferenceSchema,
+  type OpenAiModel,
+  openAiErrorSchema,
+  openAiModelSchema,
+} from "./inference";
 export type { MirrorListingEntry } from "./mirror";
 export * from "./route";
 
@@ -30,6 +36,7 @@ export const contract = {
   meta,
   weights,
   inference,
+  install,
 } as const;
 
 export type Contract = typeof contract;

@@ -2,5 +2,6 @@
 // the token rules and shapes its routes take. Browser-safe: domain and zod only.
 export * from "./access";
 export * from "./contract";
+export * from "./media";
 export * from "./tokenRules";
 export * from "./tokenSchemas";

@@ -4,8 +4,19 @@ import { route } from "./route";
 // The request path (SPEC §7), outside /api: OpenAI's own shapes, passed through to the engines, so
 // only what llmgw reads or makes is described. Its refusals are OpenAI's error shape.
 
+/**
+ * The model an inference request names: a catalogue name or alias, never empty. The gateway checks
+ * what it finds in a body with this same schema (it reads only the fields routing needs).
+ */
+export const modelReferenceSchema = z
+  .string({ error: "the body names no model: send `model`, a model's name or alias" })
+  .min(1, "the body names no model: send `model`, a model's name or alias");
+
 /** What the gateway reads of a request: the model it names; the rest goes to the engine as it is. */
-export const inferenceRequestSchema = z.looseObject({ model: z.string(), stream: z.boolean().optional() });
+export const inferenceRequestSchema = z.looseObject({
+  model: modelReferenceSchema,
+  stream: z.boolean().optional(),
+});
 
 /** A catalogue model as OpenAI's `GET /v1/models` lists it, with its aliases under `llmgw`. */
 export const openAiModelSchema = z.object({

@@ -25,7 +25,7 @@ export const models = {
     method: "GET",
     path: "/api/v1/models",
     need: "viewer",
-    summary: "every model in the catalogue, with its replicas and headroom",
+    summary: "every model in the catalogue, with its replicas, headroom and how it autoscales",
     ok: { status: 200, description: "the catalogue", schema: z.array(modelSummarySchema) },
     refusals: [],
   }),
@@ -50,7 +50,8 @@ export const models = {
     method: "PATCH",
     path: "/api/v1/models/:name",
     need: "operator",
-    summary: "a JSON merge patch of the model, applied only to the version read (If-Match)",
+    summary:
+      "a JSON merge patch of the model (maxReplicas and targetInFlight for autoscaling too), applied only to the version read (If-Match)",
     headers: [{ name: "If-Match", required: true, description: 'the ETag read with the model ("7")' }],
     body: modelPatchSchema,
     ok: { status: 200, description: "the model as patched", schema: modelViewSchema },

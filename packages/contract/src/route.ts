@@ -16,7 +16,7 @@ export type Answer = {
   /** An answer llmgw passes on rather than makes (an engine's): described, not typed. */
   passedOn?: z.ZodType;
   /** The media type when it is not JSON: an event stream, the metrics page, a file. */
-  media?: "text/event-stream" | "text/plain" | "text/html" | "application/octet-stream";
+  media?: "text/event-stream" | "text/plain" | "text/html" | "text/javascript" | "application/octet-stream";
 };
 
 /** A request header the route reads, for the API description (`If-Match`). */

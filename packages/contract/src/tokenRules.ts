@@ -7,13 +7,16 @@ import { z } from "zod";
 export const roleSchema = z.enum(["viewer", "operator", "admin", "agent", "client"]);
 export type Role = z.infer<typeof roleSchema>;
 
-/** Audit entries name these as `by` for the token-less server and the file: no token may take them. */
-export const RESERVED_ACTORS = ["local", "config"] as const;
+/**
+ * Audit entries name these as `by` for the token-less server, the file and the autoscaler (SPEC
+ * §9.5): no token may take them.
+ */
+export const RESERVED_ACTORS = ["local", "config", "autoscaler"] as const;
 
 export const tokenNameSchema = text()
   .regex(/^[A-Za-z0-9._:-]{1,64}$/, "1–64 characters of letters, digits and . _ : -")
   .refine((name) => !(RESERVED_ACTORS as readonly string[]).includes(name), {
-    message: `"local" and "config" are reserved: audit entries use them for the token-less server and the file`,
+    message: `"local", "config" and "autoscaler" are reserved: audit entries use them for the token-less server, the file and the autoscaler`,
   });
 
 /** The node an agent token speaks for (SPEC §4); only agent tokens have one. */

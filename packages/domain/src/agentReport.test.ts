@@ -84,6 +84,30 @@ describe("mergeReport", () => {
     expect(failed).toMatchObject({ state: "failed", reason: "exited" });
   });
 
+  it("keeps a draining replica's mark and reason while the agent reports it ready (SPEC §9.3)", () => {
+    const model = makeModel();
+    const node = makeNode();
+    const draining = replicaOf(model, {
+      node: node.name,
+      state: "ready",
+      endpoint: "http://10.0.0.7:1",
+      drainingSince: ago(1_000),
+      reason: "draining: more replicas than wanted (1)",
+    });
+    const reported = makeReported({ id: draining.id, model: model.name, endpoint: "http://10.0.0.7:1" });
+    const [merged] = merge({ node: node.name, models: [model], stored: [draining], reported: [reported] });
+    expect(merged).toEqual(draining);
+
+    const [failed] = merge({
+      node: node.name,
+      models: [model],
+      stored: [draining],
+      reported: [{ ...reported, state: "failed", reason: "engine exited" }],
+    });
+    expect(failed).toMatchObject({ state: "failed", reason: "engine exited" });
+    expect(failed?.drainingSince).toBeUndefined();
+  });
+
   it("counts a replica the scheduler did not place as the agent's own while the scheduler runs", () => {
     const model = makeModel({ need: { minMemoryGB: 8, cpuCores: 4 } });
     const node = makeNode();

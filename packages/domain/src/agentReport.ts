@@ -26,7 +26,8 @@ export const SIGNIFICANT_GB = 0.5;
  * rather than replaced by the report:
  *
  * - a reported replica takes the agent's state and measured memory; but one the scheduler marked
- *   `stopping` stays stopping while the agent still runs it, since the agent stops it on this reply;
+ *   `stopping` stays stopping while the agent still runs it, since the agent stops it on this reply,
+ *   and one it marked draining (`drainingSince`) keeps that mark and its reason;
  * - a reported replica the store does not have on this node is the agent's own: while the
  *   scheduler runs it is unmanaged (it holds what it reports and never counts as its model's, even
  *   once a model of that name exists), so an agent cannot pass off a replica as the catalogue's;
@@ -89,6 +90,9 @@ function fromReport(
     : undefined;
   // Stopping, as the scheduler asked, until the agent reports it gone (or failed).
   const stopping = known?.state === "stopping" && reported.state !== "failed";
+  // Draining (SPEC §9.3): the scheduler's mark and its reason stay until it stops the replica.
+  const draining =
+    known?.drainingSince !== undefined && reported.state !== "failed" ? known.drainingSince : undefined;
   const measured = reported.measuredMemoryGB ?? null;
   return {
     id: reported.id,
@@ -104,7 +108,7 @@ function fromReport(
     measuredMemoryGB:
       known && sameReading(known.measuredMemoryGB, measured) ? known.measuredMemoryGB : measured,
     startedAt: known?.startedAt ?? now,
-    reason: stopping ? (known?.reason ?? null) : (reported.reason ?? null),
+    reason: stopping || draining !== undefined ? (known?.reason ?? null) : (reported.reason ?? null),
     // Where requests go: only while the agent says the engine answers there, and never for an
     // unmanaged replica (never routed to). Progress only while it starts.
     endpoint:
@@ -113,6 +117,7 @@ function fromReport(
         : null,
     progress: reported.state === "starting" ? (reported.progress ?? null) : null,
     ...(unmanaged ? { unmanaged: true } : {}),
+    ...(draining !== undefined ? { drainingSince: draining } : {}),
   };
 }
 

@@ -33,6 +33,7 @@ function summary(overrides: {
       whyNot: [],
     },
     quota: { owner: model.owner, remaining: null },
+    autoscale: null,
   };
   return view;
 }
@@ -63,12 +64,17 @@ describe("modelAttention", () => {
     ]);
   });
 
-  it("marks measured memory above the estimate, however little", () => {
+  it("marks measured memory more than 10% above the estimate, and not within it", () => {
     const model = makeModel();
-    const replicas = [replicaOf(model, { state: "ready", measuredMemoryGB: 6.4 })];
-    expect(modelAttention(summary({ current: 1, replicas }), undefined)).toEqual([
-      { kind: "over-estimate", text: "measured 6.4 GB, above the 6 GB estimate" },
+    const measuring = (gb: number) => [replicaOf(model, { state: "ready", measuredMemoryGB: gb })];
+    expect(modelAttention(summary({ current: 1, replicas: measuring(6.7) }), undefined)).toEqual([
+      { kind: "over-estimate", text: "measured 6.7 GB, above the 6 GB estimate" },
     ]);
+    for (const within of [6.6, 6.4, 6, 2])
+      expect(
+        modelAttention(summary({ current: 1, replicas: measuring(within) }), undefined),
+        `${within}`,
+      ).toEqual([]);
   });
 });
 

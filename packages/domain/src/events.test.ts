@@ -3,7 +3,7 @@ import { makeMirrorVersion, makeReplica } from "../test/factories";
 import { changeEventSchema, EVENT_TYPES, type EventOf, liveEventSchema } from "./events";
 
 describe("the event union", () => {
-  it("names every type once, the change events and the ephemeral model.traffic, headroom.changed and model.bench", () => {
+  it("names every type once, the change events and the ephemeral model.traffic, headroom.changed, model.bench and model.autoscale", () => {
     expect(EVENT_TYPES).toEqual([
       "model.changed",
       "model.removed",
@@ -12,14 +12,17 @@ describe("the event union", () => {
       "replica.changed",
       "mirror.changed",
       "quota.changed",
+      "model.scaled",
       "mirror.pull",
       "model.traffic",
       "headroom.changed",
       "model.bench",
+      "model.autoscale",
     ]);
     expect(changeEventSchema.options.map((o) => o.shape.type.value)).not.toContain("model.traffic");
     expect(changeEventSchema.options.map((o) => o.shape.type.value)).not.toContain("headroom.changed");
     expect(changeEventSchema.options.map((o) => o.shape.type.value)).not.toContain("model.bench");
+    expect(changeEventSchema.options.map((o) => o.shape.type.value)).not.toContain("model.autoscale");
   });
 
   it("reads a payload by its type", () => {

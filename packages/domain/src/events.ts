@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { autoscaleViewSchema } from "./autoscale";
 import { benchProgressSchema } from "./bench";
 import { pullSchema } from "./pullSchemas";
 import {
@@ -40,6 +41,28 @@ export const mirrorChangeSchema = z.union([
 ]);
 export type MirrorChange = z.infer<typeof mirrorChangeSchema>;
 
+/** A change of an autoscaled model's wanted replicas (SPEC §9.5), with why, in numbers. */
+export const modelScaledSchema = z.object({
+  model: z.string(),
+  from: z.int().min(0),
+  to: z.int().min(0),
+  /** Requests in flight or queued over every process, when wanted moved. */
+  demand: z.int().min(0),
+  reason: z.string(),
+});
+export type ModelScaled = z.infer<typeof modelScaledSchema>;
+
+/**
+ * An autoscaled model's line as this process now works it out (SPEC §9.5: demand, desired,
+ * wanted, when it may fall), sent when it changes so a card follows it; null once the model is
+ * no longer autoscaled.
+ */
+export const modelAutoscaleSchema = z.object({
+  model: z.string(),
+  autoscale: autoscaleViewSchema.nullable(),
+});
+export type ModelAutoscale = z.infer<typeof modelAutoscaleSchema>;
+
 /** Events written to the store with the change they describe: they have ids and are replayed. */
 const changeEvents = [
   event("model.changed", modelSummarySchema),
@@ -49,6 +72,7 @@ const changeEvents = [
   event("replica.changed", replicaChangeSchema),
   event("mirror.changed", mirrorChangeSchema),
   event("quota.changed", quotaUsageSchema),
+  event("model.scaled", modelScaledSchema),
   // SPEC §10.4: a pull's progress (at most 4 a second) and its end, stored with the pull itself.
   event("mirror.pull", pullSchema),
 ] as const;
@@ -69,6 +93,7 @@ const ephemeralEvents = [
   event("model.traffic", modelTrafficSchema),
   event("headroom.changed", headroomChangeSchema),
   event("model.bench", benchProgressSchema),
+  event("model.autoscale", modelAutoscaleSchema),
 ] as const;
 
 export const changeEventSchema = z.discriminatedUnion("type", [...changeEvents]);

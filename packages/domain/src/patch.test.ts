@@ -126,4 +126,36 @@ describe("applyPatch", () => {
       { field: "maxOutput", before: 2048, after: null },
     ]);
   });
+
+  it("sets max beside min for autoscaling (SPEC §9.6), after mode and replicas", () => {
+    const { next, changes } = applyPatch(model(), { maxReplicas: 6 });
+    expect(next.scaling).toMatchObject({ min: 2, max: 6 });
+    expect(changes).toEqual([{ field: "maxReplicas", before: null, after: 6 }]);
+    const both = applyPatch(next, { replicas: 1, maxReplicas: 4 });
+    expect(both.next.scaling).toMatchObject({ min: 1, max: 4 });
+    // "mode + replicas" alone still mean {N, N}: autoscaling ends unless max comes with them.
+    expect(applyPatch(next, { replicas: 3 }).next.scaling).toMatchObject({ min: 3, max: 3 });
+  });
+
+  it("refuses a max below min, or on a stopped model, naming maxReplicas", () => {
+    const below = () => applyPatch(model(), { maxReplicas: 1 });
+    expect(below).toThrow(PatchError);
+    expect(below).toThrow("must be at least min (2)");
+    try {
+      applyPatch(model(), { mode: "stopped", maxReplicas: 2 });
+    } catch (err) {
+      expect(err).toMatchObject({ field: "maxReplicas" });
+    }
+    expect.assertions(3);
+  });
+
+  it("sets the target in flight and clears it with null, keeping it across a change of mode", () => {
+    const { next, changes } = applyPatch(model(), { targetInFlight: 3 });
+    expect(next.scaling.targetInFlight).toBe(3);
+    expect(changes).toEqual([{ field: "targetInFlight", before: null, after: 3 }]);
+    expect(applyPatch(next, { mode: "ondemand" }).next.scaling.targetInFlight).toBe(3);
+    expect(applyPatch(next, { targetInFlight: null }).changes).toEqual([
+      { field: "targetInFlight", before: 3, after: null },
+    ]);
+  });
 });

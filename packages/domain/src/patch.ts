@@ -11,6 +11,8 @@ export const PATCH_FIELDS = [
   "mode",
   "replicas",
   "idleTimeoutSeconds",
+  "maxReplicas",
+  "targetInFlight",
   "description",
   "aliases",
   "contextLength",
@@ -81,18 +83,38 @@ function nextProfile(profile: Profile, patch: ModelPatch): Profile {
   };
 }
 
-/** Mode and replicas go through the run-mode rule, each defaulting to what the model has now. */
+/**
+ * Mode and replicas go through the run-mode rule, each defaulting to what the model has now; then
+ * `maxReplicas` sets max (SPEC §9.6: "mode + replicas" still mean {min, max} as §2.1).
+ */
 function nextScaling(model: Model, patch: ModelPatch): Model["scaling"] {
   const idle = patch.idleTimeoutSeconds ?? model.scaling.idleTimeoutSeconds;
+  const target = patch.targetInFlight === undefined ? model.scaling.targetInFlight : patch.targetInFlight;
+  let scaling: Model["scaling"];
   if (patch.mode === undefined && patch.replicas === undefined) {
-    return { ...model.scaling, idleTimeoutSeconds: idle };
+    scaling = { ...model.scaling, idleTimeoutSeconds: idle, targetInFlight: target };
+  } else {
+    const mode = patch.mode ?? modeOf(model.scaling);
+    // Silently keeping a stopped model at 0 would lose what the operator typed.
+    if (mode === "stopped" && patch.replicas !== undefined && patch.replicas > 0) {
+      throw new PatchError(
+        "replicas",
+        "a stopped model runs no replicas; choose always or on demand as well",
+      );
+    }
+    scaling = scalingFor(mode, patch.replicas ?? replicasOf(model.scaling), idle, target);
   }
-  const mode = patch.mode ?? modeOf(model.scaling);
-  // Silently keeping a stopped model at 0 would lose what the operator typed.
-  if (mode === "stopped" && patch.replicas !== undefined && patch.replicas > 0) {
-    throw new PatchError("replicas", "a stopped model runs no replicas; choose always or on demand as well");
+  if (patch.maxReplicas === undefined) return scaling;
+  if (modeOf(scaling) === "stopped") {
+    throw new PatchError(
+      "maxReplicas",
+      "a stopped model runs no replicas; choose always or on demand as well",
+    );
   }
-  return scalingFor(mode, patch.replicas ?? replicasOf(model.scaling), idle);
+  if (patch.maxReplicas < scaling.min) {
+    throw new PatchError("maxReplicas", `must be at least min (${scaling.min})`);
+  }
+  return { ...scaling, max: patch.maxReplicas };
 }
 
 function cardOf(model: Model, index: number): Record<PatchField, unknown> {
@@ -106,11 +128,21 @@ function cardOf(model: Model, index: number): Record<PatchField, unknown> {
     mode: modeOf(model.scaling),
     replicas: replicasOf(model.scaling),
     idleTimeoutSeconds: model.scaling.idleTimeoutSeconds,
+    maxReplicas: maxAboveMin(model.scaling),
+    targetInFlight: model.scaling.targetInFlight ?? null,
     description: model.description,
     aliases: model.aliases,
     contextLength: model.contextLength,
     maxOutput: model.maxOutput,
   };
+}
+
+/**
+ * The card's max: what an always model may grow to beyond its min (SPEC §9.6), null when it runs
+ * exactly min. An on-demand model's max is its replicas field already: reported there, not twice.
+ */
+function maxAboveMin(scaling: Model["scaling"]): number | null {
+  return modeOf(scaling) === "always" && scaling.max > scaling.min ? scaling.max : null;
 }
 
 /** Field values are scalars or lists of names; lists compare element by element. */

@@ -35,6 +35,7 @@ describe("serveFormSchema", () => {
       ctxPool: 16384,
       mode: "always",
       replicas: 1,
+      maxReplicas: null,
       minMemoryGB: 8,
       cpuCores: 4,
     });
@@ -117,5 +118,17 @@ describe("modelFromServeForm", () => {
     });
     expect(input.scaling).toEqual({ min: 1, max: 1, idleTimeoutSeconds: 900 });
     expect(modelInputSchema.safeParse(input).success).toBe(true);
+  });
+
+  it("offers max beside replicas for an always-on model: traffic decides between them (SPEC §9.6)", () => {
+    const base = { name: "chat", contextLength: 4096, minMemoryGB: 8, cpuCores: 4 };
+    const scaled = serveFormSchema.parse({ ...base, replicas: 1, maxReplicas: 4 });
+    expect(modelFromServeForm(plan(), scaled).scaling).toEqual({ min: 1, max: 4, idleTimeoutSeconds: 900 });
+    const onDemand = serveFormSchema.parse({ ...base, mode: "ondemand", replicas: 2, maxReplicas: 4 });
+    expect(modelFromServeForm(plan(), onDemand).scaling).toEqual({ min: 0, max: 2, idleTimeoutSeconds: 900 });
+    const below = serveFormSchema.safeParse({ ...base, replicas: 3, maxReplicas: 2 });
+    expect(below.error?.issues.map((i) => [i.path.join("."), i.message])).toEqual([
+      ["maxReplicas", "at least the replicas it always runs"],
+    ]);
   });
 });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_REPLICAS } from "./autoscale";
 import { scalingFor } from "./runModes";
 import {
   DEFAULT_CTX_POOL,
@@ -13,9 +14,10 @@ import {
 /**
  * The serve wizard's form (SPEC §6): what nobody can infer from the mirror, plus the plan's
  * estimates as editable fields. Derived from the API's schema so the browser and the server
- * refuse the same things with the same words.
+ * refuse the same things with the same words. The fields alone, for a form that types some of
+ * them differently (`serveFormSchema` is these with `checkServeForm`).
  */
-export const serveFormSchema = modelInputSchema
+export const serveFormFields = modelInputSchema
   .pick({
     name: true,
     description: true,
@@ -31,6 +33,11 @@ export const serveFormSchema = modelInputSchema
     ctxPool: z.int().positive().max(10_000_000).default(DEFAULT_CTX_POOL),
     mode: modeSchema.default("always"),
     replicas: z.int().min(0).max(10_000).default(1),
+    /**
+     * Always on: how far traffic may take it (SPEC §9); null, or the replicas, runs exactly that
+     * many. On demand, `replicas` is the most already.
+     */
+    maxReplicas: z.int().min(1).max(MAX_REPLICAS).nullable().default(null),
     minMemoryGB: z.int().min(0).max(1_000_000),
     cpuCores: z.int().min(0).max(100_000),
     /** What keeps a large model off the small nodes: one label the nodes must carry. */
@@ -41,6 +48,18 @@ export const serveFormSchema = modelInputSchema
       })
       .optional(),
   });
+
+/** What no one field can say alone: max is at least the replicas an always-on model runs. */
+export function checkServeForm(
+  form: { mode: string; replicas: number; maxReplicas: number | null },
+  ctx: z.RefinementCtx,
+): void {
+  if (form.mode === "always" && form.maxReplicas !== null && form.maxReplicas < form.replicas) {
+    ctx.addIssue({ code: "custom", message: "at least the replicas it always runs", path: ["maxReplicas"] });
+  }
+}
+
+export const serveFormSchema = serveFormFields.superRefine(checkServeForm);
 export type ServeFormInput = z.input<typeof serveFormSchema>;
 export type ServeForm = z.output<typeof serveFormSchema>;
 
@@ -59,7 +78,7 @@ export function modelFromServeForm(plan: ServePlan, form: ServeForm): ModelInput
     maxOutput: form.maxOutput,
     class: form.class,
     owner: form.owner,
-    scaling: scalingFor(form.mode, form.replicas),
+    scaling: scalingOf(form),
     profiles: [
       {
         name: plan.profile,
@@ -75,4 +94,11 @@ export function modelFromServeForm(plan: ServePlan, form: ServeForm): ModelInput
       },
     ],
   };
+}
+
+/** The run mode's scaling (SPEC §2.1), with max above min when the form asks traffic to decide. */
+function scalingOf(form: ServeForm): ModelInput["scaling"] {
+  const scaling = scalingFor(form.mode, form.replicas);
+  if (form.mode !== "always" || form.maxReplicas === null || form.maxReplicas <= scaling.min) return scaling;
+  return { ...scaling, max: form.maxReplicas };
 }

@@ -190,6 +190,31 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     id: 9,
+    name: "autoscaling: each process's demand, and the wanted replicas the leader holds",
+    sql: `
+      -- SPEC §9.1: one row per llmgw serve process, replaced once a second while it has demand.
+      -- models: {name: requests in flight + queued}; replicas: {id: requests in flight}; only
+      -- what is not zero. A row older than 3 s counts as 0 (the reader filters on at).
+      create table demand (
+        process  text primary key,
+        at       timestamptz not null,
+        models   jsonb not null check (jsonb_typeof(models) = 'object'),
+        replicas jsonb not null check (jsonb_typeof(replicas) = 'object')
+      );
+      -- SPEC §9.3: what the leader's window holds per autoscaled model, written when it changes,
+      -- so every process shows it and a new leader resumes the window. seq moves on every write:
+      -- a process reads only the rows written since it last looked.
+      create sequence autoscale_seq;
+      create table autoscale (
+        model      text primary key,
+        wanted     int not null check (wanted >= 0),
+        hold_until timestamptz,
+        seq        bigint not null
+      );
+    `,
+  },
+  {
+    id: 10,
     name: "pulls from the Hugging Face Hub into the mirror",
     // SPEC §10.4: a pull is stored so it continues after a restart. `pull_key` names the files it
     // writes (commit, destination, paths): one unfinished pull per key, so the same files asked
@@ -229,6 +254,8 @@ export const TABLES = [
   "tokens",
   "sessions",
   "agent_nodes",
+  "demand",
+  "autoscale",
   "mirror_pulls",
 ] as const;
 

@@ -6,7 +6,9 @@ import { openPglite } from "./pglite";
 import { openPostgres } from "./postgres";
 import { type AgentNodes, agentNodes } from "./repos/agentNodes";
 import { type Audit, audit } from "./repos/audit";
+import { type Autoscale, autoscale } from "./repos/autoscale";
 import { type Classes, classes } from "./repos/classes";
+import { type Demand, demand } from "./repos/demand";
 import { type Events, events } from "./repos/events";
 import { type Mirror, mirror } from "./repos/mirror";
 import { type Models, models } from "./repos/models";
@@ -41,6 +43,8 @@ export interface Repositories {
   readonly wakes: Wakes;
   readonly agentNodes: AgentNodes;
   readonly pulls: Pulls;
+  readonly demand: Demand;
+  readonly autoscale: Autoscale;
 }
 
 export interface StoreTx extends Repositories {
@@ -90,6 +94,8 @@ function bind(sql: Queryable, caches: Caches, inTransaction: boolean): StoreTx {
     wakes: wakes(sql),
     agentNodes: agentNodes(sql),
     pulls: pulls(sql),
+    demand: demand(sql),
+    autoscale: autoscale(sql),
     transaction: (fn) => sql.transaction((tx) => fn(bind(tx, caches, true))),
     lock: (key) => lockKey(sql, key),
   };

@@ -122,69 +122,52 @@ describe("ClientLimits: requests a minute", () => {
 });
 
 describe("ClientLimits: concurrency", () => {
-  it("admits `concurrency` in flight, then 429 Retry-After 1 until one is released", () => {
+  // The gateway counts a token's requests in flight (TokenFlights); the limit is checked against it.
+  it("admits while fewer than `concurrency` are in flight, then 429 Retry-After 1", () => {
     const limits = new ClientLimits(fakeClock().now);
     const token = aClient({ concurrency: 2 });
     const model = makeModel();
-    const first = limits.admit(token, model);
-    limits.admit(token, model);
+    expect(() => limits.admit(token, model, 0)).not.toThrow();
+    expect(() => limits.admit(token, model, 1)).not.toThrow();
 
-    const refusal = refusalOf(() => limits.admit(token, model));
+    const refusal = refusalOf(() => limits.admit(token, model, 2));
     expect(refusal).toMatchObject({ status: 429, code: "rate_limited", headers: { "Retry-After": "1" } });
     expect(refusal.message).toContain("2 requests in flight");
-
-    first();
-    expect(() => limits.admit(token, model)).not.toThrow();
-  });
-
-  it("release is idempotent: a request ended twice frees one slot", () => {
-    const limits = new ClientLimits(fakeClock().now);
-    const token = aClient({ concurrency: 2 });
-    const release = limits.admit(token, makeModel());
-    limits.admit(token, makeModel());
-
-    release();
-    release();
-
-    limits.admit(token, makeModel());
-    expect(refusalOf(() => limits.admit(token, makeModel())).status).toBe(429);
   });
 
   it("a refusal by concurrency does not count against the minute", () => {
-    const clock = fakeClock();
-    const limits = new ClientLimits(clock.now);
+    const limits = new ClientLimits(fakeClock().now);
     const token = aClient({ concurrency: 1, requestsPerMinute: 2 });
-    const release = limits.admit(token, makeModel());
-    expect(refusalOf(() => limits.admit(token, makeModel())).headers).toEqual({ "Retry-After": "1" });
+    limits.admit(token, makeModel(), 0);
+    expect(refusalOf(() => limits.admit(token, makeModel(), 1)).headers).toEqual({ "Retry-After": "1" });
 
-    release();
-
-    expect(() => limits.admit(token, makeModel())).not.toThrow();
+    expect(() => limits.admit(token, makeModel(), 0)).not.toThrow();
   });
 
   it("when the minute is full too, Retry-After is the minute's wait", () => {
     const limits = new ClientLimits(fakeClock().now);
     const token = aClient({ concurrency: 1, requestsPerMinute: 1 });
-    limits.admit(token, makeModel());
-    expect(refusalOf(() => limits.admit(token, makeModel())).headers).toEqual({ "Retry-After": "60" });
+    limits.admit(token, makeModel(), 0);
+    expect(refusalOf(() => limits.admit(token, makeModel(), 1)).headers).toEqual({ "Retry-After": "60" });
   });
 });
 
 describe("ClientLimits: memory", () => {
-  it("keeps nothing for tokens without limits, and forgets idle tokens as more arrive", () => {
+  it("keeps nothing for tokens without a minute's limit, and forgets idle tokens as more arrive", () => {
     const clock = fakeClock();
     const limits = new ClientLimits(clock.now);
     for (let i = 0; i < 100; i += 1) limits.admit(aClient({ models: ["m"] }), makeModel({ name: "m" }));
+    for (let i = 0; i < 100; i += 1) limits.admit(aClient({ concurrency: 1 }), makeModel());
     expect(limits.tracked).toBe(0);
 
-    const busy = aClient({ concurrency: 1 });
+    const busy = aClient({ requestsPerMinute: 1 });
     limits.admit(busy, makeModel());
     for (let i = 0; i < 1000; i += 1) limits.admit(aClient({ requestsPerMinute: 5 }), makeModel());
-    clock.advance(61_000);
+    clock.advance(30_000);
+    for (let i = 0; i < 1000; i += 1) limits.admit(aClient({ requestsPerMinute: 5 }), makeModel());
+    clock.advance(31_000);
     for (let i = 0; i < 1000; i += 1) limits.admit(aClient({ requestsPerMinute: 5 }), makeModel());
 
-    expect(limits.tracked).toBeLessThanOrEqual(1001);
-    // The one in flight is never forgotten: its slot is still held.
-    expect(refusalOf(() => limits.admit(busy, makeModel())).status).toBe(429);
+    expect(limits.tracked).toBeLessThanOrEqual(2001);
   });
 });

@@ -17,18 +17,18 @@ const NOTHING_TO_RELEASE = (): void => {};
 /**
  * Admits a request of `token` for `model`, or throws: 403 `model_not_allowed` when the token lists
  * models and this is none of them (by name or alias); 429 `rate_limited` with Retry-After past its
- * requests a minute or its concurrency. The returned function frees the concurrency slot when the
- * request ends (calling it again does nothing). A null token (a server without tokens) and a token
- * without limits always pass.
+ * requests a minute or its concurrency (`inFlight`: its requests in flight now, as the gateway
+ * counts them). A null token (a server without tokens) and a token without limits always pass.
+ * Holds nothing for the request: the gateway's own count frees its concurrency when it ends.
  */
 export class ClientLimits {
-  readonly #usage = new Map<string, Usage>();
+  readonly #usage = new Map<string, MinuteWindow>();
   #sweepAt = SWEEP_FROM;
 
   /** `now` in milliseconds; tests pass a fake clock. */
   constructor(private readonly now: () => number = Date.now) {}
 
-  admit(token: KnownToken | null, model: Model): () => void {
+  admit(token: KnownToken | null, model: Model, inFlight = 0): () => void {
     if (token === null) return NOTHING_TO_RELEASE;
     if (token.models !== null && !listsModel(token.models, model)) {
       throw new AppError({
@@ -40,29 +40,22 @@ export class ClientLimits {
     if (requestsPerMinute === null && concurrency === null) return NOTHING_TO_RELEASE;
 
     const now = this.now();
-    // Keyed by hash: a token revoked and made again under its name starts afresh.
-    const usage = this.#usageOf(token.sha256);
     // The minute first: when both are full, its wait is the one that matters.
     if (requestsPerMinute !== null) {
-      const wait = usage.minute.wait(now, requestsPerMinute);
+      // Keyed by hash: a token revoked and made again under its name starts afresh.
+      const minute = this.#minuteOf(token.sha256);
+      const wait = minute.wait(now, requestsPerMinute);
       if (wait > 0)
         throw rateLimited(
           `the token ${token.name} may send ${counted(requestsPerMinute, "request")} a minute`,
           wait,
         );
     }
-    if (concurrency !== null && usage.inFlight >= concurrency) {
+    if (concurrency !== null && inFlight >= concurrency) {
       throw rateLimited(`the token ${token.name} may have ${counted(concurrency, "request")} in flight`, 1);
     }
-    if (requestsPerMinute !== null) usage.minute.add(now);
-    if (concurrency === null) return NOTHING_TO_RELEASE;
-    usage.inFlight += 1;
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      usage.inFlight -= 1;
-    };
+    if (requestsPerMinute !== null) this.#minuteOf(token.sha256).add(now);
+    return NOTHING_TO_RELEASE;
   }
 
   /** How many tokens are tracked (for tests of the memory bound). */
@@ -70,30 +63,28 @@ export class ClientLimits {
     return this.#usage.size;
   }
 
-  #usageOf(key: string): Usage {
-    let usage = this.#usage.get(key);
-    if (!usage) {
-      usage = { minute: new MinuteWindow(), inFlight: 0 };
-      this.#usage.set(key, usage);
+  #minuteOf(key: string): MinuteWindow {
+    let minute = this.#usage.get(key);
+    if (!minute) {
+      minute = new MinuteWindow();
+      this.#usage.set(key, minute);
       if (this.#usage.size > this.#sweepAt) this.#sweep();
     }
-    return usage;
+    return minute;
   }
 
   /**
-   * Forgets tokens with nothing in flight and nothing in the last minute: they would be admitted as
-   * if new. The threshold doubles with what remains, so sweeping costs O(1) per request amortised.
+   * Forgets tokens with nothing in the last minute: they would be admitted as if new. The threshold
+   * doubles with what remains, so sweeping costs O(1) per request amortised.
    */
   #sweep(): void {
     const now = this.now();
-    for (const [key, usage] of this.#usage) {
-      if (usage.inFlight === 0 && usage.minute.isEmpty(now)) this.#usage.delete(key);
+    for (const [key, minute] of this.#usage) {
+      if (minute.isEmpty(now)) this.#usage.delete(key);
     }
     this.#sweepAt = Math.max(SWEEP_FROM, this.#usage.size * 2);
   }
 }
-
-type Usage = { minute: MinuteWindow; inFlight: number };
 
 function listsModel(models: readonly string[], model: Model): boolean {
   return models.includes(model.name) || model.aliases.some((alias) => models.includes(alias));

@@ -1,5 +1,8 @@
-import type { Context } from "hono";
 import { AppError } from "../errors";
+import type { RequestLine } from "./sessionBook";
+
+/** A request as the guards read it: its method, URL and headers (Hono's `c.req` is one). */
+export type Caller = RequestLine & { method: string };
 
 const SAFE = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -12,13 +15,13 @@ export const isSafeMethod = (method: string) => SAFE.has(method.toUpperCase());
  * protects a server without tokens, where a drive-by page could otherwise POST to
  * http://127.0.0.1:8080/api/v1/fleet/nodes/x/drain (a body-less POST needs no preflight).
  */
-export function crossSiteRefusal(c: Context): AppError | null {
-  if (isSafeMethod(c.req.method)) return null;
-  const site = c.req.header("sec-fetch-site");
+export function crossSiteRefusal(req: Caller): AppError | null {
+  if (isSafeMethod(req.method)) return null;
+  const site = req.header("sec-fetch-site");
   if (site !== undefined) {
     return site === "same-origin" || site === "none" ? null : crossSite(`Sec-Fetch-Site: ${site}`);
   }
-  const origin = c.req.header("origin");
+  const origin = req.header("origin");
   if (origin === undefined) return null;
   let host: string | null = null;
   try {
@@ -26,7 +29,7 @@ export function crossSiteRefusal(c: Context): AppError | null {
   } catch {
     host = null;
   }
-  return host !== null && host === new URL(c.req.url).host
+  return host !== null && host === new URL(req.url).host
     ? null
     : crossSite(`Origin: ${origin.slice(0, 100)}`);
 }
@@ -44,11 +47,11 @@ function crossSite(why: string): AppError {
  * X-Requested-With header (a cross-origin page cannot set one without a CORS preflight, which this
  * server never grants). Covers the body-less POSTs (wake, drain, resume) and DELETEs.
  */
-export function csrfRefusal(c: Context): AppError | null {
-  if (isSafeMethod(c.req.method)) return null;
-  const type = c.req.header("content-type") ?? "";
+export function csrfRefusal(req: Caller): AppError | null {
+  if (isSafeMethod(req.method)) return null;
+  const type = req.header("content-type") ?? "";
   if (/^application\/([\w.-]+\+)?json\b/i.test(type)) return null;
-  if ((c.req.header("x-requested-with") ?? "") !== "") return null;
+  if ((req.header("x-requested-with") ?? "") !== "") return null;
   return new AppError({
     code: "forbidden",
     message:
@@ -63,8 +66,8 @@ const LOOPBACK_NAME = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;
  * loopback. A page on an attacker's name that resolves to 127.0.0.1 (DNS rebinding) would reach it
  * as same-origin, so the Host it was addressed to must be a loopback name too.
  */
-export function addressedToLoopback(c: Context): boolean {
-  const url = c.req.url;
+export function addressedToLoopback(req: Pick<Caller, "url">): boolean {
+  const url = req.url;
   // The usual names are seen without parsing the URL (every request of a server without tokens asks).
   return PLAIN_LOOPBACK_URL.test(url) || LOOPBACK_NAME.test(new URL(url).hostname);
 }

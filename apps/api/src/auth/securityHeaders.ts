@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from "hono";
+import { setHeaders } from "../setHeaders";
 
 /**
  * The dashboard's page: its own scripts, styles and API only. No inline script or style (Vite's
@@ -38,17 +39,19 @@ export function securityHeaders(): MiddlewareHandler {
     const html = c.res.headers.get("content-type")?.startsWith("text/html") ?? false;
     const csp = html ? DASHBOARD_CSP : RESOURCE_CSP;
     const noStore = c.req.path.startsWith("/api/") && !c.res.headers.has("cache-control");
-    try {
-      setAll(c.res.headers, csp, noStore);
-    } catch {
-      // A response with immutable headers (one passed through from fetch): copy it, then set.
-      const copy = new Response(c.res.body, c.res);
-      setAll(copy.headers, csp, noStore);
-      c.res = undefined;
-      c.res = copy;
-    }
+    setHeaders(c, (headers) => setAll(headers, csp, noStore));
   };
 }
+
+/**
+ * The same headers as name, value, … for an answer written without Hono (the request path, /v1):
+ * fixed, so worked out once.
+ */
+export const RESOURCE_HEADERS: readonly string[] = [
+  ...Object.entries(EVERY_RESPONSE).flat(),
+  "content-security-policy",
+  RESOURCE_CSP,
+];
 
 const EVERY_RESPONSE_PAIRS = Object.entries(EVERY_RESPONSE);
 

@@ -1,7 +1,5 @@
 import type { StoredSession } from "@llmgw/store";
-import type { Context } from "hono";
-import { getCookie } from "hono/cookie";
-import { serialize } from "hono/utils/cookie";
+import { parse, serialize } from "hono/utils/cookie";
 import type { Deps } from "../deps";
 import { newSessionId, sameDigest, sha256Hex } from "./secrets";
 import type { KnownToken, TokenBook } from "./tokenBook";
@@ -111,11 +109,14 @@ export function clearedSessionCookie(secure: boolean): string {
   return serialize(SESSION_COOKIE, "", { path: "/", httpOnly: true, sameSite: "Strict", secure, maxAge: 0 });
 }
 
-export function sessionCookieOf(c: Context): string | undefined {
-  return getCookie(c, SESSION_COOKIE);
+/** The session id a request's `Cookie` header carries, if any. */
+export function sessionCookieOf(req: Pick<RequestLine, "header">): string | undefined {
+  const cookie = req.header("cookie");
+  return cookie ? parse(cookie, SESSION_COOKIE)[SESSION_COOKIE] : undefined;
 }
 
-type RequestLine = { url: string; header(name: string): string | undefined };
+/** What the request says of itself: Hono's request (`c.req`), or the request path's own. */
+export type RequestLine = { url: string; header(name: string): string | undefined };
 
 /**
  * HTTPS as the client saw it: the URL's scheme, or `X-Forwarded-Proto: https` from a TLS-terminating

@@ -4,6 +4,14 @@ import type { World } from "../world";
 import type { CommittedEvent, EventHub } from "./hub";
 
 const PAGE = 1000;
+
+/**
+ * Whether an event says the snapshot's tables changed. A change of an autoscaled model's wanted
+ * replicas (`model.scaled`, SPEC §9.5) does not: every process reads those rows once a second
+ * itself (autoscale/), and a burst over many models must not make every other process read the
+ * whole fleet again.
+ */
+const changesTables = (event: { type: string }) => event.type !== "model.scaled";
 /** How long an event waits for an earlier id before the relay reads the store for it (ms). */
 const GAP_MS = 25;
 
@@ -78,7 +86,8 @@ export async function startRelay(
       const out = page.map((event) => pending.get(event.id) ?? event);
       // Another process changed the data: the next read must not come from the old snapshot.
       // (This process's own events, announced or not yet, are already in its snapshot.)
-      if (page.some((event) => !pending.has(event.id) && event.origin !== origin)) world.invalidate();
+      if (page.some((event) => !pending.has(event.id) && event.origin !== origin && changesTables(event)))
+        world.invalidate();
       cursor = page[page.length - 1]?.id ?? cursor;
       hub.publish(out);
       if (page.length < PAGE) break;

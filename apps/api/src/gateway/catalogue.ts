@@ -1,5 +1,5 @@
 import type { OpenAiModel } from "@llmgw/contract";
-import { type Model, modeOf } from "@llmgw/domain";
+import { type Model, stoppedReason } from "@llmgw/domain";
 import type { Snapshot } from "../world";
 import { GatewayError } from "./errors";
 
@@ -18,11 +18,10 @@ export function modelNamed(snap: Snapshot, name: string): Model {
   }
   const model = names.get(name);
   if (!model)
-    throw new GatewayError(
-      404,
-      "model_not_found",
-      `no model is called ${JSON.stringify(name)} (by name or alias)`,
-    );
+    throw new GatewayError({
+      code: "model_not_found",
+      message: `no model is called ${JSON.stringify(name)} (by name or alias)`,
+    });
   return model;
 }
 
@@ -38,5 +37,13 @@ export function openAiModel(model: Model): OpenAiModel {
 
 /** Every model a client may ask for: the catalogue less the stopped ones. */
 export function servedModels(snap: Snapshot): OpenAiModel[] {
-  return snap.models.filter((m) => modeOf(m.scaling) !== "stopped").map(openAiModel);
+  return snap.models.filter((m) => stoppedReason(m) === null).map(openAiModel);
+}
+
+/** One model a client may ask for, by name or alias: a stopped one is not listed, so not found. */
+export function servedModel(snap: Snapshot, name: string): OpenAiModel {
+  const model = modelNamed(snap, name);
+  const stopped = stoppedReason(model);
+  if (stopped !== null) throw new GatewayError({ code: "model_not_found", message: stopped });
+  return openAiModel(model);
 }

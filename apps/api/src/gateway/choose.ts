@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { compareText } from "@llmgw/domain";
 
 /** A ready replica as the choice sees it: how busy it is from this process, and how much it takes. */
 export type Candidate = { id: string; inFlight: number; slots: number };
@@ -9,13 +10,18 @@ export type Candidate = { id: string; inFlight: number; slots: number };
  * replicas stands (so the engine's prompt cache stays warm), unless that replica is full or has
  * more than twice the average in flight (this request counted, rounded up); then the next in the
  * key's order. Without a key: the fewest in flight, ties taken in turn by `turn` (a counter the
- * caller moves on).
+ * caller moves on). `scores` gives a candidate's score for the key (a cache of `rendezvousScore`).
  */
 export function chooseReplica(
   candidates: readonly Candidate[],
   sessionKey: string | null,
   turn: number,
+  scores: (id: string) => number = (id) => rendezvousScore(sessionKey ?? "", id),
 ): Candidate | null {
+  if (candidates.length === 1) {
+    const only = candidates[0] as Candidate;
+    return only.inFlight < only.slots ? only : null;
+  }
   const free = candidates.filter((c) => c.inFlight < c.slots);
   if (free.length === 0) return null;
   if (sessionKey !== null) {
@@ -23,18 +29,47 @@ export function chooseReplica(
     // counting the request being placed and rounding up, so one extra request never breaks affinity.
     const total = candidates.reduce((sum, c) => sum + c.inFlight, 0);
     const bound = Math.ceil((2 * (total + 1)) / candidates.length);
-    const ranked = [...free].sort(
-      (a, b) => rendezvousScore(sessionKey, b.id) - rendezvousScore(sessionKey, a.id),
-    );
-    const sticky = ranked.find((c) => c.inFlight + 1 <= bound);
-    if (sticky) return sticky;
+    // Each score once, not once per comparison.
+    const ranked = free.map((c) => ({ c, score: scores(c.id) })).sort((a, b) => b.score - a.score);
+    const sticky = ranked.find(({ c }) => c.inFlight + 1 <= bound);
+    if (sticky) return sticky.c;
   }
-  const least = Math.min(...free.map((c) => c.inFlight));
-  const tied = free.filter((c) => c.inFlight === least).sort((a, b) => (a.id < b.id ? -1 : 1));
+  let least = Number.POSITIVE_INFINITY;
+  for (const c of free) if (c.inFlight < least) least = c.inFlight;
+  const tied = free.filter((c) => c.inFlight === least).sort((a, b) => compareText(a.id, b.id));
   return tied[turn % tied.length] ?? null;
 }
 
 /** Highest random weight: a stable score per (key, replica); the highest wins. */
 export function rendezvousScore(key: string, replicaId: string): number {
   return createHash("sha256").update(key).update("\0").update(replicaId).digest().readUInt32BE(0);
+}
+
+/** At most this many keys' scores are kept per model and snapshot; past it, they start afresh. */
+const MAX_KEYS = 4096;
+
+/**
+ * Rendezvous scores per session key, for one model's replicas in one snapshot: a session's
+ * requests hash its key against each replica once, not on every request.
+ */
+export class SessionScores {
+  readonly #byKey = new Map<string, Map<string, number>>();
+
+  of(key: string): (id: string) => number {
+    let scores = this.#byKey.get(key);
+    if (!scores) {
+      if (this.#byKey.size >= MAX_KEYS) this.#byKey.clear();
+      scores = new Map();
+      this.#byKey.set(key, scores);
+    }
+    const known = scores;
+    return (id) => {
+      let score = known.get(id);
+      if (score === undefined) {
+        score = rendezvousScore(key, id);
+        known.set(id, score);
+      }
+      return score;
+    };
+  }
 }

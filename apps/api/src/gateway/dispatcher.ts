@@ -2,11 +2,20 @@ import type { EventType } from "@llmgw/domain";
 import { counted, type Model, modeOf } from "@llmgw/domain";
 import type { Deps } from "../deps";
 import { wake } from "../services/wake";
-import { GatewayError, unavailable } from "./errors";
-import { Lane, type Lease, routable, type Waiter } from "./lanes";
+import type { Snapshot } from "../world";
+import { unavailable } from "./errors";
+import { Lane, type Lease, type Waiter } from "./lanes";
 import type { GatewayMeter } from "./meter";
 
 export type DispatchLimits = { maxQueue: number; maxWaitMs: number };
+
+/** What one process's gateway holds, as `Dispatcher.demandByModel` gives it. */
+export type GatewayDemand = {
+  /** Per model with any: requests in flight and requests queued. */
+  models: Map<string, { inFlight: number; queued: number }>;
+  /** Per replica with any: requests in flight on it. */
+  replicas: Map<string, number>;
+};
 
 /** Changes that can make a replica ready, or a model unservable: a queued request may go now. */
 const MOVES: ReadonlySet<EventType> = new Set([
@@ -15,6 +24,12 @@ const MOVES: ReadonlySet<EventType> = new Set([
   "model.removed",
   "node.changed",
 ]);
+/** A request's client, as the queue watches it: gone, or how to hear that it went. */
+export type Departing = { readonly gone: boolean; onGone(then: () => void): () => void };
+
+/** Why a waiting request was let go: its client went away (nobody to answer). */
+export const CLIENT_WENT_AWAY = new Error("the client went away");
+
 /** A pass over the queues this often while any request waits, for what no event announces. */
 const SWEEP_MS = 1_000;
 
@@ -33,7 +48,7 @@ export class Dispatcher {
 
   constructor(
     private readonly deps: Deps,
-    /** Read per request: tests change the configuration between cases. */
+    /** Read when a request must wait: tests change the configuration between cases. */
     private readonly limits: () => DispatchLimits,
     private readonly meter: GatewayMeter,
     /** Called on every pass for a model with requests waiting: waiting is use, the model is not idle. */
@@ -41,38 +56,48 @@ export class Dispatcher {
   ) {}
 
   /**
-   * A slot for one request on a ready replica of `model`, once there is one. Refuses with 503
-   * queue_full, wait_timeout, model_stopped or no_capacity; rejects with the signal's reason when
-   * the client goes away first (it then leaves the queue and is never sent).
+   * A slot for one request on a ready replica of `model` (as `snap` has it), once there is one.
+   * Refuses with 503 queue_full, wait_timeout, model_stopped or no_capacity; rejects with
+   * CLIENT_WENT_AWAY when the client goes away first (it then leaves the queue and is never sent).
    */
-  async acquire(
+  acquire(
     model: Model,
-    request: { arrivedAt: number; sessionKey: string | null; avoid: string | null; signal: AbortSignal },
+    snap: Snapshot,
+    request: { arrivedAt: number; sessionKey: string | null; avoid: string | null; client: Departing },
     /** A retry keeps its place: it goes back to the head of the queue, not the tail. */
     retry = false,
-  ): Promise<Lease> {
+  ): Lease | Promise<Lease> {
     this.#listen();
-    const limits = this.limits();
     const lane = this.#lane(model.name);
-    const snap = await this.deps.world.snapshot();
     const current = snap.modelsByName.get(model.name) ?? model;
-    const release = () => this.nudge();
     if (lane.queue.length === 0 || retry) {
-      const lease = lane.take(snap, current, request, release);
+      const lease = lane.take(snap, current, request);
       if (lease) return lease;
     }
+    return this.#wait(lane, snap, current, request, retry);
+  }
+
+  #wait(
+    lane: Lane,
+    snap: Snapshot,
+    model: Model,
+    request: { arrivedAt: number; sessionKey: string | null; avoid: string | null; client: Departing },
+    retry: boolean,
+  ): Promise<Lease> {
+    const limits = this.limits();
     if (lane.queue.length >= limits.maxQueue && !retry) {
       throw unavailable(
         "queue_full",
         `${model.name} has ${counted(lane.queue.length, "request")} waiting, the most it queues`,
       );
     }
-    request.signal.throwIfAborted();
+    if (request.client.gone) throw CLIENT_WENT_AWAY;
     const lease = new Promise<Lease>((resolve, reject) => {
       let timer: ReturnType<typeof setTimeout> | null = null;
+      let stopListening = () => {};
       const done = () => {
         if (timer) clearTimeout(timer);
-        request.signal.removeEventListener("abort", onAbort);
+        stopListening();
       };
       const waiter: Waiter = {
         arrivedAt: request.arrivedAt,
@@ -81,20 +106,15 @@ export class Dispatcher {
         grant: (lease) => {
           done();
           // Granted as the client left: the slot goes back at once.
-          if (request.signal.aborted) {
+          if (request.client.gone) {
             lease.release();
-            reject(request.signal.reason);
+            reject(CLIENT_WENT_AWAY);
           } else resolve(lease);
         },
         refuse: (err) => {
           done();
           reject(err);
         },
-      };
-      const onAbort = () => {
-        lane.leave(waiter);
-        done();
-        reject(request.signal.reason);
       };
       const left = request.arrivedAt + limits.maxWaitMs - performance.now();
       timer = setTimeout(
@@ -109,16 +129,39 @@ export class Dispatcher {
         },
         Math.max(0, left),
       );
-      request.signal.addEventListener("abort", onAbort, { once: true });
+      stopListening = request.client.onGone(() => {
+        lane.leave(waiter);
+        done();
+        reject(CLIENT_WENT_AWAY);
+      });
       if (retry) lane.queue.unshift(waiter);
       else lane.queue.push(waiter);
     });
-    const ready = routable(snap, current).length > 0;
+    const ready = lane.ready(snap, model);
     lane.noneReady = !ready;
-    if (!ready && modeOf(current.scaling) === "ondemand") this.#wake(lane, current);
+    if (!ready && modeOf(model.scaling) === "ondemand") this.#wake(lane, model);
     this.nudge();
     this.#sweeping();
     return lease;
+  }
+
+  /**
+   * What this process holds now (SPEC §9.1), for the autoscaler (autoscale/), once a second: per
+   * model the requests in flight and queued, per replica the requests in flight on it. Only what
+   * is not zero. The autoscaler reads the gateway through this alone.
+   */
+  demandByModel(): GatewayDemand {
+    const demand: GatewayDemand = { models: new Map(), replicas: new Map() };
+    for (const lane of this.lanes.values()) {
+      let inFlight = 0;
+      for (const [replica, n] of lane.inFlight) {
+        inFlight += n;
+        if (n > 0) demand.replicas.set(replica, n);
+      }
+      if (inFlight > 0 || lane.queue.length > 0)
+        demand.models.set(lane.model, { inFlight, queued: lane.queue.length });
+    }
+    return demand;
   }
 
   /** Asks for a pass over every queue soon; passes asked for meanwhile are one. */
@@ -143,9 +186,7 @@ export class Dispatcher {
     this.#subscribed = null;
     if (this.#sweep) clearInterval(this.#sweep);
     this.#sweep = null;
-    const closing = new GatewayError(503, "shutting_down", "the server is shutting down", {
-      "Retry-After": "1",
-    });
+    const closing = unavailable("shutting_down", "the server is shutting down", 1);
     for (const lane of this.lanes.values()) for (const w of lane.queue.splice(0)) w.refuse(closing);
   }
 
@@ -156,7 +197,7 @@ export class Dispatcher {
     for (const lane of waiting) {
       const model = snap.modelsByName.get(lane.model);
       if (model) this.inUse(model);
-      const ready = lane.pump(snap, () => this.nudge());
+      const ready = lane.pump(snap);
       if (ready && lane.wokenAt !== null) {
         this.meter.coldStart(lane.model, performance.now() - lane.wokenAt);
         lane.wokenAt = null;
@@ -179,7 +220,7 @@ export class Dispatcher {
   #lane(name: string): Lane {
     let lane = this.lanes.get(name);
     if (!lane) {
-      lane = new Lane(name);
+      lane = new Lane(name, () => this.nudge());
       this.lanes.set(name, lane);
     }
     return lane;

@@ -1,11 +1,45 @@
 import type { Logger } from "@llmgw/log";
 import type { GatewayMeter } from "./meter";
-import type { Usage } from "./usage";
+import { NO_USAGE, type Usage } from "./usage";
+
+/**
+ * Requests in flight per token: the one count that a client token's concurrency is checked
+ * against and that the meter's `in_flight_by_token` reads. Kept by the token's key (its SHA-256: a
+ * token revoked and made again under its name starts afresh), shown by its name.
+ */
+export class TokenFlights {
+  readonly #byKey = new Map<string, { name: string; count: number }>();
+
+  /** Requests of this token in flight now. */
+  of(key: string): number {
+    return this.#byKey.get(key)?.count ?? 0;
+  }
+
+  add(key: string, name: string): void {
+    const held = this.#byKey.get(key);
+    if (held) held.count++;
+    else this.#byKey.set(key, { name, count: 1 });
+  }
+
+  remove(key: string): void {
+    const held = this.#byKey.get(key);
+    if (!held) return;
+    if (--held.count <= 0) this.#byKey.delete(key);
+  }
+
+  /** In flight per token name, for the meter. */
+  byName(): Map<string, number> {
+    const names = new Map<string, number>();
+    for (const { name, count } of this.#byKey.values()) names.set(name, (names.get(name) ?? 0) + count);
+    return names;
+  }
+}
 
 /**
  * One request's way through the gateway, timed from arrival (performance.now()): when it was sent,
- * when its first byte reached the client, and what must run when it ends. `end` runs once: it
- * releases what the request held and tells the meter.
+ * when its first byte reached the client, and what must run when it ends. `end` runs once, however
+ * the request ends (answered, failed, refused, timed out, the client gone): it frees what the
+ * request held (its slot, its token's count) and tells the meter.
  */
 export class Flight {
   readonly arrivedAt = performance.now();
@@ -13,15 +47,26 @@ export class Flight {
   #sentAt: number | null = null;
   #firstByteAt: number | null = null;
   #releases: (() => void)[] = [];
+  #counted: string | null = null;
   #ended = false;
 
   constructor(
+    /** The token's name ("local" without tokens, "" before anyone was authenticated). */
     readonly token: string,
     private readonly meter: GatewayMeter,
-    private readonly tokens: Map<string, number>,
+    private readonly tokens: TokenFlights,
     private readonly log: Logger,
-  ) {
-    tokens.set(token, (tokens.get(token) ?? 0) + 1);
+  ) {}
+
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  /** Counts the request as its token's, under `key`, until it ends. */
+  count(key: string): void {
+    if (this.#counted !== null || this.#ended) return;
+    this.#counted = key;
+    this.tokens.add(key, this.token);
   }
 
   /** What to run when the request ends, whichever way. */
@@ -38,19 +83,18 @@ export class Flight {
     this.#firstByteAt ??= performance.now();
   }
 
-  end(status: number, usage: Usage | null = null): void {
+  end(status: number, usage: Usage = NO_USAGE): void {
     if (this.#ended) return;
     this.#ended = true;
-    const left = (this.tokens.get(this.token) ?? 1) - 1;
-    if (left > 0) this.tokens.set(this.token, left);
-    else this.tokens.delete(this.token);
-    for (const release of this.#releases.splice(0)) {
+    if (this.#counted !== null) this.tokens.remove(this.#counted);
+    for (const release of this.#releases) {
       try {
         release();
       } catch (err) {
         this.log.error({ err, model: this.model, token: this.token }, "releasing a request's hold failed");
       }
     }
+    this.#releases.length = 0;
     const now = performance.now();
     this.meter.finished({
       model: this.model,
@@ -59,8 +103,8 @@ export class Flight {
       queuedMs: this.#sentAt === null ? now - this.arrivedAt : this.#sentAt - this.arrivedAt,
       firstByteMs: this.#firstByteAt === null ? null : this.#firstByteAt - this.arrivedAt,
       durationMs: now - this.arrivedAt,
-      promptTokens: usage?.promptTokens ?? null,
-      completionTokens: usage?.completionTokens ?? null,
+      promptTokens: usage.promptTokens,
+      completionTokens: usage.completionTokens,
     });
   }
 }

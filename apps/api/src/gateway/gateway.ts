@@ -1,19 +1,17 @@
-import type { IncomingMessage } from "node:http";
-import { modeOf } from "@llmgw/domain";
-import type { Context } from "hono";
+import { type Model, stoppedReason } from "@llmgw/domain";
+import type { KnownToken } from "../auth/tokenBook";
 import type { Deps } from "../deps";
-import type { AppEnv } from "../env";
-import { AppError } from "../errors";
 import { type ClientAdmission, OPEN_ADMISSION } from "./admission";
+import { CLIENT_GONE } from "./answer";
 import { modelNamed } from "./catalogue";
-import { type Client, nodeClient, webClient } from "./client";
-import { acceptsDirect, nodeResponseOf } from "./direct";
-import { Dispatcher } from "./dispatcher";
-import { GatewayError, unavailable } from "./errors";
-import { Flight } from "./flight";
+import { CLIENT_WENT_AWAY, Dispatcher, type DispatchLimits, type GatewayDemand } from "./dispatcher";
+import { asGatewayRefusal, unavailable } from "./errors";
+import type { Exchange } from "./exchange";
+import { Flight, TokenFlights } from "./flight";
 import { IdleClock } from "./idle";
 import { type GatewayMeter, type GatewayNow, NO_METER } from "./meter";
-import { CLIENT_GONE, proxy } from "./proxy";
+import { type ProxyParts, proxy } from "./proxy";
+import { inferenceOf } from "./request";
 import { Upstreams } from "./upstream";
 
 export type GatewayOptions = {
@@ -23,6 +21,17 @@ export type GatewayOptions = {
   admission?: ClientAdmission;
 };
 
+/** Who sends a request, as the request path's authorization found them. */
+export type Sender = {
+  /** The token's name ("local" without tokens): the meter's `token` label. */
+  actor: string;
+  token: KnownToken | null;
+  /** The request's id, passed to the engine as `X-Request-Id`. */
+  requestId: string;
+};
+
+const MB = 1024 * 1024;
+
 /**
  * This process's request path (SPEC §7): reads an inference request, resolves its model, admits
  * it for the token, waits for a slot (waking the model when it must) and streams the engine's
@@ -31,8 +40,9 @@ export type GatewayOptions = {
 export class Gateway {
   readonly meter: GatewayMeter;
   readonly admission: ClientAdmission;
-  readonly #tokens = new Map<string, number>();
-  #parts: { dispatcher: Dispatcher; upstreams: Upstreams; idle: IdleClock } | null = null;
+  /** Requests in flight per token: the one count (concurrency limits and the meter read it). */
+  readonly tokens = new TokenFlights();
+  #parts: ProxyParts | null = null;
 
   constructor(
     private readonly deps: Deps,
@@ -42,27 +52,47 @@ export class Gateway {
     this.admission = options.admission ?? OPEN_ADMISSION;
   }
 
-  /** `POST /v1/…`: one inference request, answered by a replica of the model its body names. */
-  async handle(c: Context<AppEnv>): Promise<Response> {
-    const flight = new Flight(c.get("actor"), this.meter, this.#tokens, this.deps.log);
-    const client = clientOf(c);
+  /**
+   * `POST /v1/…`: one inference request, answered by a replica of the model its body names, on the
+   * exchange's sink. Resolves once the answer is on its way; throws the refusal (the app answers
+   * it), having counted the request as ended.
+   */
+  async handle(ex: Exchange, sender: Sender): Promise<void> {
+    const flight = new Flight(sender.actor, this.meter, this.tokens, this.deps.log);
     try {
       const { gateway } = this.deps.config;
-      const request = await client.read(gateway.bodyLimitMB * 1024 * 1024);
-      const model = modelNamed(await this.deps.world.snapshot(), request.model);
+      const request = inferenceOf(await ex.readBody(gateway.bodyLimitMB * MB), ex.header("x-session-id"));
+      const snap = await this.deps.world.snapshot();
+      const model = modelNamed(snap, request.model);
       flight.model = model.name;
-      if (modeOf(model.scaling) === "stopped")
-        throw unavailable("model_stopped", `${model.name} is stopped: an operator must start it`, 60);
-      flight.onEnd(this.admission.admit(c.get("token"), model));
-      return await proxy(this.#started(), flight, model, request, client);
+      const stopped = stoppedReason(model);
+      if (stopped !== null) throw unavailable("model_stopped", stopped, 60);
+      // Keyed by the token's hash (a token made again under its name starts afresh).
+      const key = sender.token?.sha256 ?? `open:${sender.actor}`;
+      flight.onEnd(this.admission.admit(sender.token, model, this.tokens.of(key)));
+      flight.count(key);
+      await proxy(this.#started(), {
+        flight,
+        snap,
+        model,
+        request,
+        ex,
+        requestId: sender.requestId,
+        idleSeconds: gateway.engineIdleSeconds,
+      });
     } catch (err) {
-      if (client.signal.aborted) {
+      if (ex.gone || err === CLIENT_WENT_AWAY) {
         flight.end(CLIENT_GONE);
-        return new Response(null, { status: CLIENT_GONE });
+        throw CLIENT_WENT_AWAY;
       }
-      flight.end(err instanceof GatewayError || err instanceof AppError ? err.status : 500);
+      flight.end(asGatewayRefusal(err).status);
       throw err;
     }
+  }
+
+  /** A refusal before the request reached `handle` (its authorization): counted all the same. */
+  refused(status: number, actor: string): void {
+    new Flight(actor, this.meter, this.tokens, this.deps.log).end(status);
   }
 
   /** What the gateway holds now, for the meter's gauges and traffic events. */
@@ -79,7 +109,12 @@ export class Gateway {
         waking: lane.noneReady && lane.queue.length > 0,
       });
     }
-    return { models, tokens: new Map(this.#tokens) };
+    return { models, tokens: this.tokens.byName() };
+  }
+
+  /** This process's demand (SPEC §9.1): nothing until the first request built the dispatcher. */
+  demand(): GatewayDemand {
+    return this.#parts?.dispatcher.demandByModel() ?? { models: new Map(), replicas: new Map() };
   }
 
   async close(): Promise<void> {
@@ -91,27 +126,15 @@ export class Gateway {
     await parts.upstreams.close();
   }
 
-  #started() {
+  #started(): ProxyParts {
     if (this.#parts) return this.#parts;
     const idle = new IdleClock(this.deps);
-    const limits = () => ({
+    const limits = (): DispatchLimits => ({
       maxQueue: this.deps.config.gateway.maxQueue,
       maxWaitMs: this.deps.config.gateway.maxWaitSeconds * 1000,
     });
-    const dispatcher = new Dispatcher(this.deps, limits, this.meter, (model) => idle.keepAwake(model));
-    this.#parts = { dispatcher, upstreams: new Upstreams(), idle };
+    const dispatcher = new Dispatcher(this.deps, limits, this.meter, (model: Model) => idle.keepAwake(model));
+    this.#parts = { dispatcher, upstreams: new Upstreams(), idle, world: this.deps.world };
     return this.#parts;
   }
-}
-
-/**
- * Under a real listener (@hono/node-server, `sendDirectly` around the request path) the request is
- * read from Node's request and answered on Node's response; never the web Request's body or signal.
- */
-function clientOf(c: Context<AppEnv>): Client {
-  const outgoing = nodeResponseOf(c.env);
-  const incoming = (c.env as { incoming?: unknown } | undefined)?.incoming;
-  if (outgoing && acceptsDirect(outgoing) && typeof incoming === "object" && incoming !== null)
-    return nodeClient(c.req.url, incoming as IncomingMessage, outgoing);
-  return webClient(c.req.raw);
 }

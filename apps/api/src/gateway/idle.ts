@@ -1,10 +1,13 @@
 import { type Model, modeOf } from "@llmgw/domain";
 import type { Deps } from "../deps";
+import { recordWake } from "../services/wake";
 
 /** The least time between two refreshes of one model's stored wake from this process. */
 const THROTTLE_MS = 1_000;
 /** How often a model with a request in flight has its wake refreshed, at most (and at most half its idle timeout). */
 const WHILE_BUSY_MS = 5_000;
+
+const NOTHING = () => {};
 
 /**
  * Keeps an on-demand model's stored wake fresh while it serves (SPEC §7.3): the wake is recorded
@@ -22,7 +25,7 @@ export class IdleClock {
 
   /** A request of `model` was sent to a replica; returns what to call when it has ended. */
   began(model: Model): () => void {
-    if (modeOf(model.scaling) !== "ondemand") return () => {};
+    if (modeOf(model.scaling) !== "ondemand") return NOTHING;
     const busy = this.#busy.get(model.name) ?? { model, count: 0 };
     busy.count++;
     this.#busy.set(model.name, busy);
@@ -68,14 +71,9 @@ export class IdleClock {
 
   #write(model: Model): void {
     this.#lastWrite.set(model.name, performance.now());
-    const at = this.deps.now().getTime();
-    // Not the wake service: this is the same wake kept fresh, and needs no scheduler run.
-    this.deps.store.wakes.wake(model.name, at).then(
-      () => {
-        if (at > (this.deps.wakes.get(model.name) ?? Number.NEGATIVE_INFINITY))
-          this.deps.wakes.set(model.name, at);
-      },
-      (err: unknown) => this.deps.log.error({ err, model: model.name }, "refreshing a wake failed"),
+    // The same wake kept fresh: recorded, without asking the scheduler to run.
+    recordWake(this.deps, model.name, this.deps.now().getTime()).catch((err: unknown) =>
+      this.deps.log.error({ err, model: model.name }, "refreshing a wake failed"),
     );
   }
 

@@ -1,6 +1,6 @@
-import { type Model, modeOf, type Replica } from "@llmgw/domain";
+import { type Model, type Replica, stoppedReason } from "@llmgw/domain";
 import type { Snapshot } from "../world";
-import { type Candidate, chooseReplica } from "./choose";
+import { type Candidate, chooseReplica, SessionScores } from "./choose";
 import { GatewayError, unavailable } from "./errors";
 import { slotsOf } from "./slots";
 
@@ -18,11 +18,40 @@ export type Waiter = {
 /** A slot on one replica, held while a request is on its way to it or being answered. */
 export type Lease = { replica: Replica; endpoint: string; release(): void };
 
-/** The replicas a model's requests may go to: its own, `ready`, reported with an endpoint. */
+/** A routable replica with what the choice needs of it, worked out once per snapshot. */
+type Target = { replica: Replica & { endpoint: string }; slots: number };
+type Routes = { targets: Target[]; scores: SessionScores };
+
+/** Per snapshot, per model: its routable replicas, their slots and its sessions' scores. */
+const routesBySnapshot = new WeakMap<Snapshot, Map<string, Routes>>();
+
+function routesOf(snap: Snapshot, model: Model): Routes {
+  let byModel = routesBySnapshot.get(snap);
+  if (!byModel) {
+    byModel = new Map();
+    routesBySnapshot.set(snap, byModel);
+  }
+  let routes = byModel.get(model.name);
+  if (!routes) {
+    const targets = (snap.replicasByModel.get(model.name) ?? [])
+      .filter(isRoutable)
+      .map((replica) => ({ replica, slots: slotsOf(model, replica) }));
+    routes = { targets, scores: new SessionScores() };
+    byModel.set(model.name, routes);
+  }
+  return routes;
+}
+
+function isRoutable(r: Replica): r is Replica & { endpoint: string } {
+  return r.state === "ready" && !r.unmanaged && r.endpoint !== null && r.drainingSince === undefined;
+}
+
+/**
+ * The replicas a model's requests may go to: its own, `ready`, reported with an endpoint, and not
+ * draining (SPEC §9.3: a replica being removed gets no new request).
+ */
 export function routable(snap: Snapshot, model: Model): (Replica & { endpoint: string })[] {
-  return (snap.replicasByModel.get(model.name) ?? []).filter(
-    (r): r is Replica & { endpoint: string } => r.state === "ready" && !r.unmanaged && r.endpoint !== null,
-  );
+  return routesOf(snap, model).targets.map((t) => t.replica);
 }
 
 /**
@@ -48,7 +77,11 @@ export class Lane {
   noneReady = false;
   #turn = 0;
 
-  constructor(readonly model: string) {}
+  constructor(
+    readonly model: string,
+    /** Called when a slot frees while requests wait: they may go now. */
+    private readonly onFreed: () => void,
+  ) {}
 
   get inFlightTotal(): number {
     let total = 0;
@@ -56,52 +89,67 @@ export class Lane {
     return total;
   }
 
+  /** Whether `model` has a replica to send to in `snap`. */
+  ready(snap: Snapshot, model: Model): boolean {
+    return routesOf(snap, model).targets.length > 0;
+  }
+
   /** A slot for `waiter` on the best replica with one free, taken; null when all are full. */
-  take(snap: Snapshot, model: Model, waiter: Pick<Waiter, "sessionKey" | "avoid">, onRelease: () => void) {
-    const ready = routable(snap, model);
-    const others = ready.filter((r) => r.id !== waiter.avoid);
-    const pool = others.length > 0 ? others : ready;
-    const candidates: Candidate[] = pool.map((r) => ({
-      id: r.id,
-      inFlight: this.inFlight.get(r.id) ?? 0,
-      slots: slotsOf(model, r),
+  take(snap: Snapshot, model: Model, waiter: Pick<Waiter, "sessionKey" | "avoid">): Lease | null {
+    const routes = routesOf(snap, model);
+    let pool = routes.targets;
+    if (waiter.avoid !== null && pool.length > 1) {
+      const others = pool.filter((t) => t.replica.id !== waiter.avoid);
+      if (others.length > 0) pool = others;
+    }
+    if (pool.length === 0) return null;
+    const candidates: Candidate[] = pool.map((t) => ({
+      id: t.replica.id,
+      inFlight: this.inFlight.get(t.replica.id) ?? 0,
+      slots: t.slots,
     }));
-    const chosen = chooseReplica(candidates, waiter.sessionKey, this.#turn);
-    const replica = chosen && pool.find((r) => r.id === chosen.id);
-    if (!replica) return null;
-    if (waiter.sessionKey === null) this.#turn++;
-    this.inFlight.set(replica.id, (this.inFlight.get(replica.id) ?? 0) + 1);
-    let held = true;
-    const lease: Lease = {
-      replica,
-      endpoint: replica.endpoint,
-      release: () => {
-        if (!held) return;
-        held = false;
-        const left = (this.inFlight.get(replica.id) ?? 1) - 1;
-        if (left > 0) this.inFlight.set(replica.id, left);
-        else this.inFlight.delete(replica.id);
-        onRelease();
-      },
-    };
-    return lease;
+    const key = waiter.sessionKey;
+    const chosen = chooseReplica(
+      candidates,
+      key,
+      this.#turn,
+      key === null ? undefined : routes.scores.of(key),
+    );
+    if (!chosen) return null;
+    const target = pool[candidates.indexOf(chosen)] as Target;
+    if (key === null) this.#turn++;
+    const id = target.replica.id;
+    this.inFlight.set(id, (this.inFlight.get(id) ?? 0) + 1);
+    return new HeldSlot(this, target.replica);
+  }
+
+  /** A slot of `replica` given back. */
+  free(replica: string): void {
+    const left = (this.inFlight.get(replica) ?? 1) - 1;
+    if (left > 0) this.inFlight.set(replica, left);
+    else this.inFlight.delete(replica);
+    // Nobody waiting: nothing to dispatch.
+    if (this.queue.length > 0) this.onFreed();
   }
 
   /**
    * Sends waiters in arrival order while slots are free; refuses them all when the model cannot be
    * served (removed, stopped, or its replica placeable nowhere). Returns whether a replica is ready.
    */
-  pump(snap: Snapshot, onRelease: () => void): boolean {
+  pump(snap: Snapshot): boolean {
     const model = snap.modelsByName.get(this.model);
     if (!model) {
-      this.#refuseAll(new GatewayError(404, "model_not_found", `the model ${this.model} was removed`));
+      this.#refuseAll(
+        new GatewayError({ code: "model_not_found", message: `the model ${this.model} was removed` }),
+      );
       return false;
     }
-    if (modeOf(model.scaling) === "stopped") {
-      this.#refuseAll(unavailable("model_stopped", `${model.name} is stopped`));
+    const stopped = stoppedReason(model);
+    if (stopped !== null) {
+      this.#refuseAll(unavailable("model_stopped", stopped, 60));
       return false;
     }
-    const ready = routable(snap, model).length > 0;
+    const ready = this.ready(snap, model);
     this.noneReady = !ready;
     if (!ready) {
       const reason = noCapacityReason(snap, model);
@@ -111,7 +159,7 @@ export class Lane {
     while (this.queue.length > 0) {
       const waiter = this.queue[0];
       if (!waiter) break;
-      const lease = this.take(snap, model, waiter, onRelease);
+      const lease = this.take(snap, model, waiter);
       if (!lease) break;
       this.queue.shift();
       waiter.grant(lease);
@@ -126,5 +174,24 @@ export class Lane {
 
   #refuseAll(err: GatewayError): void {
     for (const waiter of this.queue.splice(0)) waiter.refuse(err);
+  }
+}
+
+/** A taken slot; `release` gives it back once, however often it is called. */
+class HeldSlot implements Lease {
+  readonly endpoint: string;
+  #held = true;
+
+  constructor(
+    private readonly lane: Lane,
+    readonly replica: Replica & { endpoint: string },
+  ) {
+    this.endpoint = replica.endpoint;
+  }
+
+  release(): void {
+    if (!this.#held) return;
+    this.#held = false;
+    this.lane.free(this.replica.id);
   }
 }

@@ -1,23 +1,80 @@
 import type { IncomingHttpHeaders } from "node:http";
-import type { Readable } from "node:stream";
-import { Pool } from "undici";
-
-export type UpstreamResponse = { status: number; headers: IncomingHttpHeaders; body: Readable };
+import { type Dispatcher, Pool } from "undici";
+import { type EngineHead, engineHeadOf } from "./head";
 
 /** Request headers worth passing to an engine; the client's credentials for llmgw are not among them. */
-export const FORWARDED = ["content-type", "accept", "x-session-id", "x-request-id", "user-agent"] as const;
+export const FORWARDED = ["content-type", "accept", "x-session-id", "user-agent"] as const;
 
-/** The forwarded request headers, by lower-case name (Node's `IncomingMessage.headers` is one). */
-export type ForwardedHeaders = Readonly<Record<string, string | string[] | undefined>>;
+/** What hears one engine call: its head, each chunk of its body, and how it ended. */
+export interface EngineListener {
+  onHead(head: EngineHead): void;
+  /** A chunk of the body; false pauses the body until the call's `resume()`. */
+  onChunk(chunk: Buffer): boolean;
+  onEnd(): void;
+  onFailed(err: Error): void;
+}
 
-/** The forwarded headers of a web Request (the in-process path). */
-export function forwardedOf(headers: Headers): ForwardedHeaders {
-  const out: Record<string, string> = {};
-  for (const name of FORWARDED) {
-    const value = headers.get(name);
-    if (value !== null) out[name] = value;
+/** undici's code for a body silent longer than its `bodyTimeout` (SPEC §7.5a engineIdleSeconds). */
+export const isSilence = (err: unknown) =>
+  typeof err === "object" && err !== null && (err as { code?: unknown }).code === "UND_ERR_BODY_TIMEOUT";
+
+/**
+ * One request to an engine, on undici's dispatcher interface: the head and the body's chunks go to
+ * a listener as they come (no Readable, no AbortSignal, no web stream in between). Whoever holds
+ * it may hand it to another listener, pause and resume the body, and abort it at any point.
+ */
+export class EngineCall implements Dispatcher.DispatchHandler {
+  #controller: Dispatcher.DispatchController | null = null;
+  #aborted: Error | null = null;
+  #done = false;
+
+  constructor(public listener: EngineListener) {}
+
+  /** Ends the call (the listener hears `onFailed` with `reason`, unless it has ended already). */
+  abort(reason: Error): void {
+    if (this.#done || this.#aborted) return;
+    this.#aborted = reason;
+    this.#controller?.abort(reason);
   }
-  return out;
+
+  get aborted(): boolean {
+    return this.#aborted !== null;
+  }
+
+  resume(): void {
+    this.#controller?.resume();
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller;
+    if (this.#aborted) controller.abort(this.#aborted);
+  }
+
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    status: number,
+    headers: IncomingHttpHeaders,
+  ): void {
+    // An informational answer (1xx) is not the answer.
+    if (status < 200) return;
+    this.#controller = controller;
+    this.listener.onHead(engineHeadOf(status, headers));
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (!this.listener.onChunk(chunk)) controller.pause();
+  }
+
+  onResponseEnd(): void {
+    this.#done = true;
+    this.listener.onEnd();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController | undefined, err: Error): void {
+    if (this.#done) return;
+    this.#done = true;
+    this.listener.onFailed(this.#aborted ?? err);
+  }
 }
 
 type Target = { pool: Pool; prefix: string };
@@ -32,32 +89,30 @@ export class Upstreams {
   readonly #targets = new Map<string, Target>();
 
   /**
-   * POSTs `body` to `<endpoint><path>` as it came. Rejects on a connection failure before the
-   * answer's head; `signal` aborts it at any point (the body stream then errors).
+   * POSTs `body` to `<endpoint><path>` as it came, with `headers` (name, value, …). The head must
+   * come within 5 minutes (an engine queues requests it has no slot for); after it, the body may
+   * fall silent for at most `idleMs` between chunks.
    */
-  async send(
+  send(
     endpoint: string,
     path: string,
     body: Uint8Array,
-    headers: ForwardedHeaders,
-    signal: AbortSignal,
-  ): Promise<UpstreamResponse> {
+    headers: string[],
+    call: EngineCall,
+    idleMs: number,
+  ): void {
     const { pool, prefix } = this.#target(endpoint);
-    const out: Record<string, string> = {};
-    for (const name of FORWARDED) {
-      const value = headers[name];
-      if (typeof value === "string") out[name] = value;
-      else if (value !== undefined) out[name] = value.join(", ");
-    }
-    out["content-type"] ??= "application/json";
-    const res = await pool.request({
-      method: "POST",
-      path: `${prefix}${path}`,
-      headers: out,
-      body,
-      signal,
-    });
-    return { status: res.statusCode, headers: res.headers, body: res.body };
+    pool.dispatch(
+      {
+        method: "POST",
+        path: prefix === "" ? path : `${prefix}${path}`,
+        headers,
+        body,
+        headersTimeout: 300_000,
+        bodyTimeout: idleMs,
+      },
+      call,
+    );
   }
 
   async close(): Promise<void> {
@@ -80,14 +135,7 @@ export class Upstreams {
   #pool(origin: string): Pool {
     let pool = this.#pools.get(origin);
     if (!pool) {
-      // No timeout on the body: a long generation streams for minutes. Headers must come within 5 min
-      // (an engine queues requests it has no slot for).
-      pool = new Pool(origin, {
-        connections: 64,
-        headersTimeout: 300_000,
-        bodyTimeout: 0,
-        keepAliveTimeout: 30_000,
-      });
+      pool = new Pool(origin, { connections: 64, keepAliveTimeout: 30_000 });
       this.#pools.set(origin, pool);
     }
     return pool;

@@ -1,62 +1,185 @@
 /** Token counts an engine reports in `usage` (SPEC §7.7). */
 export type Usage = { promptTokens: number | null; completionTokens: number | null };
 
-const NONE: Usage = { promptTokens: null, completionTokens: null };
-/** A JSON answer longer than this is not searched for `usage` (embeddings of a large batch). */
-const MAX_JSON_BYTES = 4 * 1024 * 1024;
+export const NO_USAGE: Usage = { promptTokens: null, completionTokens: null };
 
-function usageOf(value: unknown): Usage | null {
+/** An event stream's line longer than this is not looked into (SPEC §7.5a): it is passed on only. */
+export const MAX_LINE_BYTES = 1024 * 1024;
+/** Of a JSON answer, this much of its end (and of its start) is kept to find `usage` in. */
+export const KEPT_BYTES = 64 * 1024;
+/** A `usage` object is a handful of numbers: one longer than this is not one. */
+const MAX_USAGE_BYTES = 4096;
+
+const USAGE_KEY = Buffer.from('"usage"');
+const NEWLINE = 0x0a;
+
+/**
+ * Counts the engine's `usage` from an answer's bytes as they pass, holding at most a bounded part
+ * of them and never the whole answer: in an event stream the last `data:` line carrying `usage`
+ * wins (a line over MAX_LINE_BYTES is skipped, however it ends); in a JSON answer, `usage` is read
+ * from its last KEPT_BYTES (engines write it at the end), else its first. Only the `usage` object
+ * itself is parsed.
+ */
+export class UsageCounter {
+  readonly #stream: boolean;
+  #found: Usage | null = null;
+  /** Event stream: the unfinished line so far; JSON: the kept start and the tail. */
+  #pending: Buffer[] = [];
+  #pendingBytes = 0;
+  /** Event stream: the unfinished line is over the bound and is being skipped to its end. */
+  #skipping = false;
+  #head: Buffer | null = null;
+  #size = 0;
+
+  constructor(streaming: boolean) {
+    this.#stream = streaming;
+  }
+
+  push(chunk: Buffer): void {
+    this.#size += chunk.byteLength;
+    if (this.#stream) this.#line(chunk);
+    else this.#keep(chunk);
+  }
+
+  get usage(): Usage {
+    if (!this.#stream && this.#found === null) this.#found = this.#fromJson();
+    return this.#found ?? NO_USAGE;
+  }
+
+  #line(chunk: Buffer): void {
+    let from = 0;
+    if (this.#pendingBytes > 0 || this.#skipping) {
+      const end = chunk.indexOf(NEWLINE);
+      if (end === -1) {
+        this.#hold(chunk);
+        return;
+      }
+      if (!this.#skipping && this.#pendingBytes + end <= MAX_LINE_BYTES) {
+        this.#pending.push(chunk.subarray(0, end));
+        const line = Buffer.concat(this.#pending);
+        this.#scan(line, 0, line.byteLength);
+      }
+      this.#pending = [];
+      this.#pendingBytes = 0;
+      this.#skipping = false;
+      from = end + 1;
+    }
+    const last = chunk.lastIndexOf(NEWLINE);
+    if (last >= from) this.#scan(chunk, from, last);
+    if (last + 1 < chunk.byteLength) this.#hold(chunk.subarray(Math.max(from, last + 1)));
+  }
+
+  /** The start of an unfinished line, while it stays within the bound. */
+  #hold(part: Buffer): void {
+    if (this.#skipping) return;
+    if (this.#pendingBytes + part.byteLength > MAX_LINE_BYTES) {
+      this.#pending = [];
+      this.#pendingBytes = 0;
+      this.#skipping = true;
+      return;
+    }
+    this.#pending.push(part);
+    this.#pendingBytes += part.byteLength;
+  }
+
+  /** Whole lines in `buf[from, end)`: each `data:` line of at most the bound with `usage` in it. */
+  #scan(buf: Buffer, from: number, end: number): void {
+    let at = buf.indexOf(USAGE_KEY, from);
+    while (at !== -1 && at < end) {
+      const start = buf.lastIndexOf(NEWLINE, at) + 1;
+      const lineStart = Math.max(start, from);
+      let lineEnd = buf.indexOf(NEWLINE, at);
+      if (lineEnd === -1 || lineEnd > end) lineEnd = end;
+      if (lineEnd - lineStart <= MAX_LINE_BYTES && isDataLine(buf, lineStart))
+        this.#found = usageAt(buf, at, lineEnd) ?? this.#found;
+      at = buf.indexOf(USAGE_KEY, lineEnd);
+    }
+  }
+
+  /** JSON: the first KEPT_BYTES once, and the last KEPT_BYTES as chunks (dropped from the front). */
+  #keep(chunk: Buffer): void {
+    if (this.#head === null) this.#head = chunk.subarray(0, KEPT_BYTES);
+    this.#pending.push(chunk);
+    this.#pendingBytes += chunk.byteLength;
+    while (
+      this.#pending.length > 1 &&
+      this.#pendingBytes - (this.#pending[0]?.byteLength ?? 0) >= KEPT_BYTES
+    ) {
+      this.#pendingBytes -= this.#pending.shift()?.byteLength ?? 0;
+    }
+  }
+
+  #fromJson(): Usage | null {
+    const kept = this.#pending.length === 1 ? (this.#pending[0] as Buffer) : Buffer.concat(this.#pending);
+    const tail = kept.subarray(Math.max(0, kept.byteLength - KEPT_BYTES));
+    const fromTail = lastUsage(tail);
+    if (fromTail !== null || this.#head === null || this.#size <= tail.byteLength) return fromTail;
+    return lastUsage(this.#head);
+  }
+}
+
+function isDataLine(buf: Buffer, at: number): boolean {
+  return (
+    buf[at] === 0x64 &&
+    buf[at + 1] === 0x61 &&
+    buf[at + 2] === 0x74 &&
+    buf[at + 3] === 0x61 &&
+    buf[at + 4] === 0x3a
+  );
+}
+
+function lastUsage(buf: Buffer): Usage | null {
+  let at = buf.lastIndexOf(USAGE_KEY);
+  while (at !== -1) {
+    const found = usageAt(buf, at, buf.byteLength);
+    if (found !== null) return found;
+    at = at === 0 ? -1 : buf.lastIndexOf(USAGE_KEY, at - 1);
+  }
+  return null;
+}
+
+/**
+ * The `usage` object whose key starts at `at` (before `end`): `"usage"`, a colon, and an object of
+ * at most MAX_USAGE_BYTES. In valid JSON the bytes `"usage"` are always a string of their own (a
+ * quote inside a string is escaped), so followed by a colon they are a member's key.
+ */
+function usageAt(buf: Buffer, at: number, end: number): Usage | null {
+  let i = at + USAGE_KEY.byteLength;
+  while (i < end && isSpace(buf[i])) i++;
+  if (buf[i] !== 0x3a) return null;
+  i++;
+  while (i < end && isSpace(buf[i])) i++;
+  if (buf[i] !== 0x7b) return null;
+  const close = objectEnd(buf, i, Math.min(end, i + MAX_USAGE_BYTES));
+  if (close === -1) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(buf.toString("utf8", i, close));
+  } catch {
+    return null;
+  }
   if (typeof value !== "object" || value === null) return null;
-  const usage = (value as { usage?: unknown }).usage;
-  if (typeof usage !== "object" || usage === null) return null;
-  const { prompt_tokens, completion_tokens } = usage as Record<string, unknown>;
+  const { prompt_tokens, completion_tokens } = value as Record<string, unknown>;
   return {
     promptTokens: typeof prompt_tokens === "number" ? prompt_tokens : null,
     completionTokens: typeof completion_tokens === "number" ? completion_tokens : null,
   };
 }
 
-/**
- * Watches an answer's bytes as they pass, without holding them back: in an event stream the
- * last `data:` event carrying `usage` wins; a JSON answer is parsed once it has ended.
- */
-export class UsageReader {
-  readonly #decoder = new TextDecoder();
-  readonly #stream: boolean;
-  #text = "";
-  #size = 0;
-  #found: Usage | null = null;
-
-  constructor(contentType: string | undefined) {
-    this.#stream = contentType?.includes("text/event-stream") ?? false;
-  }
-
-  push(chunk: Uint8Array): void {
-    this.#size += chunk.byteLength;
-    if (!this.#stream) {
-      if (this.#size <= MAX_JSON_BYTES) this.#text += this.#decoder.decode(chunk, { stream: true });
-      return;
-    }
-    this.#text += this.#decoder.decode(chunk, { stream: true });
-    const lines = this.#text.split("\n");
-    this.#text = lines.pop() ?? "";
-    for (const line of lines) {
-      if (!line.startsWith("data:") || !line.includes('"usage"')) continue;
-      try {
-        this.#found = usageOf(JSON.parse(line.slice(5))) ?? this.#found;
-      } catch {
-        // Not JSON ([DONE], or an engine's own framing): no usage in it.
-      }
+/** Just past the `}` that closes the object opening at `start`, strings skipped; -1 if not by `limit`. */
+function objectEnd(buf: Buffer, start: number, limit: number): number {
+  let depth = 0;
+  for (let i = start; i < limit; i++) {
+    const c = buf[i];
+    if (c === 0x22) {
+      for (i++; i < limit && buf[i] !== 0x22; i++) if (buf[i] === 0x5c) i++;
+    } else if (c === 0x7b || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) {
+      depth--;
+      if (depth === 0) return i + 1;
     }
   }
-
-  get usage(): Usage {
-    if (this.#stream) return this.#found ?? NONE;
-    if (this.#size > MAX_JSON_BYTES) return NONE;
-    try {
-      return usageOf(JSON.parse(this.#text)) ?? NONE;
-    } catch {
-      return NONE;
-    }
-  }
+  return -1;
 }
+
+const isSpace = (c: number | undefined) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;

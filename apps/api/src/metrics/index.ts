@@ -1,5 +1,6 @@
 import { Gauge, Registry } from "prom-client";
 import type { Deps } from "../deps";
+import { registerAutoscaleSeries } from "./autoscale";
 import { registerFleetSeries } from "./fleet";
 import { HttpTimings } from "./http";
 import { registerSchedulerSeries } from "./scheduler";
@@ -22,7 +23,16 @@ export class AppMetrics {
   constructor(deps: Deps) {
     registerFleetSeries(this.registry, deps);
     registerSchedulerSeries(this.registry, deps);
+    registerAutoscaleSeries(this.registry, deps);
     this.http = new HttpTimings(this.registry);
+    new Gauge({
+      name: "llmgw_mirror_files_hashing",
+      help: "Complete mirror files whose SHA-256 is still being computed or waits to be (0: settled).",
+      registers: [this.registry],
+      collect() {
+        this.set(deps.mirror.hashing());
+      },
+    });
     const metrics = this;
     new Gauge({
       name: "llmgw_metrics_seconds",

@@ -9,10 +9,10 @@ import {
   type MisplacedFile,
   misplacedFile,
 } from "@llmgw/domain";
-import { isSafeSegment, PART_SUFFIX, realPathInside, SIZE_SUFFIX } from "./paths";
+import { GENERATED_SUFFIX, isSafeSegment, PART_SUFFIX, realPathInside, SIZE_SUFFIX } from "./paths";
 
 // The mirror as it is on disk: `<dir>/<model>/<version>/<file>`, a download's `.part` and `.size`
-// beside it, symlinks only where they stay inside the mirror. Read, never written.
+// beside it (and a generated stand-in's `.generated` mark), symlinks only where they stay inside the mirror. Read, never written.
 
 export interface DiskEntry {
   name: string;
@@ -28,6 +28,8 @@ export interface VersionOnDisk {
   headerFile: DiskEntry | null;
   /** Its complete files as found on disk. */
   complete: DiskEntry[];
+  /** The names of its files marked as generated stand-ins (`<file>.generated`): never hashed. */
+  generated: ReadonlySet<string>;
 }
 
 /**
@@ -47,7 +49,7 @@ export async function readVersion(
   const byName = new Map(entries.map((entry) => [entry.name, entry]));
   const files: { file: MirrorFile; disk: DiskEntry | null }[] = [];
   for (const entry of entries) {
-    if (entry.name.endsWith(SIZE_SUFFIX)) continue;
+    if (entry.name.endsWith(SIZE_SUFFIX) || entry.name.endsWith(GENERATED_SUFFIX)) continue;
     if (!entry.name.endsWith(PART_SUFFIX)) {
       files.push({ file: completeOrFailed(entry), disk: entry.error ? null : entry });
       continue;
@@ -83,6 +85,11 @@ export async function readVersion(
     },
     headerFile,
     complete: files.flatMap(({ disk }) => (disk ? [disk] : [])),
+    generated: new Set(
+      entries.flatMap((e) =>
+        e.name.endsWith(GENERATED_SUFFIX) ? [e.name.slice(0, -GENERATED_SUFFIX.length)] : [],
+      ),
+    ),
   };
 }
 

@@ -27,6 +27,8 @@ export interface HashBook {
   start(): () => void;
   /** Resolves once nothing is queued or being hashed (at once while stopped). */
   idle(): Promise<void>;
+  /** How many files are queued or being hashed. */
+  pending(): number;
 }
 
 interface Entry extends SeenFile {
@@ -116,6 +118,11 @@ export function createHashBook(options: {
         current?.abort.abort();
         for (const resolve of waiters.splice(0)) resolve();
       };
+    },
+    pending() {
+      let queued = 0;
+      for (const entry of entries.values()) if (needsHash(entry)) queued++;
+      return queued;
     },
     idle() {
       if (!running) return Promise.resolve();

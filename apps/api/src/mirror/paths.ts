@@ -16,12 +16,17 @@ export function isSafeSegment(name: string): boolean {
   );
 }
 
-/** The file names the layout reserves: a download in progress and its expected size. */
+/**
+ * The file names the layout reserves: a download in progress, its expected size, and the mark of
+ * a generated stand-in (`x.gguf.generated` beside `x.gguf`: the demo's sparse weights, whose
+ * digest would be of zeros no disk holds, so the mirror does not read them for one).
+ */
 export const PART_SUFFIX = ".part";
 export const SIZE_SUFFIX = ".size";
+export const GENERATED_SUFFIX = ".generated";
 
 export function isBookkeeping(name: string): boolean {
-  return name.endsWith(PART_SUFFIX) || name.endsWith(SIZE_SUFFIX);
+  return name.endsWith(PART_SUFFIX) || name.endsWith(SIZE_SUFFIX) || name.endsWith(GENERATED_SUFFIX);
 }
 
 /**

@@ -4,7 +4,8 @@ import type { GgufHeader, MirrorVersion, MisplacedFile } from "@llmgw/domain";
 import { type Logger, silentLogger } from "@llmgw/log";
 import { type DiskEntry, entriesOf, misplacedFiles, readVersion, realRoot, type VersionOnDisk } from "./disk";
 import { readGgufHeader } from "./ggufHeader";
-import { createHashBook, type HashFile, sha256OfFile } from "./hashes";
+import { createHashBook, type HashFile } from "./hashes";
+import { hashInThread } from "./hashThread";
 import { HeaderCache } from "./headers";
 import { isBookkeeping, isSafeSegment, realPathInside } from "./paths";
 import { MirrorSnapshot } from "./snapshot";
@@ -17,7 +18,7 @@ export interface MirrorOptions {
   dir: string;
   /** Injected so tests can count reads or fail them. */
   readHeader?: (path: string) => Promise<GgufHeader>;
-  /** Injected so tests can count or hold the SHA-256 reads. */
+  /** Injected so tests can count or hold the SHA-256 reads; by default a low-priority thread (hashThread.ts). */
   hashFile?: HashFile;
   /** While watching, how often to rescan whatever the file-system events said. Default 2000 ms. */
   rescanMs?: number;
@@ -56,6 +57,8 @@ export interface Mirror {
   hashInBackground(): () => void;
   /** Resolves once every complete file seen so far has its SHA-256 (at once when not hashing). */
   hashed(): Promise<void>;
+  /** How many complete files still wait for their SHA-256 (the one being read included). */
+  hashing(): number;
   /**
    * Takes a complete file's SHA-256 from whoever wrote it (a pull computes it while writing), so
    * the background hashing never reads the file again. `path` is `<dir>/<model>/<version>/<file>`.
@@ -78,7 +81,7 @@ export function createMirror(options: MirrorOptions): Mirror {
   let snapshotFrom = 0;
   const nudges = new Set<() => void>();
   const hashes = createHashBook({
-    hashFile: options.hashFile ?? sha256OfFile,
+    hashFile: options.hashFile ?? hashInThread(),
     onHashed: (path, sha256) => {
       snapshot.digested(path, sha256);
       // The watchers rescan, see the digest and announce the version.
@@ -91,8 +94,10 @@ export function createMirror(options: MirrorOptions): Mirror {
    * The version with each complete file's digest as known now; the files not hashed yet are queued.
    * Read after the scan's last await, so a digest that came in meanwhile is not lost.
    */
-  function withDigests({ view, complete }: VersionOnDisk): MirrorVersion {
-    const digests = new Map(complete.map((disk) => [disk.name, hashes.digestOf(disk)]));
+  function withDigests({ view, complete, generated }: VersionOnDisk): MirrorVersion {
+    const digests = new Map(
+      complete.map((disk) => [disk.name, generated.has(disk.name) ? null : hashes.digestOf(disk)]),
+    );
     const files = view.files.map((f) =>
       f.state === "complete" ? { ...f, sha256: digests.get(f.file) ?? null } : f,
     );
@@ -120,7 +125,11 @@ export function createMirror(options: MirrorOptions): Mirror {
     }
     const inUse = new Set(found.flatMap(({ headerFile }) => (headerFile ? [headerFile.path] : [])));
     headers.keepOnly(inUse);
-    const scanned = found.map((version) => ({ view: withDigests(version), complete: version.complete }));
+    const scanned = found.map((version) => ({
+      view: withDigests(version),
+      // A generated stand-in's digest is not kept: it is never computed.
+      complete: version.complete.filter((disk) => !version.generated.has(disk.name)),
+    }));
     const versions = scanned.map(({ view }) => view);
     // Scans can overlap (a watch and a caller); an older one finishing late must not win.
     if (started > snapshotFrom) {
@@ -175,6 +184,7 @@ export function createMirror(options: MirrorOptions): Mirror {
       const { size, mtimeMs } = await stat(path);
       hashes.known({ path, size, mtimeMs }, sha256);
     },
+    hashing: () => hashes.pending(),
     misplaced: () => misplacedFiles(dir),
   };
 }

@@ -7,6 +7,13 @@ import { AppError } from "../errors";
 import { heartbeat } from "../services/heartbeat";
 import { handlers } from "./handlers";
 
+/** The port this request reached llmgw on (its listener's own, behind any proxy); null in process. */
+function ownPortOf(env: unknown): number | null {
+  const port = (env as { incoming?: { socket?: { localPort?: unknown } } } | undefined)?.incoming?.socket
+    ?.localPort;
+  return typeof port === "number" ? port : null;
+}
+
 export function agentRoutes(deps: Deps, auth: Auth) {
   /** Before the body is read: a flood of beats costs the server no parsing. */
   const limited: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -26,7 +33,12 @@ export function agentRoutes(deps: Deps, auth: Auth) {
       before: [limited],
       handle: (c, { body }) => {
         const token = c.get("token");
-        return heartbeat({ deps, report: body, by: token ? { token, bindings: auth.agents } : null });
+        return heartbeat({
+          deps,
+          report: body,
+          by: token ? { token, bindings: auth.agents } : null,
+          ownPort: ownPortOf(c.env) ?? deps.config.listen.port,
+        });
       },
     },
   });

@@ -48,7 +48,7 @@ export function sessionRoutes(deps: Deps, auth: Auth) {
       },
     },
     signOut: async (c) => {
-      const cookie = sessionCookieOf(c);
+      const cookie = sessionCookieOf(c.req);
       const ended = cookie === undefined ? null : await auth.sessions.close(cookie);
       if (ended) auth.streams.endSession(ended);
       c.header("Set-Cookie", clearedSessionCookie(overHttps(c.req)));

@@ -34,6 +34,7 @@ const TRIGGERS: ReadonlySet<EventType> = new Set([
   "node.changed",
   "replica.changed",
   "quota.changed",
+  "model.scaled",
 ]);
 
 /** What heartbeats announce: runs they ask for wait `fleetDebounceMs`. */

@@ -52,6 +52,11 @@ async function reconcile(deps: Deps, leader: LeaderCheck): Promise<Schedule | nu
       now,
       newId: (model) => `${model}-${randomUUID().slice(0, 8)}`,
       index: snap.index,
+      autoscaled: deps.runtime.autoscale.wanted,
+      drain: {
+        inFlight: deps.runtime.autoscale.inFlight,
+        boundMs: deps.config.autoscale.drainSeconds * 1000,
+      },
     });
     const skipped = await apply(deps, snap, plan);
     stats.recordRun(plan, (performance.now() - started) / 1000, skipped);

@@ -15,6 +15,15 @@ export class SchedulerRuntime {
   /** The last run started: runs never overlap, whoever starts them, so the next waits for it. */
   queue: Promise<unknown> = Promise.resolve();
   readonly stats = new SchedulerStats();
+  /**
+   * What the autoscaler (autoscale/) last worked out, for the planner (SPEC §9.3): each autoscaled
+   * model's wanted replicas, and the requests on each replica summed over every process (a
+   * draining one stops once it has none). Empty without an autoscaler: models want their floor.
+   */
+  autoscale: { wanted: ReadonlyMap<string, number>; inFlight: ReadonlyMap<string, number> } = {
+    wanted: new Map(),
+    inFlight: new Map(),
+  };
 
   /** Asks the loop, if one runs, for a run soon (a wake announces no event of its own). */
   nudge(): void {

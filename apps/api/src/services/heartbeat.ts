@@ -2,6 +2,7 @@ import {
   desiredReplicas,
   type HeartbeatReply,
   type heartbeatSchema,
+  loopsBackTo,
   mergeReport,
   type Node,
   nodeFactsMoved,
@@ -28,12 +29,15 @@ export async function heartbeat({
   deps,
   report,
   by,
+  ownPort,
 }: {
   deps: Deps;
   /** Already checked by the route's `heartbeatSchema`: a beat is parsed once, not per layer. */
   report: z.output<typeof heartbeatSchema>;
   /** The agent's token and the bindings it is checked against; null on a server without tokens. */
   by: { token: KnownToken; bindings: AgentBindings } | null;
+  /** The port llmgw listens on: an endpoint there on this machine would send requests back into it. */
+  ownPort: number;
 }): Promise<HeartbeatReply> {
   const { node: facts, replicas: reported } = report;
   // The store keeps one row per id, so a repeated id would differ from the report on every beat.
@@ -41,6 +45,11 @@ export async function heartbeat({
   const twice = reported.findIndex((r) => seen.has(r.id) || !seen.add(r.id));
   if (twice >= 0)
     throw badRequest("a replica id is reported twice", { [`replicas.${twice}.id`]: "reported twice" });
+  const loop = reported.findIndex((r) => r.endpoint !== undefined && loopsBackTo(r.endpoint, ownPort));
+  if (loop >= 0) {
+    const why = `is llmgw's own port (${ownPort}) on this machine: requests sent there would come back into llmgw`;
+    throw badRequest(`a replica's endpoint ${why}`, { [`replicas.${loop}.endpoint`]: why });
+  }
   const binding: NewBinding | null = by ? await by.bindings.check(by.token, facts.name) : null;
   const now = deps.now().toISOString();
   const snap = await deps.world.snapshot();

@@ -8,8 +8,15 @@ import type { Deps } from "../deps";
  * the model has been idle for its timeout. Recording it again later moves the idle clock on.
  */
 export async function wake({ deps, model, at }: { deps: Deps; model: Model; at: Date }): Promise<void> {
-  const ms = at.getTime();
-  await deps.store.wakes.wake(model.name, ms);
-  if (ms > (deps.wakes.get(model.name) ?? Number.NEGATIVE_INFINITY)) deps.wakes.set(model.name, ms);
+  await recordWake(deps, model.name, at.getTime());
   deps.runtime.nudge();
+}
+
+/**
+ * The wake itself: stored (later ones win), and this process's picture of wakes moved on. The
+ * gateway records it again while a model serves (gateway/idle.ts), which needs no scheduler run.
+ */
+export async function recordWake(deps: Deps, model: string, ms: number): Promise<void> {
+  await deps.store.wakes.wake(model, ms);
+  if (ms > (deps.wakes.get(model) ?? Number.NEGATIVE_INFINITY)) deps.wakes.set(model, ms);
 }

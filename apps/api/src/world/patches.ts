@@ -1,4 +1,11 @@
-import { indexFleet, type Model, type Node, type Replica, reindexNodes } from "@llmgw/domain";
+import {
+  type AutoscaleView,
+  indexFleet,
+  type Model,
+  type Node,
+  type Replica,
+  reindexNodes,
+} from "@llmgw/domain";
 import type { ReplicaWrite } from "@llmgw/store";
 import { Snapshot } from "./snapshot";
 import { byId, byModelName, byName, mergedById, mergedByName, nodeIndex } from "./sorted";
@@ -32,6 +39,7 @@ export function withoutModel(snap: Snapshot, name: string): Snapshot {
 function withModels(snap: Snapshot, models: Model[]): Snapshot {
   const { nodes, replicas, classes } = snap;
   return new Snapshot({
+    autoscale: snap.autoscale,
     models,
     nodes,
     classes,
@@ -56,7 +64,10 @@ export function withReplicas(snap: Snapshot, writes: readonly ReplicaWrite[]): S
     else replicas.set(replica.id, replica);
   }
   const { models, nodes, classes, quotas } = snap;
-  return Snapshot.of({ models, nodes, replicas: [...replicas.values()].sort(byId), classes, quotas });
+  return Snapshot.of(
+    { models, nodes, replicas: [...replicas.values()].sort(byId), classes, quotas },
+    snap.autoscale,
+  );
 }
 
 /**
@@ -129,6 +140,7 @@ export function withNodes(
     else replicasByModel.delete(model);
   }
   return new Snapshot({
+    autoscale: snap.autoscale,
     models: snap.models,
     nodes: added.size > 0 ? mergedByName(nodes, [...added.values()].sort(byName)) : nodes,
     classes: snap.classes,
@@ -138,5 +150,25 @@ export function withNodes(
     unplaced: snap.unplaced,
     replicasByModel,
     replicas: null,
+  });
+}
+
+/**
+ * The same picture with the autoscaler's latest numbers (SPEC §9.5): the fleet and catalogue
+ * stand, so their headroom stands too; only the catalogue's JSON is made again, when read.
+ */
+export function withAutoscale(snap: Snapshot, autoscale: ReadonlyMap<string, AutoscaleView>): Snapshot {
+  return new Snapshot({
+    autoscale,
+    models: snap.models,
+    nodes: snap.nodes,
+    classes: snap.classes,
+    quotas: snap.quotas,
+    index: snap.index,
+    replicasByNode: snap.replicasByNode,
+    unplaced: snap.unplaced,
+    replicasByModel: snap.replicasByModel,
+    replicas: snap.replicasAsGiven,
+    headroom: snap.headroomAsGiven,
   });
 }

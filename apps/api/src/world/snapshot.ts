@@ -1,4 +1,5 @@
 import {
+  type AutoscaleView,
   type Class,
   type FleetIndex,
   type Headroom,
@@ -28,7 +29,13 @@ export type Parts = {
   replicasByModel: Map<string, Replica[]>;
   /** The store's list when the snapshot was read whole; rebuilt on demand after a patch. */
   replicas: Replica[] | null;
+  /** How each autoscaled model follows its traffic (SPEC §9.5), as this process last worked it out. */
+  autoscale: ReadonlyMap<string, AutoscaleView>;
+  /** Headroom already worked out for this very fleet and catalogue (a change of autoscale only). */
+  headroom?: Map<string, Headroom> | null;
 };
+
+export const NO_AUTOSCALE: ReadonlyMap<string, AutoscaleView> = new Map();
 
 /**
  * Everything a read needs, as one consistent picture, and what is derived from it: headroom for
@@ -47,8 +54,9 @@ export class Snapshot {
   readonly classes: Class[];
   readonly quotas: Quota[];
   readonly index: FleetIndex;
+  readonly autoscale: ReadonlyMap<string, AutoscaleView>;
   #replicas: Replica[] | null;
-  #headroom: Map<string, Headroom> | null = null;
+  #headroom: Map<string, Headroom> | null;
   #modelsBody: Body<ModelSummary[]> | null = null;
   #headroomBody: Body<HeadroomSummary[]> | null = null;
 
@@ -63,18 +71,24 @@ export class Snapshot {
     this.classes = parts.classes;
     this.quotas = parts.quotas;
     this.index = parts.index;
+    this.autoscale = parts.autoscale;
     this.#replicas = parts.replicas;
+    this.#headroom = parts.headroom ?? null;
   }
 
-  static of(tables: {
-    models: Model[];
-    nodes: Node[];
-    replicas: Replica[];
-    classes: Class[];
-    quotas: Quota[];
-  }) {
+  static of(
+    tables: {
+      models: Model[];
+      nodes: Node[];
+      replicas: Replica[];
+      classes: Class[];
+      quotas: Quota[];
+    },
+    autoscale: ReadonlyMap<string, AutoscaleView> = NO_AUTOSCALE,
+  ) {
     const { models, nodes, replicas, classes, quotas } = tables;
     return new Snapshot({
+      autoscale,
       models,
       nodes,
       classes,
@@ -88,6 +102,16 @@ export class Snapshot {
       replicasByModel: groupBy(replicas, (r) => r.model),
       replicas,
     });
+  }
+
+  /** The store's list as it was given, without building it (null after a patch). */
+  get replicasAsGiven(): Replica[] | null {
+    return this.#replicas;
+  }
+
+  /** Headroom if already worked out, without working it out. */
+  get headroomAsGiven(): Map<string, Headroom> | null {
+    return this.#headroom;
   }
 
   /** Every replica, ordered by id as the store lists them. */

@@ -1,11 +1,14 @@
 import {
+  type AutoscaleView,
   type Headroom,
   headroom,
   headroomSummary,
+  isAutoscaled,
   type Model,
   type ModelSummary,
   type ModelView,
   modeOf,
+  quietAutoscale,
 } from "@llmgw/domain";
 import type { Snapshot } from "./snapshot";
 
@@ -25,6 +28,7 @@ export function modelView(snap: Snapshot, model: Model): ModelView {
     replicas: (snap.replicasByModel.get(model.name) ?? []).filter((r) => !r.unmanaged),
     headroom: room,
     quota: { owner: model.owner, remaining: room.quotaRemaining },
+    autoscale: autoscaleOf(snap, model),
   };
 }
 
@@ -37,7 +41,17 @@ export function modelSummary(snap: Snapshot, model: Model): ModelSummary {
     replicas: (snap.replicasByModel.get(model.name) ?? []).filter((r) => !r.unmanaged),
     headroom: headroomSummary(room),
     quota: { owner: model.owner, remaining: room.quotaRemaining },
+    autoscale: autoscaleOf(snap, model),
   };
+}
+
+/**
+ * The autoscaler's numbers for a model that is autoscaled as it stands now (an edit may have
+ * ended it, or begun it a moment ago: then its quiet line until the next tick).
+ */
+function autoscaleOf(snap: Snapshot, model: Model): AutoscaleView | null {
+  if (!isAutoscaled(model.scaling)) return null;
+  return snap.autoscale.get(model.name) ?? quietAutoscale(model);
 }
 
 function headroomOf(snap: Snapshot, model: Model): Headroom {

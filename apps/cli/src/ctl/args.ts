@@ -19,6 +19,8 @@ export const OPTIONS = {
   gpus: { type: "string" },
   mode: { type: "string" },
   replicas: { type: "string" },
+  max: { type: "string" },
+  target: { type: "string" },
   model: { type: "string" },
   limit: { type: "string" },
   role: { type: "string" },

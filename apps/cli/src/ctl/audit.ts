@@ -1,4 +1,4 @@
-import type { AuditEntry } from "@llmgw/domain";
+import { type AuditEntry, scaledAfterText, scaledBeforeText } from "@llmgw/domain";
 import { wholeNumber } from "./args";
 import { type Command, type Ctx, show } from "./command";
 import { orDash, table, timeText, valueText } from "./table";
@@ -38,8 +38,9 @@ function auditTable(entries: AuditEntry[], ctx: Ctx): string {
       e.action,
       e.target,
       orDash(e.field),
-      auditValue(e.before),
-      auditValue(e.after),
+      (e.action === "scaled" ? scaledBeforeText(e.before) : null) ?? auditValue(e.before),
+      // The autoscaler's reason in full (SPEC §9.5): it is the point of the entry.
+      (e.action === "scaled" ? scaledAfterText(e.after) : null) ?? auditValue(e.after),
     ]),
     ctx.style,
   );

@@ -7,7 +7,7 @@ import {
   modeSchema,
   replicasOf,
 } from "@llmgw/domain";
-import { usage, type Values, wholeNumber } from "./args";
+import { limitOf, usage, type Values, wholeNumber } from "./args";
 import { CtlError } from "./client";
 import { type Command, type Ctx, operand, show } from "./command";
 import { keyValues, timeText, valueText } from "./table";
@@ -28,9 +28,12 @@ function patchOf(values: Values): ModelPatch {
     patch.mode = mode.data;
   }
   if (values.replicas !== undefined) patch.replicas = wholeNumber("--replicas", values.replicas);
+  if (values.max !== undefined) patch.maxReplicas = wholeNumber("--max", values.max);
+  // `none`: back to the replica's slots (SPEC §9.2).
+  if (values.target !== undefined) patch.targetInFlight = limitOf("--target", values.target);
   if (Object.keys(patch).length === 0) {
     throw usage(
-      "model set: nothing to set; give at least one of --class --owner --memory --cores --gpus --mode --replicas",
+      "model set: nothing to set; give at least one of --class --owner --memory --cores --gpus --mode --replicas --max --target",
     );
   }
   return patch;
@@ -47,6 +50,8 @@ function cardOf(m: ModelView): Record<string, unknown> {
     gpus: profile?.gpus,
     mode: m.mode,
     replicas: replicasOf(m.scaling),
+    max: m.scaling.max,
+    target: m.scaling.targetInFlight ?? "slots",
   };
 }
 
@@ -93,9 +98,9 @@ function staleRefusal(err: CtlError): CtlError {
 export const modelSet: Command = {
   words: ["model", "set"],
   operands: ["NAME"],
-  options: ["class", "owner", "memory", "cores", "gpus", "mode", "replicas"],
+  options: ["class", "owner", "memory", "cores", "gpus", "mode", "replicas", "max", "target"],
   flags:
-    "[--class C] [--owner O] [--memory GB] [--cores N] [--gpus N] [--mode always|ondemand|stopped] [--replicas N]",
+    "[--class C] [--owner O] [--memory GB] [--cores N] [--gpus N] [--mode always|ondemand|stopped] [--replicas N] [--max N] [--target N|none]",
   summary: "change only the given fields, and only if nobody changed the model meanwhile",
   async run(ctx, operands, values) {
     const name = operand(operands, 0);

@@ -24,6 +24,7 @@ function modelsTable(models: ModelSummary[], ctx: Ctx): string {
       { header: "OWNER" },
       { header: "MODE" },
       { header: "REPLICAS", align: "right" },
+      { header: "MIN-MAX", align: "right" },
       { header: "MEMORY", align: "right" },
       { header: "CORES", align: "right" },
       { header: "+NOW", align: "right" },
@@ -35,7 +36,8 @@ function modelsTable(models: ModelSummary[], ctx: Ctx): string {
       m.class,
       orDash(m.owner),
       m.mode,
-      `${m.headroom.current}/${replicasOf(m.scaling)}`,
+      `${m.headroom.current}/${wantedOf(m)}`,
+      `${m.scaling.min}-${m.scaling.max}`,
       gb(m.headroom.need.memoryGB),
       String(m.headroom.need.cpuCores),
       plus(m.headroom.free),
@@ -44,6 +46,24 @@ function modelsTable(models: ModelSummary[], ctx: Ctx): string {
     ]),
     ctx.style,
   );
+}
+
+/** Replicas the model wants now: what its traffic asks when autoscaled (SPEC §9), else its count. */
+function wantedOf(m: ModelSummary): number {
+  return m.autoscale?.wanted ?? replicasOf(m.scaling);
+}
+
+/**
+ * The card's autoscale line (SPEC §9.5): `1–4, 4 per replica: demand 14, wanted 4 (may scale down
+ * at 14:05:00)`, and the quota when it caps the model.
+ */
+function autoscaleText(m: ModelView): string {
+  const { min, max } = m.scaling;
+  const line = m.autoscale;
+  if (line === null) return `off (min ${min}, max ${max}; --max above min turns it on)`;
+  const hold = line.holdUntil === null ? "" : `, may scale down at ${timeText(line.holdUntil)}`;
+  const quota = line.quotaAllows === null ? "" : `; the owner's quota allows ${line.quotaAllows}`;
+  return `${min}–${max}, ${line.target} per replica: demand ${line.demand}, desired ${line.desired}, wanted ${line.wanted}${hold}${quota}`;
 }
 
 function modelCard(m: ModelView, ctx: Ctx): string {
@@ -56,7 +76,8 @@ function modelCard(m: ModelView, ctx: Ctx): string {
       ["class", m.class],
       ["owner", orDash(m.owner)],
       ["mode", m.mode === "ondemand" ? `ondemand (idle timeout ${m.scaling.idleTimeoutSeconds} s)` : m.mode],
-      ["replicas", runningText(m.headroom, replicasOf(m.scaling))],
+      ["replicas", runningText(m.headroom, wantedOf(m))],
+      ["autoscale", autoscaleText(m)],
       ["need", `${needText(m.headroom.need)} per replica${profile ? ` (profile ${profile.name})` : ""}`],
       ["headroom", headroomLine(m.headroom)],
       ["quota", m.quota.remaining === null ? "no limit" : `${m.quota.remaining} more replicas`],
@@ -159,7 +180,7 @@ export const modelCommands: Command[] = [
     words: ["models"],
     operands: [],
     options: [],
-    summary: "the catalogue: class, owner, mode, replicas current/wanted, need and headroom",
+    summary: "the catalogue: class, owner, mode, replicas current/wanted and min-max, need and headroom",
     async run(ctx) {
       show(ctx, await ctx.answer(ctx.api.models.$get()), (models) => modelsTable(models, ctx));
       return 0;

@@ -16,7 +16,7 @@ import { type Logger, loadConfig, startServer } from "@llmgw/api";
 import type { ModelInput } from "@llmgw/domain";
 import { LOG_USAGE, loggerFrom, logOptions } from "@llmgw/log";
 import { fancynet3b, llama31_8b, writeGgufFile, writeNotGguf, writeSafetensorsFile } from "@llmgw/simulation";
-import { ensureDashboard, stopOnSignals } from "../serve";
+import { agentSource, ensureDashboard, stopOnSignals } from "../serve";
 import { simulatedEngines } from "./simulated";
 
 const GB = 1024 ** 3;
@@ -76,7 +76,8 @@ function catalogue(base: string): ModelInput[] {
       class: "critical",
       owner: "platform",
       aliases: ["llama3"],
-      scaling: { min: 2, max: 2 },
+      // Always at least 2, up to 4 by its traffic (SPEC §9): `ctl bench llama3 --concurrency 16` shows it.
+      scaling: { min: 2, max: 4 },
       profiles: [profile("llamacpp", 8, 4)],
     },
     {
@@ -118,11 +119,20 @@ function catalogue(base: string): ModelInput[] {
 
 /** A generated mirror: GGUF files with real headers over sparse weights, safetensors, and refusals. */
 async function writeMirror(dir: string): Promise<() => Promise<void>> {
+  // Each file the demo writes is marked as a generated stand-in (`<file>.generated`): its weights
+  // are holes that read as zeros, and hashing 200 GB of them for digests no agent of the demo
+  // checks would keep a core busy for minutes. The mirror lists them without a digest.
+  const written: string[] = [];
+  const standIn = (path: string) => {
+    const file = join(dir, path);
+    written.push(file);
+    return file;
+  };
   await writeGgufFile(
-    join(dir, "llama-3.1-8b-instruct/Q4_K_M/llama-3.1-8b-instruct-Q4_K_M.gguf"),
+    standIn("llama-3.1-8b-instruct/Q4_K_M/llama-3.1-8b-instruct-Q4_K_M.gguf"),
     llama31_8b(),
   );
-  await writeGgufFile(join(dir, "qwen2.5-7b-instruct/Q5_K_M/qwen2.5-7b-instruct-Q5_K_M.gguf"), {
+  await writeGgufFile(standIn("qwen2.5-7b-instruct/Q5_K_M/qwen2.5-7b-instruct-Q5_K_M.gguf"), {
     architecture: "qwen2",
     blockCount: 28,
     headCount: 28,
@@ -132,7 +142,7 @@ async function writeMirror(dir: string): Promise<() => Promise<void>> {
     fileType: 17,
     weightsBytes: Math.round(5.07 * GB),
   });
-  await writeGgufFile(join(dir, "llama-3.1-70b-instruct/Q4_K_M/llama-3.1-70b-instruct-Q4_K_M.gguf"), {
+  await writeGgufFile(standIn("llama-3.1-70b-instruct/Q4_K_M/llama-3.1-70b-instruct-Q4_K_M.gguf"), {
     architecture: "llama",
     blockCount: 80,
     headCount: 64,
@@ -142,7 +152,7 @@ async function writeMirror(dir: string): Promise<() => Promise<void>> {
     fileType: 15,
     weightsBytes: Math.round(39.6 * GB),
   });
-  await writeGgufFile(join(dir, "deepseek-v3/Q2_K/deepseek-v3-Q2_K-00002-of-00005.gguf"), {
+  await writeGgufFile(standIn("deepseek-v3/Q2_K/deepseek-v3-Q2_K-00002-of-00005.gguf"), {
     architecture: "deepseek2",
     blockCount: 61,
     headCount: 128,
@@ -151,18 +161,18 @@ async function writeMirror(dir: string): Promise<() => Promise<void>> {
     split: { no: 1, count: 5 },
     weightsBytes: Math.round(45 * GB),
   });
-  await writeGgufFile(join(dir, "fancynet-3b/Q8_0/fancynet-3b-Q8_0.gguf"), fancynet3b());
+  await writeGgufFile(standIn("fancynet-3b/Q8_0/fancynet-3b-Q8_0.gguf"), fancynet3b());
   for (let i = 1; i <= 3; i++) {
     await writeSafetensorsFile(
-      join(dir, `mixtral-8x7b/fp16/model-0000${i}-of-00003.safetensors`),
+      standIn(`mixtral-8x7b/fp16/model-0000${i}-of-00003.safetensors`),
       Math.round(31 * GB),
     );
   }
-  await writeSafetensorsFile(join(dir, "mistral-7b-instruct/bf16/model.safetensors"), Math.round(14.5 * GB));
-  await writeNotGguf(join(dir, "whisper-large/onnx/model.onnx"), 1_500_000);
+  await writeSafetensorsFile(standIn("mistral-7b-instruct/bf16/model.safetensors"), Math.round(14.5 * GB));
+  await writeNotGguf(standIn("whisper-large/onnx/model.onnx"), 1_500_000);
 
   // A download in progress that advances: `<file>.part` grows toward the size in `<file>.size`.
-  const partial = join(dir, "phi-3-mini/Q4_K_M/phi-3-mini-Q4_K_M.gguf");
+  const partial = standIn("phi-3-mini/Q4_K_M/phi-3-mini-Q4_K_M.gguf");
   const total = Math.round(2.4 * GB);
   await writeGgufFile(`${partial}.part`, {
     architecture: "phi3",
@@ -173,6 +183,7 @@ async function writeMirror(dir: string): Promise<() => Promise<void>> {
     weightsBytes: Math.round(total * 0.05),
   });
   await writeFile(`${partial}.size`, String(total));
+  await Promise.all(written.map((file) => writeFile(`${file}.generated`, "")));
   let done = total * 0.05;
   return async () => {
     if (done >= total) return;
@@ -241,6 +252,8 @@ export async function demo(args: string[]): Promise<void> {
     configFile,
     [
       `heartbeatSeconds: ${HEARTBEAT_SECONDS}`,
+      // A minute rather than five: the demo shows a model coming back down while one watches.
+      "autoscale: { scaleDownSeconds: 60 }",
       "quotas:",
       "  - { owner: research, memoryGB: 256, cpuCores: 64, gpus: 4, replicas: 12 }",
       "  - { owner: interns, memoryGB: 64, cpuCores: 24, gpus: 0, replicas: 6 }",
@@ -259,7 +272,7 @@ export async function demo(args: string[]): Promise<void> {
   );
   const config = loadConfig({ config: configFile, dataDir, listen: values.listen });
   const advance = await writeMirror(config.mirror.dir);
-  const server = await startServer(config, { webDist: ensureDashboard(log), log });
+  const server = await startServer(config, { webDist: ensureDashboard(log), log, agent: agentSource(log) });
   stopOnSignals(server);
 
   const models = catalogue(config.mirror.baseUrl);

@@ -10,18 +10,21 @@ import { Link, useLocation } from "../lib/router";
 import { sessionState, useSession } from "../lib/session";
 import { OfflineBanner } from "./OfflineBanner";
 import { PAGES, type PagePath } from "./pages";
-import { AuditRoute } from "./routes/audit";
 import { CapacityRoute } from "./routes/capacity";
-import { FleetRoute } from "./routes/fleet";
-import { MirrorRoute } from "./routes/mirror";
-import { ModelsRoute } from "./routes/models";
 import { NotFoundRoute } from "./routes/not-found";
-import { QuotasRoute } from "./routes/quotas";
 
 // The wizard (and the form library it uses) loads only when someone opens it.
 const ServeRoute = lazy(() => import("./routes/serve"));
+// The catalogue's cards (inline edit, bench, autoscaling) come when the Models page opens: the
+// Capacity page, the first load, shows none of them.
+const ModelsRoute = lazy(() => import("./routes/models").then((m) => ({ default: m.ModelsRoute })));
 // Only admins open the tokens page: nobody else downloads it.
 const TokensRoute = lazy(() => import("./routes/tokens"));
+// The other pages come when they are opened, so the first load (Capacity) carries only itself.
+const FleetRoute = lazy(() => import("./routes/fleet").then((m) => ({ default: m.FleetRoute })));
+const MirrorRoute = lazy(() => import("./routes/mirror").then((m) => ({ default: m.MirrorRoute })));
+const QuotasRoute = lazy(() => import("./routes/quotas").then((m) => ({ default: m.QuotasRoute })));
+const AuditRoute = lazy(() => import("./routes/audit").then((m) => ({ default: m.AuditRoute })));
 
 /** Each page's component: a page added to PAGES (./pages.ts) without one fails the type check. */
 const COMPONENTS: Record<PagePath, ComponentType> = {

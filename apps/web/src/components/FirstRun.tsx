@@ -3,21 +3,13 @@ import { Link } from "../lib/router";
 
 /** Where a new fleet stands: each step's fact, as the live lists say it. */
 export type FirstRunState = {
-  /** This server's address, as the browser reached it: what an agent is pointed at. */
-  server: string;
   /** The mirror's directory on the server; null until the server has said. */
   mirrorDir: string | null;
-  tokensRequired: boolean;
   versions: number;
   misplaced: number;
   nodes: number;
   models: number;
 };
-
-/** `llmgw agent` pointed at this server, with the token flag when the server asks for tokens. */
-export function agentCommand(server: string, tokensRequired: boolean): string {
-  return `llmgw agent --server ${server}${tokensRequired ? " --token <agent token>" : ""}`;
-}
 
 /** Done once every step has happened: the guide then steps aside. */
 export function firstRunDone(s: Pick<FirstRunState, "versions" | "nodes" | "models">): boolean {
@@ -26,10 +18,10 @@ export function firstRunDone(s: Pick<FirstRunState, "versions" | "nodes" | "mode
 
 /**
  * The first-run guide on the empty screens (issue 18): put weights in the mirror, start an agent,
- * serve a version. Each step ticks off as the live lists change, with this server's own address
- * and mirror directory in the words.
+ * serve a version. Each step ticks off as the live lists change, with this server's mirror
+ * directory in the words and its one line that joins a machine (`joinSteps`, issue 32).
  */
-export function FirstRun({ state }: { state: FirstRunState }) {
+export function FirstRun({ state, joinSteps }: { state: FirstRunState; joinSteps: ReactNode }) {
   const dir = state.mirrorDir ?? "the mirror directory";
   return (
     <section className="card first-run" aria-labelledby="first-run-title" data-testid="first-run">
@@ -52,16 +44,7 @@ export function FirstRun({ state }: { state: FirstRunState }) {
           )}
         </Step>
         <Step done={state.nodes > 0} testId="first-run-agent" title="Start an agent on each machine">
-          {state.tokensRequired && (
-            <p data-testid="first-run-token">
-              This server asks for tokens: <Link to="/tokens">create a token</Link> with the role{" "}
-              <code>agent</code> for the machine's node, and pass it as <code>--token</code>.
-            </p>
-          )}
-          <p>Run on the machine:</p>
-          <pre className="mono wrap" data-testid="first-run-command">
-            {agentCommand(state.server, state.tokensRequired)}
-          </pre>
+          {joinSteps}
         </Step>
         <Step done={state.models > 0} testId="first-run-serve" title="Serve a version">
           <p>

@@ -4,26 +4,54 @@ import "uplot/dist/uPlot.min.css";
 import { bottomAxis, chartTheme, followWidth, leftAxis, roundUp, STILL } from "../lib/chart-style";
 
 /**
- * The uPlot drawing of a card's requests/s. Its own chunk (see TrafficPanel): uPlot is ~20 kB
- * gzip, and a page without traffic never needs it. The picture only: the text summary and the
- * numbers are the panel's, so this draws on a canvas screen readers skip.
+ * The uPlot drawing of a card's requests/s and, for an autoscaled model, its replicas running and
+ * wanted on the same time axis (SPEC §9.5), counted on a right-hand axis. Its own chunk (see
+ * TrafficPanel): uPlot is ~20 kB gzip, and a page without traffic never needs it. The picture
+ * only: the text summary and the numbers are the panel's, so this draws on a canvas screen
+ * readers skip.
  */
 
 const HEIGHT = 72;
 const MINUTES = [-240, -180, -120, -60, 0];
 
-function options(width: number, seconds: number): uPlot.Options {
+export type ReplicaSeries = { running: readonly (number | null)[]; wanted: readonly (number | null)[] };
+
+type Props = { perSecond: readonly number[]; replicas?: ReplicaSeries | undefined };
+
+function options(width: number, seconds: number, withReplicas: boolean): uPlot.Options {
   const theme = chartTheme();
-  const { accent } = theme;
+  const { accent, muted } = theme;
+  const stepped = uPlot.paths.stepped?.({ align: 1 });
+  const replicaSeries: uPlot.Series[] = [
+    {
+      label: "replicas running",
+      scale: "n",
+      stroke: muted,
+      width: 1.5,
+      points: { show: false },
+      paths: stepped,
+    },
+    {
+      label: "replicas wanted",
+      scale: "n",
+      stroke: muted,
+      width: 1,
+      dash: [4, 3],
+      points: { show: false },
+      paths: stepped,
+    },
+  ];
+  const count = leftAxis(theme, (_u, splits) => splits.map((s) => String(Math.round(s))), 24);
   return {
     width,
     height: HEIGHT,
     ...STILL,
     // Room on the right for "now", whose label centres on the chart's last second.
-    padding: [6, 14, 0, 0],
+    padding: [6, withReplicas ? 4 : 14, 0, 0],
     scales: {
       x: { time: false, range: [-(seconds - 1), 0] },
       y: { range: (_u, _min, max) => [0, roundUp(max)] },
+      n: { range: (_u, _min, max) => [0, Math.max(1, Math.ceil(max))] },
     },
     axes: [
       bottomAxis(
@@ -37,6 +65,7 @@ function options(width: number, seconds: number): uPlot.Options {
         (_u, splits) => splits.map((s) => (s === 0 ? "0" : s < 10 ? s.toFixed(1) : String(Math.round(s)))),
         30,
       ),
+      ...(withReplicas ? [{ ...count, scale: "n", side: 1, grid: { show: false } }] : []),
     ],
     series: [
       {},
@@ -46,29 +75,34 @@ function options(width: number, seconds: number): uPlot.Options {
         width: 1.5,
         fill: `${accent}33`,
         points: { show: false },
-        paths: uPlot.paths.stepped?.({ align: 1 }),
+        paths: stepped,
       },
+      ...(withReplicas ? replicaSeries : []),
     ],
   };
 }
 
-function dataOf(perSecond: readonly number[]): uPlot.AlignedData {
+function dataOf({ perSecond, replicas }: Props): uPlot.AlignedData {
   const last = perSecond.length - 1;
-  return [perSecond.map((_, i) => i - last), [...perSecond]];
+  const x = perSecond.map((_, i) => i - last);
+  if (!replicas) return [x, [...perSecond]];
+  return [x, [...perSecond], [...replicas.running], [...replicas.wanted]];
 }
 
-export default function RequestsChart({ perSecond }: { perSecond: readonly number[] }) {
+export default function RequestsChart(props: Props) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
-  const latest = useRef(perSecond);
-  latest.current = perSecond;
+  const latest = useRef(props);
+  latest.current = props;
+  const withReplicas = props.replicas !== undefined;
 
   useEffect(() => {
     const element = box.current;
     if (!element) return;
+    const now = latest.current;
     const created = new uPlot(
-      options(Math.max(120, element.clientWidth), latest.current.length),
-      dataOf(latest.current),
+      options(Math.max(120, element.clientWidth), now.perSecond.length, withReplicas),
+      dataOf(now),
       element,
     );
     plot.current = created;
@@ -78,11 +112,12 @@ export default function RequestsChart({ perSecond }: { perSecond: readonly numbe
       created.destroy();
       plot.current = null;
     };
-  }, []);
+  }, [withReplicas]);
 
+  const { perSecond, replicas } = props;
   useEffect(() => {
-    plot.current?.setData(dataOf(perSecond));
-  }, [perSecond]);
+    plot.current?.setData(dataOf({ perSecond, replicas }));
+  }, [perSecond, replicas]);
 
   return <div ref={box} className="requests-chart" aria-hidden="true" />;
 }

@@ -1,7 +1,10 @@
 import type { ModelTraffic } from "@llmgw/domain";
-import { lazy, type ReactNode, Suspense } from "react";
+import { lazy, type ReactNode, Suspense, useMemo } from "react";
+import { type ScalePoint, scaleSeries, useModelScaling } from "../lib/scaling";
 import { TRAFFIC_WINDOW_SECONDS, type TrafficSnapshot, useModelTraffic } from "../lib/traffic";
 import { millis, rate, waited } from "../lib/units";
+import { useNow } from "../lib/use-now";
+import type { ReplicaSeries } from "./RequestsChart";
 
 // The chart library loads with the first card that has traffic, not with the page.
 /**
@@ -10,7 +13,9 @@ import { millis, rate, waited } from "../lib/units";
  * rather than taking the whole page down.
  */
 const RequestsChart = lazy(
-  (): Promise<{ default: (props: { perSecond: readonly number[] }) => ReactNode }> =>
+  (): Promise<{
+    default: (props: { perSecond: readonly number[]; replicas?: ReplicaSeries | undefined }) => ReactNode;
+  }> =>
     import("./RequestsChart").catch((err: unknown) => {
       console.error("llmgw: the traffic chart could not be loaded", err);
       return { default: () => null };
@@ -31,6 +36,18 @@ export function trafficSummary({ perSecond }: TrafficSnapshot): string {
   return `${title}: ${rate(now)} now, peak ${rate(peak)} (${when}), average ${rate(average)}.`;
 }
 
+/** The replica lines' words: "Replicas: 4 running, 4 wanted now; between 1 and 4 in the window." */
+export function replicasSummary(series: ReplicaSeries): string {
+  const seen = series.running.filter((n): n is number => n !== null);
+  const running = series.running.at(-1);
+  const wanted = series.wanted.at(-1);
+  if (seen.length === 0 || running == null || wanted == null) return "";
+  const low = Math.min(...seen);
+  const high = Math.max(...seen);
+  const range = low === high ? `${low} throughout` : `between ${low} and ${high}`;
+  return ` Replicas: ${running} running, ${wanted} wanted now; ${range} in the window.`;
+}
+
 /** "waking: 3 requests waiting for 12 s" while the model has no ready replica and requests wait. */
 export function wakingText({ queued, waitingSeconds }: ModelTraffic): string {
   const requests = `${queued} request${queued === 1 ? "" : "s"} waiting`;
@@ -39,24 +56,69 @@ export function wakingText({ queued, waitingSeconds }: ModelTraffic): string {
 
 /**
  * One model's live traffic through the gateway: requests/s over the last minutes as a small
- * chart, and what is in flight, queued and how fast the first byte comes. Subscribes to its own
- * model only, so a traffic event renders this panel and nothing around it.
+ * chart, and what is in flight, queued and how fast the first byte comes; for an autoscaled
+ * model, its replicas running and wanted on the same time axis (SPEC §9.5), so an operator sees
+ * capacity following traffic. Subscribes to its own model only, so a traffic event renders this
+ * panel and nothing around it.
  */
 export function TrafficPanel({ model }: { model: string }) {
   const traffic = useModelTraffic(model);
-  if (traffic === null) {
-    return (
-      <p className="muted traffic-none" data-testid="traffic-none">
-        No traffic in the last {WINDOW_MINUTES} minutes
-      </p>
-    );
-  }
-  const { current, perSecond } = traffic;
+  const points = useModelScaling(model);
+  if (traffic !== null) return <TrafficBody traffic={traffic} points={points} />;
+  // Replicas that moved in the window are worth a chart even once the traffic has gone.
+  if (points !== null && points.length > 1 && movedWithin(points, Date.now()))
+    return <ReplicasAlone model={model} points={points} />;
+  return <NoTraffic />;
+}
+
+function NoTraffic() {
+  return (
+    <p className="muted traffic-none" data-testid="traffic-none">
+      No traffic in the last {WINDOW_MINUTES} minutes
+    </p>
+  );
+}
+
+const movedWithin = (points: readonly ScalePoint[], now: number) =>
+  (points.at(-1)?.at ?? 0) >= now - TRAFFIC_WINDOW_SECONDS * 1000;
+
+/** No traffic in the window, but replicas that moved: the window scrolls on by itself, every second. */
+function ReplicasAlone({ model, points }: { model: string; points: readonly ScalePoint[] }) {
+  const clock = useNow(1000);
+  const now = Math.floor(clock / 1000);
+  const traffic = useMemo<TrafficSnapshot>(
+    () => ({
+      model,
+      from: now - TRAFFIC_WINDOW_SECONDS + 1,
+      perSecond: Array.from({ length: TRAFFIC_WINDOW_SECONDS }, () => 0),
+      current: null,
+    }),
+    [model, now],
+  );
+  if (!movedWithin(points, clock)) return <NoTraffic />;
+  return <TrafficBody traffic={traffic} points={points} />;
+}
+
+function TrafficBody({
+  traffic,
+  points,
+}: {
+  traffic: TrafficSnapshot;
+  points: readonly ScalePoint[] | null;
+}) {
+  const { current, perSecond, from, model } = traffic;
+  const replicas = useMemo(
+    () => (points === null ? undefined : scaleSeries(points, from, perSecond.length)),
+    [points, from, perSecond.length],
+  );
   const titleId = `traffic-title-${model}`;
   return (
     <section className="traffic" aria-labelledby={titleId} data-testid="traffic">
       <h3 id={titleId} className="traffic-title">
-        Traffic <span className="muted">· requests/s, last {WINDOW_MINUTES} min</span>
+        Traffic{" "}
+        <span className="muted">
+          · requests/s{replicas ? " and replicas" : ""}, last {WINDOW_MINUTES} min
+        </span>
       </h3>
       {current?.waking && (
         <p className="notice notice-warn traffic-waking" data-testid="traffic-waking">
@@ -66,13 +128,20 @@ export function TrafficPanel({ model }: { model: string }) {
       <div
         className="traffic-chart"
         role="img"
-        aria-label={trafficSummary(traffic)}
+        aria-label={`${trafficSummary(traffic)}${replicas ? replicasSummary(replicas) : ""}`}
         data-testid="traffic-chart"
       >
         <Suspense fallback={null}>
-          <RequestsChart perSecond={perSecond} />
+          <RequestsChart perSecond={perSecond} replicas={replicas} />
         </Suspense>
       </div>
+      {replicas && (
+        <p className="chart-key muted" data-testid="traffic-key">
+          <span className="key-requests">requests/s</span>{" "}
+          <span className="key-running">replicas running</span>{" "}
+          <span className="key-wanted">replicas wanted</span>
+        </p>
+      )}
       <dl className="traffic-now">
         <div>
           <dt>Requests/s</dt>

@@ -18,10 +18,11 @@ type ViewOverrides = Partial<Model> & {
   replicas?: Replica[];
   headroom?: Partial<Headroom>;
   quota?: ModelView["quota"];
+  autoscale?: ModelView["autoscale"];
 };
 
 export function makeView(overrides: ViewOverrides = {}): ModelView {
-  const { replicas = [], headroom, quota, ...model } = overrides;
+  const { replicas = [], headroom, quota, autoscale = null, ...model } = overrides;
   const base = makeModel(model);
   return {
     ...base,
@@ -44,6 +45,7 @@ export function makeView(overrides: ViewOverrides = {}): ModelView {
       ...headroom,
     },
     quota: quota ?? { owner: base.owner, remaining: null },
+    autoscale,
   };
 }
 

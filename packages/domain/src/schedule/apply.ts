@@ -7,12 +7,13 @@ export interface ReplicaWrite {
   removed: boolean;
 }
 
-/** The writes of a schedule, in a stable order: placements, evictions, stops, pending, removals. */
+/** The writes of a schedule, in a stable order: placements, evictions, stops, drains, pending, removals. */
 export function scheduleWrites(schedule: Schedule): ReplicaWrite[] {
   return [
     ...schedule.place.map((replica) => ({ replica, removed: false })),
     ...schedule.evict.map(({ replica }) => ({ replica, removed: false })),
     ...schedule.stop.map((replica) => ({ replica, removed: false })),
+    ...schedule.drain.map((replica) => ({ replica, removed: false })),
     ...schedule.pending.map((replica) => ({ replica, removed: false })),
     ...schedule.remove.map((replica) => ({ replica, removed: true })),
   ];
@@ -24,6 +25,7 @@ export function changesNothing(schedule: Schedule): boolean {
     schedule.place.length === 0 &&
     schedule.evict.length === 0 &&
     schedule.stop.length === 0 &&
+    schedule.drain.length === 0 &&
     schedule.pending.length === 0 &&
     schedule.remove.length === 0
   );

@@ -38,7 +38,7 @@ export class ChangeLog {
 
   /** The decisions, each under what its replica ends as. */
   schedule(heldBack: HeldBack[]): Schedule {
-    const result: Schedule = { place: [], evict: [], stop: [], pending: [], remove: [], heldBack };
+    const result: Schedule = { place: [], evict: [], stop: [], drain: [], pending: [], remove: [], heldBack };
     for (const { before, after, eviction } of this.#changes.values()) {
       if (after === null) {
         if (before) result.remove.push(before);
@@ -47,6 +47,7 @@ export class ChangeLog {
       if (before !== null && sameReplica(before, after)) continue;
       if (eviction) result.evict.push({ replica: after, ...eviction });
       else if (after.state === "stopping") result.stop.push(after);
+      else if (before !== null && before.drainingSince !== after.drainingSince) result.drain.push(after);
       else if (after.node === null) result.pending.push(after);
       else result.place.push(after);
     }
@@ -106,6 +107,7 @@ function sameReplica(a: Replica, b: Replica): boolean {
     a.reason === b.reason &&
     sameNeed(a, b) &&
     a.startedAt === b.startedAt &&
-    a.profile === b.profile
+    a.profile === b.profile &&
+    a.drainingSince === b.drainingSince
   );
 }

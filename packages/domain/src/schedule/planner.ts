@@ -1,3 +1,4 @@
+import { drainOver } from "../autoscale";
 import { compareText } from "../compare";
 import { type FleetIndex, type IndexedModel, indexFleet, modelOf } from "../fleetIndex";
 import { replicaNeed } from "../need";
@@ -17,6 +18,8 @@ interface Sorted {
   settled: Replica[];
   /** Running on a draining node. */
   moving: Replica[];
+  /** Ready, draining before it stops (SPEC §9.3): no longer counted as one of the model's. */
+  draining: Replica[];
 }
 
 /**
@@ -87,10 +90,22 @@ export class Planner {
     return this.#changes.schedule(this.#heldBack);
   }
 
-  /** First pass: what the model holds, made consistent; extras go, pending first, then newest. */
+  /**
+   * First pass: what the model holds, made consistent; extras go, pending first, then newest.
+   * Draining replicas are taken back first when the model wants more again, else stop once drained.
+   */
   #settle(entry: IndexedModel, records: readonly Replica[]): void {
     const wanted = this.#wanted(entry.model);
-    const { unplaced, settled, moving } = this.#sort(entry, records, true);
+    const { unplaced, settled, moving, draining } = this.#sort(entry, records, true);
+    // Drained last, back first: the one most recently told to drain has the warmest engine.
+    draining.sort(
+      (a, b) => compareText(b.drainingSince ?? "", a.drainingSince ?? "") || compareText(a.id, b.id),
+    );
+    while (settled.length < wanted && draining.length > 0) {
+      const back = draining.shift();
+      if (back) settled.push(this.#undrain(back));
+    }
+    for (const r of draining) this.#stopIfDrained(entry, r);
     const extras =
       settled.length > wanted ? [...settled].sort(extraFirst).slice(0, settled.length - wanted) : [];
     for (const r of extras) this.#retire(entry, r, `more replicas than wanted (${wanted})`);
@@ -139,7 +154,8 @@ export class Planner {
     // Replace first, then stop: the replicas on a draining node serve until enough ready ones run elsewhere.
     const ready = settled.filter((r) => r.state === "ready").length;
     if (moving.length > 0 && ready >= wanted)
-      for (const r of moving) this.#stop(entry, r, `moved off ${r.node ?? "its node"}, which is draining`);
+      for (const r of moving)
+        this.#drainOrStop(entry, r, `moved off ${r.node ?? "its node"}, which is draining`);
   }
 
   /**
@@ -151,7 +167,7 @@ export class Planner {
     const { index, room } = this;
     const need = replicaNeed(entry.model);
     const placement = this.#placementOf(entry.model);
-    const sorted: Sorted = { unplaced: [], settled: [], moving: [] };
+    const sorted: Sorted = { unplaced: [], settled: [], moving: [], draining: [] };
     for (const stored of records) {
       // As this run has left it: a higher class may have evicted it by now.
       const r = this.#current(stored);
@@ -180,7 +196,8 @@ export class Planner {
         const back: Replica = { ...r, node: null };
         this.#set(r, back);
         sorted.unplaced.push(back);
-      } else if (index.nodes[slot]?.node.state === "draining") sorted.moving.push(r);
+      } else if (r.drainingSince !== undefined) sorted.draining.push(r);
+      else if (index.nodes[slot]?.node.state === "draining") sorted.moving.push(r);
       else sorted.settled.push(r);
     }
     return sorted;
@@ -242,13 +259,52 @@ export class Planner {
     this.#set(r, { ...r, state: "starting", startedAt: this.#at, reason: null });
   }
 
-  /** An extra replica: a nominated one is dropped (it runs nowhere), a running one stops. */
+  /** An extra replica: a nominated one is dropped (it runs nowhere), a running one drains or stops. */
   #retire(entry: IndexedModel, r: Replica, reason: string): void {
     const slot = r.node === null ? undefined : this.index.nodeSlots.get(r.node);
     if (r.state === "pending") {
       if (slot !== undefined) this.room.release(slot, r, entry.rankSlot);
       this.#remove(entry.model, r);
-    } else this.#stop(entry, r, reason);
+    } else this.#drainOrStop(entry, r, reason);
+  }
+
+  /**
+   * A replica leaving that may have requests on it (SPEC §9.3): a ready one with an endpoint
+   * drains (still ready, sent nothing new, stopped once its requests have ended); any other stops.
+   */
+  #drainOrStop(entry: IndexedModel, r: Replica, reason: string): void {
+    if (!this.input.drain || r.state !== "ready" || r.endpoint === null) {
+      this.#stop(entry, r, reason);
+      return;
+    }
+    const draining: Replica = { ...r, drainingSince: this.#at, reason: `draining: ${reason}` };
+    this.#set(r, draining);
+    this.#stopIfDrained(entry, draining);
+  }
+
+  #stopIfDrained(entry: IndexedModel, r: Replica): void {
+    const { drain } = this.input;
+    const since = Date.parse(r.drainingSince ?? "");
+    const over =
+      !drain ||
+      !Number.isFinite(since) ||
+      drainOver({
+        since,
+        now: this.input.now,
+        inFlight: drain.inFlight.get(r.id) ?? 0,
+        boundMs: drain.boundMs,
+      });
+    if (!over) return;
+    const left = r.reason?.replace(/^draining: /, "") ?? "more replicas than wanted";
+    this.#stop(entry, r, `${left}; drained`);
+  }
+
+  /** A draining replica wanted again: it serves as before. */
+  #undrain(r: Replica): Replica {
+    const { drainingSince: _since, ...rest } = r;
+    const back: Replica = { ...rest, reason: null };
+    this.#set(r, back);
+    return back;
   }
 
   #stop(entry: IndexedModel, r: Replica, reason: string): void {
@@ -282,7 +338,8 @@ export class Planner {
   }
 
   #wanted(model: Model): number {
-    return wantedReplicas(model, this.input.wakes.get(model.name), this.input.now);
+    const { wakes, now, autoscaled } = this.input;
+    return wantedReplicas(model, wakes.get(model.name), now, autoscaled?.get(model.name));
   }
 
   #leaveUnplaced(entry: IndexedModel, r: Replica): void {

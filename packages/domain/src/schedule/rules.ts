@@ -1,3 +1,4 @@
+import { autoscaleFloor, isAutoscaled } from "../autoscale";
 import { compareText } from "../compare";
 import { modeOf } from "../runModes";
 import type { Model, Replica } from "../schemas";
@@ -8,23 +9,20 @@ import type { Model, Replica } from "../schemas";
 /**
  * How many replicas the scheduler wants of a model (SPEC §2.6): `min` for always; for on demand,
  * one while a wake is younger than the idle timeout (and `max` allows one); none when stopped.
+ * An autoscaled model wants what its traffic asks (`autoscaled`, SPEC §9), never below that floor
+ * nor above max.
  */
 export function wantedReplicas(
   model: Pick<Model, "scaling">,
   wokenAt: number | undefined,
   now: number,
+  autoscaled?: number,
 ): number {
   const { scaling } = model;
-  switch (modeOf(scaling)) {
-    case "always":
-      return scaling.min;
-    case "ondemand":
-      return wokenAt !== undefined && now - wokenAt < scaling.idleTimeoutSeconds * 1000
-        ? Math.min(1, scaling.max)
-        : 0;
-    case "stopped":
-      return 0;
-  }
+  const awake = wokenAt !== undefined && now - wokenAt < scaling.idleTimeoutSeconds * 1000;
+  const floor = modeOf(scaling) === "stopped" ? 0 : autoscaleFloor(scaling, awake);
+  if (floor === 0 || autoscaled === undefined || !isAutoscaled(scaling)) return floor;
+  return Math.max(floor, Math.min(scaling.max, autoscaled));
 }
 
 /** Which extra replica goes first: pending ones (they run nothing), then the newest. */

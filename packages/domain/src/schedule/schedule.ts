@@ -12,6 +12,21 @@ export interface ScheduleInput {
   quotas: readonly Quota[];
   /** On-demand models woken, with when (ms since the epoch). */
   wakes: ReadonlyMap<string, number>;
+  /**
+   * Autoscaled models' wanted replicas (SPEC §9.3), by name; a model not listed wants its floor.
+   * Held within its floor and max here too: the catalogue may have changed since it was worked out.
+   */
+  autoscaled?: ReadonlyMap<string, number>;
+  /**
+   * Extra `ready` replicas drain before they stop (SPEC §9.3): given this, they stay ready with
+   * `drainingSince` (sent no new request) until no process has a request on one, or `boundMs`.
+   * Without it (a dry run, a test of placement alone) they stop at once.
+   */
+  drain?: {
+    /** Requests on each replica, summed over every process (SPEC §9.1); absent is 0. */
+    inFlight: ReadonlyMap<string, number>;
+    boundMs: number;
+  };
   /** ms since the epoch. */
   now: number;
   /** An id for a new replica of `model`, unique among all replicas. */
@@ -57,6 +72,11 @@ export interface Schedule {
   evict: Eviction[];
   /** `stopping`: more than wanted (newest first), or moved off a draining node once replaced. */
   stop: Replica[];
+  /**
+   * Ready replicas that began draining (`drainingSince`: more than wanted, or moved off a draining
+   * node), or that were taken back from draining because they are wanted again.
+   */
+  drain: Replica[];
   /** Not placed (`pending`, no node), new or with a new reason, in numbers. */
   pending: Replica[];
   /**

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { autoscaleViewSchema } from "../autoscale";
 import { auditEntrySchema, modelSchema, modeSchema, targetResultSchema } from "./catalogue";
 import { replicaSchema } from "./fleet";
 import { headroomSchema, headroomSummarySchema } from "./headroom";
@@ -78,6 +79,8 @@ export const modelSummarySchema = modelSchema.extend({
   replicas: z.array(replicaSchema),
   headroom: headroomSummarySchema,
   quota: z.object({ owner: z.string(), remaining: count.nullable() }),
+  /** How its replicas follow its traffic (SPEC §9.5); null for a model that is not autoscaled. */
+  autoscale: autoscaleViewSchema.nullable(),
 });
 export type ModelSummary = z.infer<typeof modelSummarySchema>;
 /** One catalogue entry (`GET /models/:name`, a create's or an edit's answer): headroom per node too. */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_REPLICAS } from "../autoscale";
 import { storedBenchSchema } from "../bench";
 import { text, textMap } from "../text";
 import {
@@ -52,8 +53,16 @@ export const profileSchema = z.object({
 export type Profile = z.infer<typeof profileSchema>;
 
 export const DEFAULT_IDLE_SECONDS = 900;
+/** Requests a replica should hold before the autoscaler adds another (SPEC §9.2); null: its slots. */
+export const targetInFlightSchema = z.int().min(1).max(100_000).nullable();
 export const scalingSchema = z
-  .object({ min: count, max: count, idleTimeoutSeconds: count.default(DEFAULT_IDLE_SECONDS) })
+  .object({
+    min: count,
+    max: count,
+    idleTimeoutSeconds: count.default(DEFAULT_IDLE_SECONDS),
+    // Absent in models stored before SPEC §9: the same as null.
+    targetInFlight: targetInFlightSchema.optional(),
+  })
   .refine((s) => s.min <= s.max, { message: "min must not exceed max", path: ["min"] });
 export type Scaling = z.infer<typeof scalingSchema>;
 
@@ -103,6 +112,9 @@ export const modelPatchSchema = z.strictObject({
   mode: modeSchema.optional(),
   replicas: count.max(10_000).optional(),
   idleTimeoutSeconds: count.optional(),
+  /** SPEC §9.6: at least min, at most 64; after `mode` and `replicas` in the same patch. */
+  maxReplicas: z.int().min(1).max(MAX_REPLICAS).optional(),
+  targetInFlight: targetInFlightSchema.optional(),
   description: description.max(2000).optional(),
   aliases: z.array(modelName).max(32).optional(),
   contextLength: z.int().positive().optional(),

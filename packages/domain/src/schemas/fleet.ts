@@ -53,6 +53,11 @@ export const replicaSchema = z.object({
    * Replicas of models the catalogue does not know are unmanaged without it.
    */
   unmanaged: z.boolean().optional(),
+  /**
+   * When a replica the scheduler is removing began draining (SPEC §9.3): it stays `ready` and its
+   * agent keeps running it, but it gets no new request; it stops once its requests have ended.
+   */
+  drainingSince: z.string().optional(),
 });
 export type Replica = z.infer<typeof replicaSchema>;
 

@@ -15,7 +15,17 @@ import { wholeNumber } from "../../lib/units";
  * somebody else changed meanwhile is not overwritten with the value the card happened to show.
  */
 
-export const CARD_FIELDS = ["class", "owner", "memoryGB", "cpuCores", "gpus", "mode", "replicas"] as const;
+export const CARD_FIELDS = [
+  "class",
+  "owner",
+  "memoryGB",
+  "cpuCores",
+  "gpus",
+  "mode",
+  "replicas",
+  "maxReplicas",
+  "targetInFlight",
+] as const;
 export type CardField = (typeof CARD_FIELDS)[number];
 export type CardValues = Record<Exclude<CardField, "mode">, string> & { mode: Mode };
 export type CardErrors = Partial<Record<CardField, string>>;
@@ -28,6 +38,8 @@ export const FIELD_LABELS: Record<CardField, string> = {
   gpus: "GPUs",
   mode: "Mode",
   replicas: "Replicas",
+  maxReplicas: "Max replicas",
+  targetInFlight: "Requests per replica",
 };
 
 const NUMERIC = ["memoryGB", "cpuCores", "gpus", "replicas"] as const;
@@ -42,6 +54,9 @@ export function cardValuesOf(model: ModelSummary): CardValues {
     gpus: String(profile?.gpus ?? 0),
     mode: model.mode,
     replicas: String(replicasOf(model.scaling)),
+    maxReplicas: String(model.scaling.max),
+    // Blank: the replica's slots (SPEC §9.2).
+    targetInFlight: model.scaling.targetInFlight == null ? "" : String(model.scaling.targetInFlight),
   };
 }
 
@@ -59,6 +74,7 @@ export function patchFrom(base: CardValues, edited: CardValues): { patch: ModelP
     if (value === null) errors[field] = "a whole number, 0 or more";
     else if (String(value) !== base[field]) patch[field] = value;
   }
+  scalingPatch(base, edited, patch, errors);
   const checked = modelPatchSchema.safeParse(patch);
   if (!checked.success) {
     for (const issue of checked.error.issues) {
@@ -67,6 +83,35 @@ export function patchFrom(base: CardValues, edited: CardValues): { patch: ModelP
     }
   }
   return { patch, errors };
+}
+
+/**
+ * Autoscaling's fields (SPEC §9.6). Max is an always-on model's (on demand, replicas is the most
+ * already). It is sent when typed above the replicas, and with a change of replicas or mode when
+ * the model scaled above min before, since "mode + replicas" alone set {N, N}; equal to the
+ * replicas on a model that runs exactly min, it is what the server does anyway and is not sent.
+ */
+function scalingPatch(base: CardValues, edited: CardValues, patch: ModelPatch, errors: CardErrors): void {
+  const typed = edited.maxReplicas.trim() !== base.maxReplicas;
+  const scaledBefore = base.mode === "always" && base.maxReplicas !== base.replicas;
+  // A max equal to the replicas is what the server makes of mode + replicas anyway.
+  const above = edited.maxReplicas.trim() !== edited.replicas.trim();
+  const moved = patch.replicas !== undefined || patch.mode !== undefined;
+  if (edited.mode === "always" && ((typed && (above || scaledBefore)) || (scaledBefore && moved))) {
+    const max = wholeNumber(edited.maxReplicas);
+    const min = wholeNumber(edited.replicas) ?? 0;
+    if (max === null || max < 1) errors.maxReplicas = "a whole number, 1 or more";
+    else if (max < min) errors.maxReplicas = `at least the replicas (${min})`;
+    else patch.maxReplicas = max;
+  }
+  const target = edited.targetInFlight.trim();
+  if (target === base.targetInFlight) return;
+  if (target === "") patch.targetInFlight = null;
+  else {
+    const value = wholeNumber(target);
+    if (value === null || value < 1) errors.targetInFlight = "a whole number, 1 or more; blank: its slots";
+    else patch.targetInFlight = value;
+  }
 }
 
 export function isCardField(key: unknown): key is CardField {

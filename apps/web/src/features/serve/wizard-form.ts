@@ -1,10 +1,11 @@
 import {
+  checkServeForm,
   counted,
   type MirrorEntry,
   NAME_PATTERN,
   type QuotaUsage,
   type ServePlan,
-  serveFormSchema,
+  serveFormFields,
 } from "@llmgw/domain";
 import { z } from "zod";
 
@@ -13,21 +14,23 @@ import { z } from "zod";
  * aliases as one comma-separated line, and the node selector as two boxes that may both be left
  * blank. Both are piped into the domain's own rules, so the browser refuses what the API would.
  */
-export const wizardFormSchema = serveFormSchema.extend({
-  aliases: z
-    .string()
-    .transform((line) =>
-      line
-        .split(",")
-        .map((a) => a.trim())
-        .filter((a) => a !== ""),
-    )
-    .pipe(serveFormSchema.shape.aliases.unwrap()),
-  nodeSelector: z
-    .object({ key: z.string(), value: z.string() })
-    .transform((s) => (s.key.trim() === "" && s.value.trim() === "" ? undefined : s))
-    .pipe(serveFormSchema.shape.nodeSelector),
-});
+export const wizardFormSchema = serveFormFields
+  .extend({
+    aliases: z
+      .string()
+      .transform((line) =>
+        line
+          .split(",")
+          .map((a) => a.trim())
+          .filter((a) => a !== ""),
+      )
+      .pipe(serveFormFields.shape.aliases.unwrap()),
+    nodeSelector: z
+      .object({ key: z.string(), value: z.string() })
+      .transform((s) => (s.key.trim() === "" && s.value.trim() === "" ? undefined : s))
+      .pipe(serveFormFields.shape.nodeSelector),
+  })
+  .superRefine(checkServeForm);
 export type WizardInput = z.input<typeof wizardFormSchema>;
 export type WizardOutput = z.output<typeof wizardFormSchema>;
 export type WizardField =
@@ -41,6 +44,7 @@ export type WizardField =
   | "ctxPool"
   | "mode"
   | "replicas"
+  | "maxReplicas"
   | "minMemoryGB"
   | "cpuCores"
   | "nodeSelector.key"
@@ -66,6 +70,7 @@ export function initialValues(entry: MirrorEntry, plan: ServePlan): WizardInput 
     ctxPool: plan.ctxPool,
     mode: "always",
     replicas: 1,
+    maxReplicas: null,
     minMemoryGB: plan.minMemoryGB,
     cpuCores: plan.cpuCores,
     nodeSelector: { key: "", value: "" },
@@ -109,7 +114,7 @@ export function formFieldOf(path: string): WizardField | null {
     case "aliases":
       return "aliases";
     case "scaling":
-      return "replicas";
+      return second === "max" ? "maxReplicas" : "replicas";
     case "profiles":
       if (second === undefined || !/^\d+$/.test(second)) return null;
       if (third === "minMemoryGB") return "minMemoryGB";

@@ -1,4 +1,4 @@
-import type { AuditEntry } from "@llmgw/domain";
+import { type AuditEntry, scaledAfterText, scaledBeforeText } from "@llmgw/domain";
 import { Empty } from "../../../components/Status";
 import { TableScroll } from "../../../components/TableScroll";
 import { auditValue, benchEntryText } from "../../../lib/audit-text";
@@ -33,10 +33,18 @@ export function AuditLog({ entries }: { entries: AuditEntry[] }) {
               <td className="mono name">{e.target}</td>
               <td>{e.field ?? "—"}</td>
               <td className="mono wrap">
-                <AuditValue value={e.before} />
+                {(e.action === "scaled" ? scaledBeforeText(e.before) : null) ?? (
+                  <AuditValue value={e.before} />
+                )}
               </td>
               <td className="mono wrap">
-                {e.action === "bench" ? <BenchValue value={e.after} /> : <AuditValue value={e.after} />}
+                {e.action === "bench" ? (
+                  <BenchValue value={e.after} />
+                ) : (
+                  ((e.action === "scaled" ? scaledAfterText(e.after) : null) ?? (
+                    <AuditValue value={e.after} />
+                  ))
+                )}
               </td>
             </tr>
           ))}

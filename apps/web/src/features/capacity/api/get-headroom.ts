@@ -1,4 +1,4 @@
-import type { HeadroomSummary } from "@llmgw/domain";
+import type { HeadroomSummary, ModelSummary } from "@llmgw/domain";
 import { type QueryClient, queryOptions, useQuery } from "@tanstack/react-query";
 import { answer, api } from "../../../lib/api";
 
@@ -14,6 +14,19 @@ export const headroomQueryOptions = () => queryOptions({ queryKey: ["headroom"],
  */
 export const useHeadroom = (shown?: () => HeadroomSummary[]) =>
   useQuery({ ...headroomQueryOptions(), initialData: shown, initialDataUpdatedAt: 0 });
+
+/**
+ * One model's live headroom: its entry in the live list (`headroom.changed` keeps it current),
+ * else the model's own, as of its last event or fetch. A card renders again only when its entry
+ * changes: the list keeps the identity of the entries that did not.
+ */
+export function useModelHeadroom(model: Pick<ModelSummary, "name" | "headroom">): HeadroomSummary {
+  const live = useQuery({
+    ...headroomQueryOptions(),
+    select: (list) => list.find((h) => h.model === model.name),
+  }).data;
+  return live ?? model.headroom;
+}
 
 /**
  * Puts models' headroom (a `model.changed` or `headroom.changed` event carries it) into the list at

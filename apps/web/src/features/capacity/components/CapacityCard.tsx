@@ -4,13 +4,15 @@ import {
   type HeadroomSummary,
   type ModelSummary,
   notRunning,
-  replicasOf,
+  replicasWanted,
 } from "@llmgw/domain";
-import { memo } from "react";
+import { memo, useEffect } from "react";
 import { ReplicaActivity } from "../../../components/ReplicaProgress";
 import { TrafficPanel } from "../../../components/TrafficPanel";
 import { classTone } from "../../../lib/classes";
 import { Link } from "../../../lib/router";
+import { rangeText } from "../../../lib/scale-words";
+import { noteModel, scaling } from "../../../lib/scaling";
 import { gb } from "../../../lib/units";
 import { cardAttention } from "../board";
 import { HeadroomAnswer } from "./HeadroomAnswer";
@@ -44,7 +46,9 @@ export const CapacityCard = memo(function CapacityCard({
 }: Props) {
   const titleId = `capacity-title-${model.name}`;
   const attention = cardAttention({ model, headroom }, overQuota);
-  const wanted = replicasOf(model.scaling);
+  const wanted = replicasWanted(model);
+  // The chart's replicas start from what the card first showed (events note every change after).
+  useEffect(() => noteModel(scaling, model), [model]);
   return (
     <article
       className={attention.length > 0 ? "card capacity-card card-attention" : "card capacity-card"}
@@ -78,7 +82,13 @@ export const CapacityCard = memo(function CapacityCard({
         </span>
         {" / "}
         <span data-testid="replicas-wanted">{wanted}</span> replicas{" "}
-        {model.mode === "ondemand" ? "(on demand, at most)" : "running"}
+        {model.mode === "ondemand" && model.autoscale === null ? "(on demand, at most)" : "running"}
+        {model.autoscale !== null && (
+          <span className="muted" data-testid="replicas-range">
+            {" "}
+            of {rangeText(model.scaling)}
+          </span>
+        )}
         {notRunning(headroom).map((part) => (
           <span key={part} className="muted" data-testid="replicas-apart">
             {" · "}

@@ -1,14 +1,19 @@
 import type { Class, NodeView, Replica } from "@llmgw/domain";
-import { counted } from "@llmgw/domain";
+import { agentOutdated, counted, joinCommand } from "@llmgw/domain";
+import { CommandLine } from "../../../components/CommandLine";
 import { ProgressBar } from "../../../components/ReplicaProgress";
 import { StackedBar } from "../../../components/StackedBar";
 import { classTone, orderedUsage } from "../../../lib/classes";
 import { ago, gb } from "../../../lib/units";
 import { NodeActions } from "./NodeActions";
 
-type Props = { node: NodeView; replicas: Replica[]; classes: Class[]; now: number };
+/** The server's version, and the address its install script names (the upgrade line's). */
+export type Upgrade = { version: string; server: string };
 
-export function NodeCard({ node, replicas, classes, now }: Props) {
+type Props = { node: NodeView; replicas: Replica[]; classes: Class[]; now: number; upgrade?: Upgrade | null };
+
+export function NodeCard({ node, replicas, classes, now, upgrade = null }: Props) {
+  const outdated = upgrade !== null && agentOutdated(node.agentVersion, upgrade.version);
   const rows = orderedUsage(node.usage.byClass, classes);
   const gpusUsed = rows.reduce((sum, r) => sum + r.gpus, 0);
   const titleId = `node-title-${node.name}`;
@@ -24,6 +29,15 @@ export function NodeCard({ node, replicas, classes, now }: Props) {
         <span className={`state state-${node.state}`} data-testid="node-state">
           {node.state}
         </span>
+        {outdated && (
+          <span
+            className="badge badge-warn"
+            data-testid="node-outdated"
+            title={`This node's agent is ${node.agentVersion || "of an unknown version"}; the server hands out ${upgrade.version}`}
+          >
+            agent {node.agentVersion || "unknown"} ≠ {upgrade.version}
+          </span>
+        )}
       </header>
       <p className="meta">
         last seen{" "}
@@ -93,6 +107,20 @@ export function NodeCard({ node, replicas, classes, now }: Props) {
           </div>
         )}
       </dl>
+      {outdated && (
+        <details className="upgrade" data-testid="node-upgrade">
+          <summary>Upgrade its agent to {upgrade.version}</summary>
+          <p>
+            Run on {node.name} (the same line that joined it; a service keeps its token and restarts on the
+            new agent):
+          </p>
+          <CommandLine
+            line={joinCommand({ server: upgrade.server, token: null, name: node.name })}
+            label={`the line that upgrades ${node.name}'s agent`}
+            testId="node-upgrade-line"
+          />
+        </details>
+      )}
       <NodeActions node={node} />
       {replicas.length > 0 && (
         <details className="replicas">

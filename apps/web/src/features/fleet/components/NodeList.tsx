@@ -12,7 +12,7 @@ import { byRank, classTone, UNMANAGED } from "../../../lib/classes";
 import { matchesSearch } from "../../../lib/grid";
 import { setSearchParam } from "../../../lib/router";
 import { useNow } from "../../../lib/use-now";
-import { NodeCard } from "./NodeCard";
+import { NodeCard, type Upgrade } from "./NodeCard";
 
 type Props = {
   nodes: NodeView[];
@@ -23,6 +23,8 @@ type Props = {
   attention?: boolean;
   /** Down and draining nodes first (the address's `order=attention`). */
   first?: boolean;
+  /** The server's version and address: nodes running another agent are marked, with the upgrade line. */
+  upgrade?: Upgrade | null;
 };
 
 const STATES: readonly NodeState[] = ["ready", "draining", "down"];
@@ -40,6 +42,7 @@ export function NodeList({
   state = null,
   attention = false,
   first = false,
+  upgrade = null,
 }: Props) {
   const now = useNow();
   const [search, setSearch] = useState("");
@@ -125,7 +128,13 @@ export function NodeList({
           items={shown}
           keyOf={(n) => n.name}
           render={(node) => (
-            <NodeCard node={node} replicas={byNode.get(node.name) ?? NONE} classes={classes} now={now} />
+            <NodeCard
+              node={node}
+              replicas={byNode.get(node.name) ?? NONE}
+              classes={classes}
+              now={now}
+              upgrade={upgrade}
+            />
           )}
           estimate={CARD_ESTIMATE_PX}
           minColumnWidth={CARD_MIN_WIDTH_PX}

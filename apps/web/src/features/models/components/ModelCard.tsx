@@ -4,16 +4,18 @@ import {
   type ConflictBody,
   type ModelPatch,
   type ModelSummary,
-  replicasOf,
+  replicasWanted,
   runningText,
 } from "@llmgw/domain";
-import { type FormEvent, memo, useState } from "react";
+import { type FormEvent, memo, useEffect, useState } from "react";
 import { ReplicaActivity } from "../../../components/ReplicaProgress";
 import { messageOf } from "../../../components/Status";
 import { TrafficPanel } from "../../../components/TrafficPanel";
 import { ApiFailure } from "../../../lib/api";
 import { Link } from "../../../lib/router";
+import { noteModel, scaling } from "../../../lib/scaling";
 import { useMayCall, useWhoAmI } from "../../../lib/session";
+import { useModelHeadroom } from "../../capacity/api/get-headroom";
 import { conflictOf, useUpdateModel } from "../api/update-model";
 import {
   CARD_FIELDS,
@@ -23,6 +25,7 @@ import {
   isCardField,
   patchFrom,
 } from "../card-fields";
+import { AutoscaleLine } from "./AutoscaleLine";
 import { BenchPanel } from "./BenchPanel";
 import { ConflictNotice } from "./ConflictNotice";
 import { MeasuredMemory, MemoryHint } from "./MeasuredMemory";
@@ -57,6 +60,8 @@ export const ModelCard = memo(function ModelCard({ model, classes, highlighted =
   const current = cardValuesOf(model);
   const values: CardValues = { ...current, ...edit?.touched };
   const titleId = `model-title-${model.name}`;
+  // The chart's replicas start from what the card first showed (events note every change after).
+  useEffect(() => noteModel(scaling, model), [model]);
 
   const change = (next: CardValues) => {
     setSaved(false);
@@ -206,14 +211,23 @@ export const ModelCard = memo(function ModelCard({ model, classes, highlighted =
         )}
       </form>
       {model.mode === "ondemand" && <WakeModel name={model.name} />}
+      <AutoscaleLine model={model} />
       <TrafficPanel model={model.name} />
       <Placing model={model} />
       <BenchPanel model={model} />
-      <p className="muted" data-testid="model-running">
-        {runningText(model.headroom, replicasOf(model.scaling))}
-      </p>
+      <Running model={model} />
       <ReplicaActivity replicas={model.replicas} />
       <ReplicaList replicas={model.replicas} />
     </article>
   );
 });
+
+/** "1 of 2 running · 1 starting", with the counts as they are now (the live headroom). */
+function Running({ model }: { model: ModelSummary }) {
+  const headroom = useModelHeadroom(model);
+  return (
+    <p className="muted" data-testid="model-running">
+      {runningText(headroom, replicasWanted(model))}
+    </p>
+  );
+}

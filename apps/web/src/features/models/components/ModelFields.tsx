@@ -25,9 +25,10 @@ export function ModelFields({ values, errors, classes, onChange, memoryHint }: P
   if (!classNames.includes(values.class)) classNames.unshift(values.class);
 
   const number = (
-    field: "memoryGB" | "cpuCores" | "gpus" | "replicas",
+    field: "memoryGB" | "cpuCores" | "gpus" | "replicas" | "maxReplicas" | "targetInFlight",
     disabled = false,
     hint?: ReactNode,
+    placeholder?: string,
   ) => (
     <Field label={FIELD_LABELS[field]} error={errors[field]} hint={hint} testId={`field-${field}`}>
       {(control) => (
@@ -39,8 +40,14 @@ export function ModelFields({ values, errors, classes, onChange, memoryHint }: P
           min={0}
           step={1}
           value={values[field]}
+          placeholder={placeholder}
           disabled={disabled}
-          onChange={(e) => set({ [field]: e.target.value })}
+          onChange={(e) => {
+            const typed = e.target.value;
+            // A max that was the replicas (no autoscaling) follows them rather than falling behind.
+            const follows = field === "replicas" && values.maxReplicas === values.replicas;
+            set(follows ? { replicas: typed, maxReplicas: typed } : { [field]: typed });
+          }}
         />
       )}
     </Field>
@@ -89,7 +96,9 @@ export function ModelFields({ values, errors, classes, onChange, memoryHint }: P
               const mode = e.target.value as Mode;
               // Starting a stopped model: one replica unless the operator says otherwise.
               const replicas = mode !== "stopped" && values.replicas.trim() === "0" ? "1" : values.replicas;
-              set({ mode, replicas });
+              // Never a max below what always runs.
+              const below = Number(values.maxReplicas) < Number(replicas);
+              set({ mode, replicas, maxReplicas: below ? replicas : values.maxReplicas });
             }}
           >
             {MODES.map((m) => (
@@ -105,6 +114,9 @@ export function ModelFields({ values, errors, classes, onChange, memoryHint }: P
         values.mode === "stopped",
         values.mode === "ondemand" ? "at most, while in use" : undefined,
       )}
+      {values.mode === "always" && number("maxReplicas", false, "traffic adds replicas up to this")}
+      {values.mode !== "stopped" &&
+        number("targetInFlight", false, "requests a replica holds before another is added", "its slots")}
     </div>
   );
 }

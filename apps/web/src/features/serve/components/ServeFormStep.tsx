@@ -170,6 +170,8 @@ export function ServeFormStep({ form, memoryBasis, classes, quotas }: Props) {
             )}
           </Field>
           {number("replicas", "Replicas", mode === "ondemand" ? "at most, while in use" : undefined)}
+          {mode === "always" &&
+            number("maxReplicas", "Max replicas", "traffic adds replicas up to this; blank: no more", true)}
           {number("minMemoryGB", "Memory (GB)", "per replica")}
           {number(
             "cpuCores",

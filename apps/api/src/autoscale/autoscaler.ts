@@ -1,0 +1,199 @@
+import {
+  type AutoscaleView,
+  type ChangeEvent,
+  DEMAND_RECORD_MS,
+  DEMAND_STALE_MS,
+  type DemandRecord,
+  scaledAudit,
+  sumDemand,
+} from "@llmgw/domain";
+import type { NewAuditEntry, StoreTx } from "@llmgw/store";
+import type { Deps } from "../deps";
+import type { GatewayDemand } from "../gateway/dispatcher";
+import { commit } from "../services/commit";
+import { type BookStep, ScaleBook } from "./book";
+import { autoscaleViews, sameView, scaleLines } from "./lines";
+
+/** Rows of processes gone this long are deleted by the leader (they count 0 after 3 s anyway). */
+const FORGET_MS = 60_000;
+
+export interface AutoscalerOptions {
+  /** This process's demand now: its gateway's (`Gateway.demand()`). */
+  demand: () => GatewayDemand;
+  /** SPEC §9.1–9.2: every second. Tests drive `tick()` themselves with a long interval. */
+  intervalMs?: number;
+}
+
+export interface Autoscaler {
+  /** One second's work, now (the timer calls it; a test with `deps.now` may too). */
+  tick(): Promise<void>;
+  /** Stops the timer, waits for a tick under way, and takes this process's demand out of the store. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Capacity follows traffic (SPEC §9), in every `llmgw serve` process, once a second:
+ *
+ * 1. records this process's demand (its gateway's in flight and queued per model, and in flight
+ *    per replica) in its one row of the store — while it has any, and once more when it ends;
+ * 2. reads the other processes' rows recorded in the last 3 s and the wanted replicas the leader
+ *    changed since the last tick, and sums the demand;
+ * 3. in the scheduler's leader, steps each autoscaled model's window (`ScaleBook`) and stores what
+ *    moved — in the same write as step 1, with a `model.scaled` event and an audit entry by
+ *    `autoscaler` for each change of wanted;
+ * 4. hands the planner the wanted replicas and the requests on each replica (`deps.runtime`), puts
+ *    every model's line in the snapshot (`GET /models`) and tells open streams of lines that moved
+ *    (`model.autoscale`); asks the scheduler for a run when wanted moved or a replica drains.
+ *
+ * At most one write transaction a tick, and none while the process has nothing to say.
+ */
+export async function startAutoscaler(deps: Deps, options: AutoscalerOptions): Promise<Autoscaler> {
+  const book = new ScaleBook();
+  const first = await deps.store.autoscale.since(0);
+  book.take(first.rows);
+  let seq = first.seq;
+  /** Whether this process's stored row says it has demand (then a quiet second is written once). */
+  let recordedSome = false;
+  let lastForget = 0;
+  let running: Promise<void> | null = null;
+  let stopped = false;
+  let shown: ReadonlyMap<string, AutoscaleView> = deps.world.autoscale;
+
+  const second = async () => {
+    const now = deps.now().getTime();
+    const own = recordOf(options.demand(), now);
+    const read = await deps.store.read(async (tx) => ({
+      rows: await tx.demand.since(now - DEMAND_STALE_MS),
+      scales: await tx.autoscale.since(seq),
+    }));
+    book.take(read.scales.rows);
+    seq = read.scales.seq;
+    const others = read.rows.filter((r) => r.process !== deps.origin);
+    const sum = sumDemand([...others, own], now);
+    const snap = await deps.world.snapshot();
+    const lines = scaleLines(snap, sum.models, deps.wakes, now);
+    const leads = deps.config.scheduler && deps.runtime.leads;
+    let step: BookStep = { rows: [], scaled: [] };
+    if (leads) step = book.step(lines, now, deps.config.autoscale.scaleDownSeconds);
+    else book.forgetWindows();
+
+    const hasSome = Object.keys(own.models).length > 0;
+    const forget = leads && now - lastForget >= FORGET_MS ? now - FORGET_MS : undefined;
+    if (hasSome || recordedSome || step.rows.length > 0) {
+      await store(deps, { own: hasSome || recordedSome ? own : null, forget, step, at: now });
+      recordedSome = hasSome;
+      if (forget !== undefined) lastForget = now;
+    }
+
+    const views = autoscaleViews(snap, lines, book.stored);
+    const wanted = new Map<string, number>();
+    for (const [name, view] of views) wanted.set(name, view.wanted);
+    deps.runtime.autoscale = { wanted, inFlight: sum.replicas };
+    shown = show(deps, shown, views);
+    // A draining replica stops once drained: the scheduler looks every second while one drains
+    // (others, moved off a draining node, wait for its interval: they are not the autoscaler's).
+    const draining = lines.some(({ model }) =>
+      (snap.replicasByModel.get(model.name) ?? []).some((r) => r.drainingSince !== undefined),
+    );
+    if (leads && (step.scaled.length > 0 || draining)) deps.runtime.nudge();
+  };
+
+  const tick = () => {
+    running ??= second()
+      .catch((err: unknown) => deps.log.error({ err }, "autoscaler tick failed"))
+      .finally(() => {
+        running = null;
+      });
+    return running;
+  };
+  const timer = setInterval(() => {
+    if (!stopped) void tick();
+  }, options.intervalMs ?? DEMAND_RECORD_MS);
+  timer.unref();
+  // The planner must not take an autoscaled model down to its floor before the stored wanted is known.
+  const snap = await deps.world.snapshot();
+  const quiet = scaleLines(snap, new Map(), deps.wakes, deps.now().getTime());
+  shown = show(deps, shown, autoscaleViews(snap, quiet, book.stored));
+  const wanted = new Map([...book.stored].map(([name, row]) => [name, row.wanted]));
+  deps.runtime.autoscale = { wanted, inFlight: new Map() };
+
+  return {
+    tick,
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+      await deps.store.demand.forget(deps.origin).catch(() => undefined);
+    },
+  };
+}
+
+/** This process's demand as its row holds it: only what is not zero. */
+function recordOf(demand: GatewayDemand, at: number): DemandRecord {
+  const models: Record<string, number> = {};
+  for (const [name, { inFlight, queued }] of demand.models) {
+    if (inFlight + queued > 0) models[name] = inFlight + queued;
+  }
+  return { at, models, replicas: Object.fromEntries(demand.replicas) };
+}
+
+/** The tick's one write: this process's row, and the leader's changes with their events and audit. */
+async function store(
+  deps: Deps,
+  write: { own: DemandRecord | null; forget: number | undefined; step: BookStep; at: number },
+): Promise<void> {
+  const { own, forget, step, at } = write;
+  const writeRows = async (tx: StoreTx) => {
+    if (own) await tx.demand.record(deps.origin, own, forget);
+    await tx.autoscale.put(step.rows);
+  };
+  if (step.scaled.length === 0) {
+    await deps.store.transaction(writeRows);
+    return;
+  }
+  const iso = new Date(at).toISOString();
+  const audit: NewAuditEntry[] = step.scaled.map((s) => ({
+    at: iso,
+    by: "autoscaler",
+    action: "scaled",
+    target: s.model,
+    field: "wanted",
+    ...scaledAudit(s),
+  }));
+  const events: ChangeEvent[] = step.scaled.map((data) => ({ type: "model.scaled", data }));
+  await commit(
+    deps,
+    async (tx) => {
+      await writeRows(tx);
+      await tx.audit.append(audit);
+      return { result: null, events };
+    },
+    // Nothing of the snapshot's tables changed (the lines reach it through setAutoscale): kept as it is.
+    () => (snap) => snap,
+  );
+}
+
+/**
+ * Puts this second's lines in the snapshot and tells open streams of each that moved. Returns
+ * what is now shown.
+ */
+function show(
+  deps: Deps,
+  shown: ReadonlyMap<string, AutoscaleView>,
+  views: ReadonlyMap<string, AutoscaleView>,
+): ReadonlyMap<string, AutoscaleView> {
+  const moved: string[] = [];
+  for (const [name, view] of views) if (!sameView(shown.get(name), view)) moved.push(name);
+  for (const name of shown.keys()) if (!views.has(name)) moved.push(name);
+  if (moved.length === 0) return shown;
+  deps.world.setAutoscale(views);
+  if (deps.hub.ephemeralListeners > 0) {
+    for (const model of moved) {
+      deps.hub.sendEphemeral({
+        type: "model.autoscale",
+        data: { model, autoscale: views.get(model) ?? null },
+      });
+    }
+  }
+  return views;
+}

@@ -1,0 +1,68 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { type Autoscaler, startAutoscaler } from "../src/autoscale/autoscaler";
+import { type Scheduler, startScheduler } from "../src/scheduler";
+import { TestAgent } from "./autoscale-kit";
+import { until, useGateway } from "./gateway-kit";
+
+// SPEC §9 on the wall clock, as `llmgw serve` runs it: the autoscaler's one-second tick, the
+// scheduler's loop woken by `model.scaled`, and an agent beating every 50 ms. A window of 2 s
+// (`autoscale.scaleDownSeconds`) keeps the test short.
+
+const gw = useGateway({ yaml: "autoscale: { scaleDownSeconds: 2, drainSeconds: 30 }\n" });
+const { api } = gw;
+
+let running: { autoscaler: Autoscaler; scheduler: Scheduler | null; agent: TestAgent } | null = null;
+
+afterEach(async () => {
+  await running?.agent.close();
+  await running?.autoscaler.stop();
+  await running?.scheduler?.stop();
+  running = null;
+  api.deps.world.setAutoscale(new Map());
+  api.deps.runtime.autoscale = { wanted: new Map(), inFlight: new Map() };
+});
+
+const chat = (model: string) =>
+  fetch(`${gw.url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model, messages: [{ role: "user", content: "hi" }] }),
+  });
+
+async function view(name: string) {
+  return (await api.client.models[":name"].$get({ param: { name } })).json();
+}
+
+async function ready(name: string): Promise<number> {
+  const all = await (await api.client.fleet.replicas.$get()).json();
+  return all.filter((r) => r.model === name && r.state === "ready").length;
+}
+
+describe("capacity follows traffic, live", () => {
+  it("raises wanted within 2 s of a burst, runs the replicas, and is back at the floor after the window", async () => {
+    const agent = new TestAgent(async (body) =>
+      (await api.client.agents.heartbeat.$post({ json: body })).json(),
+    );
+    await agent.beat();
+    const scheduler = startScheduler(api.deps, { intervalMs: 1_000, debounceMs: 5, fleetDebounceMs: 5 });
+    const autoscaler = await startAutoscaler(api.deps, { demand: () => gw.demand() });
+    running = { autoscaler, scheduler, agent };
+    agent.run(50);
+    const model = await gw.model({ scaling: { min: 1, max: 4, idleTimeoutSeconds: 900, targetInFlight: 2 } });
+    await until(async () => (await ready(model.name)) === 1, "the first replica ready", 10_000);
+
+    const release = agent.hold();
+    const sent = performance.now();
+    const burst = Array.from({ length: 8 }, () => chat(model.name));
+    await until(async () => (await view(model.name)).autoscale?.wanted === 4, "wanted 4", 10_000);
+    const tookMs = performance.now() - sent;
+    expect(tookMs).toBeLessThan(2_000);
+    await until(async () => (await ready(model.name)) === 4, "four replicas ready", 10_000);
+    release();
+    expect((await Promise.all(burst)).map((r) => r.status)).toEqual(Array(8).fill(200));
+
+    await until(async () => (await view(model.name)).autoscale?.wanted === 1, "wanted back to 1", 15_000);
+    await until(async () => (await ready(model.name)) === 1, "one replica left", 15_000);
+    expect(agent.started.flatMap((e) => e.closedByClient)).toEqual([]);
+  }, 60_000);
+});
