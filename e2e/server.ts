@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadConfig, startServer } from "@llmgw/api";
+import { addGgufRepo, StandInHub } from "@llmgw/api/testing";
 import { fancynet3b, llama31_8b, writeGgufFile, writeNotGguf, writeSafetensorsFile } from "@llmgw/simulation";
 import { freshDatabase } from "@llmgw/store/testing";
 import { seedFleet, seedModels, stopOnSignal } from "./seed";
@@ -45,6 +46,16 @@ await writeGgufFile(
 await writeGgufFile(join(mirror, "fancynet-3b/Q8_0/fancynet-3b-Q8_0.gguf"), fancynet3b());
 await writeSafetensorsFile(join(mirror, "mistral-7b-instruct/bf16/model.safetensors"), Math.round(14.5 * GB));
 await writeNotGguf(join(mirror, "whisper-large/onnx/model.onnx"), 1_500_000);
+
+// A stand-in Hugging Face Hub for "Add from Hugging Face" (tests/hub-pull.spec.ts): a small
+// quantisation that pulls in a couple of seconds, and a large one slow enough to cancel.
+const hub = await StandInHub.start();
+hub.knobs.bytesPerSecond = 4_000_000;
+await addGgufRepo(hub, join(dataDir, "hub-files"), {
+  repo: "e2e-hub/Tiny-GGUF",
+  quants: { Q4_K_M: 20_000_000, Q8_0: 200_000_000 },
+});
+config.huggingface = { endpoint: hub.url, token: null };
 
 // A copy of the built dashboard: a rebuild elsewhere in the checkout while the tests run (vite
 // empties dist first) would otherwise take the pages away from under them.

@@ -21,6 +21,7 @@ const suites: Array<() => Promise<Suite>> = [
   () => import("./dashboardScale"),
   () => import("./store"),
   () => import("./load"),
+  () => import("./hubPull"),
   () => import("./join"),
 ];
 

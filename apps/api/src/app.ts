@@ -21,7 +21,7 @@ import { fleetRoutes } from "./routes/fleet";
 import { register, type Served } from "./routes/handlers";
 import { installRoutes } from "./routes/install";
 import { metaRoutes } from "./routes/meta";
-import { mirrorRoutes } from "./routes/mirror";
+import { mirrorRoutes, pullRoutes } from "./routes/mirror";
 import { modelRoutes } from "./routes/models";
 import { auditRoutes, quotaRoutes } from "./routes/quotas";
 import { sessionRoutes } from "./routes/session";
@@ -135,6 +135,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
       ...agentRoutes(deps, auth),
       ...capacityRoutes(deps),
       ...mirrorRoutes(deps),
+      ...pullRoutes(deps),
       ...quotaRoutes(deps),
       ...auditRoutes(deps),
       ...tokenRoutes(deps, auth),

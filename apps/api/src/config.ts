@@ -52,6 +52,15 @@ export const configFileSchema = z.strictObject({
   quotas: z.array(quotaSchema.strict()).optional(),
   tokens: z.array(tokenConfigSchema).optional(),
   models: z.array(modelInputSchema).optional(),
+  // SPEC §10.1: where weights are pulled from; else HF_ENDPOINT and HF_TOKEN.
+  huggingface: z
+    .strictObject({
+      endpoint: text()
+        .pipe(z.url({ protocol: /^https?$/ }))
+        .optional(),
+      token: text().min(1).optional(),
+    })
+    .optional(),
   gateway: z
     .strictObject({
       maxQueue: z.int().min(0).max(1_000_000).optional(),
@@ -87,6 +96,8 @@ export type Config = {
   tokens: NonNullable<ConfigFile["tokens"]>;
   models: NonNullable<ConfigFile["models"]>;
   /** The request path's bounds (SPEC §7.4, §7.6, §7.8). */
+  /** The Hugging Face Hub (or a mirror of it) pulls come from, and the token for it (SPEC §10.1). */
+  huggingface: { endpoint: string; token: string | null };
   gateway: {
     maxQueue: number;
     maxWaitSeconds: number;
@@ -157,9 +168,20 @@ export function loadConfig(flags: ConfigOverrides = {}, env: NodeJS.ProcessEnv =
       scaleDownSeconds: parsed.autoscale?.scaleDownSeconds ?? DEFAULT_SCALE_DOWN_SECONDS,
       drainSeconds: parsed.autoscale?.drainSeconds ?? DEFAULT_DRAIN_SECONDS,
     },
+    huggingface: huggingfaceOf(parsed.huggingface, env),
     scheduler: env.LLMGW_SCHEDULER !== "off",
     databaseUrl: env.DATABASE_URL || null,
   };
+}
+
+export const PUBLIC_HUB = "https://huggingface.co";
+
+/** The file's `huggingface:` first, then HF_ENDPOINT / HF_TOKEN (the Hub's own tools read those). */
+function huggingfaceOf(file: ConfigFile["huggingface"], env: NodeJS.ProcessEnv): Config["huggingface"] {
+  const endpoint = file?.endpoint ?? (env.HF_ENDPOINT || PUBLIC_HUB);
+  const check = z.url({ protocol: /^https?$/ }).safeParse(endpoint);
+  if (!check.success) throw new ConfigError(`HF_ENDPOINT: "${endpoint}": expected an http(s) URL`);
+  return { endpoint: endpoint.replace(/\/+$/, ""), token: file?.token ?? (env.HF_TOKEN || null) };
 }
 
 export function splitHostPort(text: string): { host: string; port: number } {

@@ -7,6 +7,7 @@ import { EventHub } from "./events/hub";
 import { createMirror, type Mirror } from "./mirror/scanner";
 import { SchedulerRuntime } from "./scheduler/runtime";
 import { BeatQueue } from "./services/heartbeatWrites";
+import { PullRunner } from "./services/pullRunner";
 import { World } from "./world";
 
 /** What the app is built from; tests build it with an in-memory store and a temp mirror. */
@@ -31,6 +32,8 @@ export type Deps = {
   beats: BeatQueue;
   /** The process's logger (log.ts); silent unless `openDeps` is given one. */
   log: Logger;
+  /** Pulls from the Hugging Face Hub this process downloads (SPEC §10.4). */
+  pulls: PullRunner;
 };
 
 /**
@@ -76,5 +79,6 @@ export async function openDeps(
     runtime: new SchedulerRuntime(),
     beats: new BeatQueue(),
     log,
+    pulls: new PullRunner(),
   };
 }

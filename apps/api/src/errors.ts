@@ -23,6 +23,13 @@ export const API_REFUSALS = {
   declared_in_config: 409,
   target_refused: 409,
   bench_running: 409,
+  // SPEC §10.5: a pull from the Hugging Face Hub that cannot be made.
+  repo_not_found: 404,
+  gated: 403,
+  no_matching_files: 404,
+  no_space: 507,
+  hub_unreachable: 502,
+  unsafe_listing: 502,
   precondition_failed: 412,
   payload_too_large: 413,
   precondition_required: 428,

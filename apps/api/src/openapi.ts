@@ -109,9 +109,10 @@ const STATUS_WORDS: Record<number, string> = {
   416: "the range is outside the file",
   428: "If-Match is required",
   429: "too many; Retry-After says when to try again",
-  502: "the engine failed",
+  502: "the engine, or the Hugging Face Hub, failed",
   503: "nothing can serve it now",
   504: "the engine did not answer in time",
+  507: "too little disk for it",
 };
 
 /** Every refusal a route can answer: its own, and the 401 and 403 its need implies. */

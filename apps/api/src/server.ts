@@ -80,6 +80,8 @@ export async function startServer(
   });
   // After the first scan: the listing is up at once, and the digests (SPEC §8.1) follow.
   const stopHashing = deps.mirror.hashInBackground();
+  // Pulls a restart interrupted continue from their `.part` files (SPEC §10.4).
+  await deps.pulls.start(deps);
   const liveness = setInterval(
     () => void markSilentNodesDown(deps).catch((err: unknown) => log.error({ err }, "liveness check failed")),
     Math.min(1000, config.heartbeatSeconds * 1000),
@@ -128,6 +130,7 @@ export async function startServer(
       stopHeadroomChanges();
       clearInterval(liveness);
       await benchesOf(app)?.closeAll();
+      await deps.pulls.stop();
       await gatewayOf(app)?.close();
       await autoscaler.stop();
       await scheduler?.stop();

@@ -55,6 +55,7 @@ const SAMPLES = new Map<Route, Sample>([
     contract.quotas.put,
     { role: "admin", body: () => ({ memoryGB: 1, cpuCores: 1, gpus: null, replicas: 1 }) },
   ],
+  [contract.pulls.create, { role: "operator", body: () => ({ repo: "owner/name", dryRun: true }) }],
   [contract.tokens.create, { role: "admin", body: () => ({ name: "sample-token", role: "viewer" }) }],
   [contract.session.signIn, { role: "viewer", body: () => ({ token: newToken() }) }],
 ]);

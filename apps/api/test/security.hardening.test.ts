@@ -180,9 +180,15 @@ describe("bodies", () => {
 describe("server-side request forgery", () => {
   // Exempt, by name: the request path's upstream pools (SPEC §7), which connect only to the
   // `endpoint` of a managed `ready` replica, as the agent trusted with that node reported it; and
-  // the server's own listener (node:http's createServer: it accepts connections, opens none). (The
-  // stand-in engines are not the server's code: @llmgw/simulation and the API's test kit.)
-  const EXEMPT = new Set(["apps/api/src/gateway/upstream.ts", "apps/api/src/listen.ts"]);
+  // the server's own listener (node:http's createServer: it accepts connections, opens none); and
+  // pulls (SPEC §10), only to the Hub the operator configured (huggingface.endpoint, HF_ENDPOINT), at
+  // a path built from a checked repo name, and to where the Hub redirects its downloads. (The
+  // stand-in engines and Hub are not the server's code: @llmgw/simulation and the API's test kit.)
+  const EXEMPT = new Set([
+    "apps/api/src/gateway/upstream.ts",
+    "apps/api/src/listen.ts",
+    "apps/api/src/hub/hubHttp.ts",
+  ]);
 
   it("cannot happen: the server's code opens no outbound connection (no fetch, http client or socket)", () => {
     const roots = [

@@ -183,6 +183,8 @@ function statedNeed(key: string): Need {
   // SPEC §5: operators measure a model, from the dashboard or from ctl, which stores its result.
   if (key === "PUT /api/v1/models/:name/bench") return "operator";
   if (/^\/api\/v1\/(models|fleet\/nodes)(\/|$)/.test(path) && method !== "PUT") return "operator";
+  // SPEC §10.4: operators fill the mirror from the Hub, and cancel what they started.
+  if (path.startsWith("/api/v1/mirror/pulls")) return "operator";
   return "admin";
 }
 

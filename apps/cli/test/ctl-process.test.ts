@@ -4,7 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadConfig, type RunningServer, silentLogger, startServer } from "@llmgw/api";
+import { addGgufRepo, StandInHub } from "@llmgw/api/testing";
 import type { AppType } from "@llmgw/client";
+import type { MirrorEntry } from "@llmgw/domain";
 import { makeNode } from "@llmgw/domain/testing";
 import { hc } from "hono/client";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -69,4 +71,27 @@ it("`llmgw ctl --server URL models --json` prints the catalogue's JSON and nothi
   expect(refused.code).toBe(1);
   expect(refused.stdout).toBe("");
   expect(refused.stderr).toMatch(/^llmgw ctl: a model called missing-\d+ was not found\n$/);
+});
+
+it("`llmgw ctl mirror pull REPO:QUANT --version V` brings a version into the mirror that the wizard can serve", async () => {
+  const url = server?.url ?? "";
+  const hub = await StandInHub.start();
+  try {
+    const files = join(dataDir, "hub-files");
+    const repo = `stand-in/${fresh("Process")}-GGUF`;
+    await addGgufRepo(hub, files, { repo, quants: { Q4_K_M: 1_000_000, Q8_0: 2_000_000 } });
+    if (server) server.deps.config.huggingface = { endpoint: hub.url, token: null };
+
+    const run = await llmgw(["ctl", "--server", url, "mirror", "pull", `${repo}:Q8_0`, "--version", "eight"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^pulled stand-in\/Process-\d+-GGUF into process-\d+-gguf\/eight: /);
+
+    const listed = await llmgw(["ctl", "--server", url, "mirror", "--json"]);
+    const entries = JSON.parse(listed.stdout) as MirrorEntry[];
+    const pulled = entries.find((e) => e.version === "eight");
+    expect(pulled?.files.map((f) => f.state)).toEqual(["complete"]);
+    expect(pulled?.plan).toMatchObject({ engine: "llamacpp", refusal: null });
+  } finally {
+    await hub.close();
+  }
 });

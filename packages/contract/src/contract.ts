@@ -3,7 +3,7 @@ import { agents, fleet } from "./fleet";
 import { inference } from "./inference";
 import { install } from "./install";
 import { meta } from "./meta";
-import { mirror, weights } from "./mirror";
+import { mirror, pulls, weights } from "./mirror";
 import { models } from "./models";
 import { audit, quotas } from "./quotas";
 import type { Route } from "./route";
@@ -28,6 +28,7 @@ export const contract = {
   agents,
   capacity,
   mirror,
+  pulls,
   quotas,
   audit,
   tokens,

@@ -1,4 +1,12 @@
-import { mirrorEntrySchema, mirrorInfoSchema, servePlanSchema } from "@llmgw/domain";
+import {
+  apiErrorSchema,
+  mirrorEntrySchema,
+  mirrorInfoSchema,
+  pullAnswerSchema,
+  pullRequestSchema,
+  pullSchema,
+  servePlanSchema,
+} from "@llmgw/domain";
 import { z } from "zod";
 import { route } from "./route";
 
@@ -38,6 +46,52 @@ export const mirror = {
     query: planQuerySchema,
     ok: { status: 200, description: "the serve plan", schema: servePlanSchema },
     refusals: [400, 404],
+  }),
+} as const;
+
+/** A 404 `no_matching_files` names the quantisations the repo has, for a form to offer. */
+export const noMatchingFilesSchema = apiErrorSchema.extend({ quants: z.array(z.string()).optional() });
+
+/** Pulls from the Hugging Face Hub into the mirror (SPEC §10). */
+export const pulls = {
+  create: route({
+    method: "POST",
+    path: "/api/v1/mirror/pulls",
+    need: "operator",
+    summary:
+      "pull a repo's files from the Hugging Face Hub into the mirror (202 with the pull), or with dryRun list its quantisations, their memory and where they fit (200)",
+    body: pullRequestSchema,
+    ok: {
+      status: 202,
+      description: "the pull, queued or already under way; a dry run answers 200 with the choices",
+      schema: pullAnswerSchema,
+    },
+    refusals: [400, 404, 409, 502, 507],
+    refusalBodies: { 404: noMatchingFilesSchema },
+  }),
+  list: route({
+    method: "GET",
+    path: "/api/v1/mirror/pulls",
+    need: "viewer",
+    summary: "pulls from the Hub, newest first",
+    ok: { status: 200, description: "the pulls", schema: z.array(pullSchema) },
+    refusals: [],
+  }),
+  get: route({
+    method: "GET",
+    path: "/api/v1/mirror/pulls/:id",
+    need: "viewer",
+    summary: "one pull and its progress",
+    ok: { status: 200, description: "the pull", schema: pullSchema },
+    refusals: [404],
+  }),
+  cancel: route({
+    method: "DELETE",
+    path: "/api/v1/mirror/pulls/:id",
+    need: "operator",
+    summary: "cancel a pull: it stops, and its partial files are removed",
+    ok: { status: 200, description: "the cancelled pull", schema: pullSchema },
+    refusals: [404, 409],
   }),
 } as const;
 

@@ -13,6 +13,7 @@ describe("the event union", () => {
       "mirror.changed",
       "quota.changed",
       "model.scaled",
+      "mirror.pull",
       "model.traffic",
       "headroom.changed",
       "model.bench",

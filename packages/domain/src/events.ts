@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { autoscaleViewSchema } from "./autoscale";
 import { benchProgressSchema } from "./bench";
+import { pullSchema } from "./pullSchemas";
 import {
   capacitySchema,
   headroomSummarySchema,
@@ -72,6 +73,8 @@ const changeEvents = [
   event("mirror.changed", mirrorChangeSchema),
   event("quota.changed", quotaUsageSchema),
   event("model.scaled", modelScaledSchema),
+  // SPEC §10.4: a pull's progress (at most 4 a second) and its end, stored with the pull itself.
+  event("mirror.pull", pullSchema),
 ] as const;
 /**
  * What fleet-wide sums moved to since the process last said (SPEC §2.4's size rule for events):

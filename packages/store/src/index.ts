@@ -14,6 +14,7 @@ export { EVENTS_CHANNEL, type Events, type StoredEvent } from "./repos/events";
 export type { Mirror } from "./repos/mirror";
 export type { DeclaredModel, Models } from "./repos/models";
 export type { Nodes } from "./repos/nodes";
+export type { Pulls } from "./repos/pulls";
 export type { Quotas } from "./repos/quotas";
 export type { Replicas, ReplicaWrite } from "./repos/replicas";
 export type { Sessions, StoredSession } from "./repos/sessions";

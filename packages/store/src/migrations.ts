@@ -213,6 +213,30 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    id: 10,
+    name: "pulls from the Hugging Face Hub into the mirror",
+    // SPEC §10.4: a pull is stored so it continues after a restart. `pull_key` names the files it
+    // writes (commit, destination, paths): one unfinished pull per key, so the same files asked
+    // twice are one pull, in every process. `runner` and `lease_until` say which process downloads
+    // it: a lease that runs out (its process died) lets another take it over.
+    sql: `
+      create table mirror_pulls (
+        id          text primary key,
+        pull_key    text not null,
+        model       text not null,
+        version     text not null,
+        state       text not null check (state in ('queued', 'downloading', 'complete', 'failed', 'cancelled')),
+        runner      text,
+        lease_until timestamptz,
+        created_at  timestamptz not null default now(),
+        doc         jsonb not null
+      );
+      create unique index mirror_pulls_unfinished on mirror_pulls (pull_key)
+        where state in ('queued', 'downloading');
+      create index mirror_pulls_state on mirror_pulls (state, created_at);
+    `,
+  },
 ];
 
 /** Every table the migrations create, for `reset()`. */
@@ -232,6 +256,7 @@ export const TABLES = [
   "agent_nodes",
   "demand",
   "autoscale",
+  "mirror_pulls",
 ] as const;
 
 /**

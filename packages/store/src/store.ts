@@ -13,6 +13,7 @@ import { type Events, events } from "./repos/events";
 import { type Mirror, mirror } from "./repos/mirror";
 import { type Models, models } from "./repos/models";
 import { type Nodes, nodes } from "./repos/nodes";
+import { type Pulls, pulls } from "./repos/pulls";
 import { type Quotas, quotas } from "./repos/quotas";
 import { type Replicas, replicas } from "./repos/replicas";
 import { type Sessions, sessions } from "./repos/sessions";
@@ -41,6 +42,7 @@ export interface Repositories {
   readonly sessions: Sessions;
   readonly wakes: Wakes;
   readonly agentNodes: AgentNodes;
+  readonly pulls: Pulls;
   readonly demand: Demand;
   readonly autoscale: Autoscale;
 }
@@ -91,6 +93,7 @@ function bind(sql: Queryable, caches: Caches, inTransaction: boolean): StoreTx {
     sessions: sessions(sql),
     wakes: wakes(sql),
     agentNodes: agentNodes(sql),
+    pulls: pulls(sql),
     demand: demand(sql),
     autoscale: autoscale(sql),
     transaction: (fn) => sql.transaction((tx) => fn(bind(tx, caches, true))),

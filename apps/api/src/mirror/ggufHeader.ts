@@ -45,12 +45,25 @@ export async function readGgufHeader(path: string): Promise<GgufHeader> {
     if (lastTensorStart >= 0 && Number(parsed.tensorDataOffset) + lastTensorStart >= size) {
       return { error: `truncated GGUF file: its tensors run past the end of the file (${size} bytes)` };
     }
-    const metadata = plainMetadata(parsed.metadata);
-    const parameterCount = countParameters(metadata, parsed.tensorInfos);
-    return parameterCount === null ? { metadata } : { metadata, parameterCount };
+    return headerOf(parsed);
   } catch (err) {
     return { error: describe(err) };
   }
+}
+
+/**
+ * The domain's header from what the parser read, wherever it read it (a file here, a Hub file by
+ * Range in hub/): metadata JSON can carry, and the parameter count from the tensor shapes.
+ */
+export function headerOf(parsed: { metadata: object; tensorInfos: GGUFTensorInfo[] }): GgufHeader {
+  const metadata = plainMetadata(parsed.metadata);
+  const parameterCount = countParameters(metadata, parsed.tensorInfos);
+  return parameterCount === null ? { metadata } : { metadata, parameterCount };
+}
+
+/** What went wrong reading a header, in words (a parser's RangeError is a header cut short). */
+export function describeHeaderError(err: unknown): string {
+  return describe(err);
 }
 
 async function readStart(path: string, bytes: number): Promise<Buffer> {

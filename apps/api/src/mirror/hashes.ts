@@ -16,6 +16,11 @@ export type HashFile = (path: string, signal: AbortSignal) => Promise<string>;
 export interface HashBook {
   /** The file's digest when it is known for this size and mtime; null otherwise (and it is queued). */
   digestOf(file: SeenFile): string | null;
+  /**
+   * A digest computed elsewhere, as the file was written (a pull hashes what it downloads and has
+   * checked it against the Hub's): kept as if it had been read here, so the file is never read again.
+   */
+  known(file: SeenFile, sha256: string): void;
   /** Forgets the files a full scan no longer saw, stopping the one being hashed if it is among them. */
   keepOnly(paths: ReadonlySet<string>): void;
   /** Starts hashing what is queued and what comes; returns stop. Off until then. */
@@ -95,6 +100,11 @@ export function createHashBook(options: {
       entries.set(file.path, { ...file, sha256: null, failed: false });
       wake();
       return null;
+    },
+    known(file, sha256) {
+      if (current?.entry.path === file.path) current.abort.abort();
+      entries.delete(file.path);
+      entries.set(file.path, { ...file, sha256, failed: false });
     },
     keepOnly(paths) {
       for (const path of entries.keys()) if (!paths.has(path)) entries.delete(path);

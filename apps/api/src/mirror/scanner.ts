@@ -60,6 +60,11 @@ export interface Mirror {
   /** How many complete files still wait for their SHA-256 (the one being read included). */
   hashing(): number;
   /**
+   * Takes a complete file's SHA-256 from whoever wrote it (a pull computes it while writing), so
+   * the background hashing never reads the file again. `path` is `<dir>/<model>/<version>/<file>`.
+   */
+  recordDigest(path: string, sha256: string): Promise<void>;
+  /**
    * Weights files the scan passes over because they are not at `<model>/<version>/<file>` (at the
    * root, or directly in a model's folder), each with where to move it: read from disk now.
    */
@@ -175,6 +180,10 @@ export function createMirror(options: MirrorOptions): Mirror {
       ),
     hashInBackground: () => hashes.start(),
     hashed: () => hashes.idle(),
+    recordDigest: async (path, sha256) => {
+      const { size, mtimeMs } = await stat(path);
+      hashes.known({ path, size, mtimeMs }, sha256);
+    },
     hashing: () => hashes.pending(),
     misplaced: () => misplacedFiles(dir),
   };

@@ -1,7 +1,11 @@
 import { contract } from "@llmgw/contract";
 import { MIRROR_LAYOUT } from "@llmgw/domain";
 import type { Deps } from "../deps";
+import { cancelPull } from "../services/cancelPull";
+import { dryRunPull } from "../services/dryRunPull";
+import { getPull, listPulls } from "../services/listPulls";
 import { mirrorEntries, planOf } from "../services/mirrorPlans";
+import { startPull } from "../services/startPull";
 import { handlers } from "./handlers";
 
 export const mirrorRoutes = (deps: Deps) =>
@@ -13,4 +17,15 @@ export const mirrorRoutes = (deps: Deps) =>
       misplaced: await deps.mirror.misplaced(),
     }),
     plan: (_c, { param, query }) => planOf(deps, param.model, param.version, query.ctxPool),
+  });
+
+export const pullRoutes = (deps: Deps) =>
+  handlers(contract.pulls, {
+    create: async (c, { body }) =>
+      body.dryRun
+        ? c.json(await dryRunPull({ deps, input: body }), 200)
+        : c.json(await startPull({ deps, input: body, by: c.get("actor") }), 202),
+    list: () => listPulls({ deps }),
+    get: (_c, { param }) => getPull({ deps, id: param.id }),
+    cancel: (c, { param }) => cancelPull({ deps, id: param.id, by: c.get("actor") }),
   });

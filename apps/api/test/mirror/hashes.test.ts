@@ -68,6 +68,17 @@ describe("Mirror SHA-256", () => {
     expect(digestIn(mirror.list())).not.toBe(first);
   });
 
+  it("takes a digest its writer computed, and never reads that file", async () => {
+    const { path, mirror, hashFile } = await hashingMirror({ hashFile: async () => "f".repeat(64) });
+    await mirror.recordDigest(path, "a".repeat(64));
+
+    await mirror.scan();
+    await mirror.hashed();
+
+    expect(digestIn(mirror.list())).toBe("a".repeat(64));
+    expect(hashFile).not.toHaveBeenCalled();
+  });
+
   it("hashes one file at a time", async () => {
     const dir = await tempDir();
     for (const name of ["a", "b", "c"]) await writeGgufFile(join(dir, name, "v", `${name}.gguf`), small());

@@ -32,6 +32,9 @@ export const OPTIONS = {
   requests: { type: "string" },
   "max-tokens": { type: "string" },
   "prompt-tokens": { type: "string" },
+  revision: { type: "string" },
+  file: { type: "string", multiple: true },
+  version: { type: "string" },
 } as const;
 
 export type OptionName = keyof typeof OPTIONS;

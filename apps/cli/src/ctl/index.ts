@@ -6,6 +6,7 @@ import { type Command, type Output, usageLine } from "./command";
 import { fleetCommands } from "./fleet";
 import { headroomCommands } from "./headroom";
 import { mirrorCommands } from "./mirror";
+import { mirrorPullCommands } from "./mirrorPull";
 import { modelCommands } from "./models";
 import { quotaCommands } from "./quotas";
 import { printable } from "./table";
@@ -18,6 +19,7 @@ const COMMANDS: readonly Command[] = [
   benchCommand,
   ...fleetCommands,
   ...mirrorCommands,
+  ...mirrorPullCommands,
   ...quotaCommands,
   ...headroomCommands,
   ...auditCommands,

@@ -20,6 +20,13 @@ export const errorCodeSchema = z.enum([
   "precondition_required",
   "precondition_failed",
   "bench_running",
+  // SPEC §10.5: a pull from the Hugging Face Hub that cannot be made, and why.
+  "repo_not_found",
+  "gated",
+  "no_matching_files",
+  "no_space",
+  "hub_unreachable",
+  "unsafe_listing",
   "unauthorized",
   "forbidden",
   "payload_too_large",

@@ -3,10 +3,19 @@ import type { QueryClient } from "@tanstack/react-query";
 import type { LiveStream } from "../../lib/live";
 import { mirrorQueryOptions } from "./api/get-mirror";
 import { mirrorInfoQueryOptions } from "./api/get-mirror-info";
+import { pullsQueryOptions, withPull } from "./api/get-pulls";
+import { notePullProgress } from "./pull-rate";
 
-/** A version's files grow while they download: each event replaces that version in the list. */
+/**
+ * A version's files grow while they download: each event replaces that version in the list. A
+ * pull's progress and end (`mirror.pull`, at most 4 a second) replace it in the pulls.
+ */
 export function subscribeMirror(client: QueryClient, live: LiveStream): () => void {
-  return live.on("mirror.changed", (event) => {
+  const offPulls = live.on("mirror.pull", (pull) => {
+    notePullProgress(pull);
+    client.setQueryData(pullsQueryOptions().queryKey, (list) => withPull(list, pull));
+  });
+  const offVersions = live.on("mirror.changed", (event) => {
     // A file moved into place may be one the info listed as misplaced.
     void client.invalidateQueries({ queryKey: mirrorInfoQueryOptions().queryKey });
     const same = (e: MirrorEntry) => e.model === event.model && e.version === event.version;
@@ -17,6 +26,10 @@ export function subscribeMirror(client: QueryClient, live: LiveStream): () => vo
       return list.map((e) => (same(e) ? event : e));
     });
   });
+  return () => {
+    offPulls();
+    offVersions();
+  };
 }
 
 function byModelAndVersion(a: MirrorEntry, b: MirrorEntry): number {

@@ -1,0 +1,50 @@
+import type { Pull } from "@llmgw/domain";
+import type { Deps } from "../deps";
+import { AppError, notFound } from "../errors";
+import { removeLeftovers } from "../hub/fileWriter";
+import { commit } from "./commit";
+import { PULLS_ONLY } from "./pullProgress";
+import { filesToWrite } from "./pullRunner";
+
+/**
+ * `DELETE /mirror/pulls/:id` (SPEC §10.4): cancels an unfinished pull, audited. Its `.part` files
+ * are removed before this answers when it ran here or nowhere; a pull another process downloads
+ * is stopped there at its next progress write, which that process's cleanup follows. Cancelling a
+ * cancelled pull answers it again; one that completed or failed is a 409.
+ */
+export async function cancelPull({ deps, id, by }: { deps: Deps; id: string; by: string }): Promise<Pull> {
+  const found = await deps.store.pulls.get(id);
+  if (!found) throw notFound(`a pull with id ${id}`);
+  if (found.state === "cancelled") return found;
+  if (found.state === "complete" || found.state === "failed") {
+    throw new AppError({
+      code: "conflict",
+      message: `pull ${id} has already ${found.state === "complete" ? "completed" : "failed"}`,
+    });
+  }
+  const cancelled = await commit(
+    deps,
+    async (tx) => {
+      const done = await tx.pulls.cancel(id, `cancelled by ${by}`);
+      if (!done) return { result: null, events: [] };
+      await tx.audit.append([
+        {
+          at: deps.now().toISOString(),
+          by,
+          action: "mirror.pull.cancel",
+          target: done.pull.model,
+          field: "version",
+          before: done.pull.version,
+          after: null,
+        },
+      ]);
+      return { result: done, events: [{ type: "mirror.pull", data: done.pull }] };
+    },
+    () => PULLS_ONLY,
+  );
+  // It ended between the read and the cancel: answer it as it ended.
+  if (!cancelled) return cancelPull({ deps, id, by });
+  if (cancelled.running === deps.origin) await deps.pulls.cancel(id);
+  else if (cancelled.running === null) await removeLeftovers(filesToWrite(deps, cancelled.pull));
+  return cancelled.pull;
+}

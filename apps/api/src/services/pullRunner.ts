@@ -1,0 +1,206 @@
+import { stat, statfs } from "node:fs/promises";
+import { join } from "node:path";
+import { mirrorFileOf, noSpaceMessage, type Pull } from "@llmgw/domain";
+import type { Deps } from "../deps";
+import { AppError } from "../errors";
+import {
+  downloadChecked,
+  FileMismatch,
+  type FileToWrite,
+  partOf,
+  placeFiles,
+  removeLeftovers,
+} from "../hub/fileWriter";
+import { hubError } from "../hub/hubErrors";
+import { resolveUrl } from "../hub/hubHttp";
+import { mirrorChanged } from "./mirrorPlans";
+import { PullProgress } from "./pullProgress";
+
+// SPEC §10.4: pulls download in the background, at most 2 at once (counted across every process
+// sharing the store), one file after another. A pull is claimed from the store with a lease its
+// progress writes renew, so one a dead process held is taken over, and one a restart left is
+// resumed from its `.part` files.
+
+export interface PullRunnerOptions {
+  maxRunning?: number;
+  /** How long a claim holds without a progress write; a process gone longer loses its pulls. */
+  leaseMs?: number;
+  /** How often a process looks for queued pulls and ones whose runner died. */
+  claimEveryMs?: number;
+  /** The writer's backoff before its first retry (tests shorten it). */
+  backoffMs?: number;
+}
+
+interface Running {
+  abort: AbortController;
+  done: Promise<void>;
+}
+
+/** Why a running pull stopped before its end: each leaves the store and the disk differently. */
+type Stop = "cancelled" | "stopping" | "lost";
+
+export class PullRunner {
+  readonly #running = new Map<string, Running>();
+  #claiming: Promise<void> = Promise.resolve();
+  #timer: NodeJS.Timeout | null = null;
+  #stopped = false;
+  readonly maxRunning: number;
+  readonly leaseMs: number;
+
+  constructor(private readonly options: PullRunnerOptions = {}) {
+    this.maxRunning = options.maxRunning ?? 2;
+    this.leaseMs = options.leaseMs ?? 15_000;
+  }
+
+  /**
+   * `llmgw serve`: takes up what a restart left and keeps looking for work. An embedded store has
+   * no other process, so every lease in it is this process's from before and lapses at once.
+   */
+  async start(deps: Deps): Promise<void> {
+    this.#stopped = false;
+    if (deps.store.kind === "pglite") await deps.store.pulls.expireLeases();
+    this.nudge(deps);
+    this.#timer = setInterval(() => this.nudge(deps), this.options.claimEveryMs ?? 5000);
+    this.#timer.unref();
+  }
+
+  /** Claims queued pulls while this process has room for them (a new pull calls it at once). */
+  nudge(deps: Deps): void {
+    this.#claiming = this.#claiming
+      .then(() => this.#claim(deps))
+      .catch((err: unknown) => deps.log.error({ err }, "claiming a pull failed"));
+  }
+
+  /** Resolves once the pull has stopped running here (at once when it does not run here). */
+  async settled(id: string): Promise<void> {
+    await this.#running.get(id)?.done;
+  }
+
+  /** Stops a pull running here that was cancelled; resolves once its files are gone. */
+  async cancel(id: string): Promise<void> {
+    const running = this.#running.get(id);
+    running?.abort.abort("cancelled" satisfies Stop);
+    await running?.done;
+  }
+
+  /** The server is stopping: downloads stop where they are, to be resumed by the next start. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearInterval(this.#timer);
+    await this.#claiming;
+    const all = [...this.#running.values()];
+    for (const r of all) r.abort.abort("stopping" satisfies Stop);
+    await Promise.all(all.map((r) => r.done));
+  }
+
+  async #claim(deps: Deps): Promise<void> {
+    while (!this.#stopped && this.#running.size < this.maxRunning) {
+      const pull = await deps.store.pulls.claimNext(deps.origin, this.leaseMs, this.maxRunning);
+      if (!pull) return;
+      const abort = new AbortController();
+      const done = this.#download(deps, pull, abort).finally(() => {
+        this.#running.delete(pull.id);
+        if (!this.#stopped) this.nudge(deps);
+      });
+      this.#running.set(pull.id, { abort, done });
+    }
+  }
+
+  async #download(deps: Deps, claimed: Pull, abort: AbortController): Promise<void> {
+    const files = filesToWrite(deps, claimed);
+    const progress = new PullProgress(deps, claimed, this.leaseMs, () => abort.abort("lost" satisfies Stop));
+    progress.announce();
+    try {
+      await checkSpace(deps, files);
+      for (const [i, file] of files.entries()) {
+        await downloadChecked(file, {
+          access: deps.config.huggingface,
+          signal: abort.signal,
+          onBytes: (done) => progress.fileBytes(i, done),
+          ...(this.options.backoffMs === undefined ? {} : { backoffMs: this.options.backoffMs }),
+        });
+      }
+      // Still this process's, and not cancelled, before anything reaches a final path.
+      if (!(await progress.flush())) throw new Error("the pull is no longer this process's");
+      await placeFiles(files);
+      // Hashed as they were written: the mirror's own digests (SPEC §8.1) never read them again.
+      for (const f of files) if (f.sha256) await deps.mirror.recordDigest(f.dest, f.sha256);
+      await progress.end({ state: "complete", error: null });
+      await deps.mirror.scan();
+      const version = await deps.mirror.get(claimed.model, claimed.version);
+      if (version) await mirrorChanged(deps, [version], []);
+    } catch (err) {
+      await this.#ended(deps, claimed, files, progress, abort, err);
+    } finally {
+      progress.close();
+    }
+  }
+
+  /** What a pull that did not complete leaves: nothing of it on disk, unless it is to be resumed. */
+  async #ended(
+    deps: Deps,
+    pull: Pull,
+    files: FileToWrite[],
+    progress: PullProgress,
+    abort: AbortController,
+    err: unknown,
+  ): Promise<void> {
+    const why: Stop | null = abort.signal.aborted ? (abort.signal.reason as Stop) : null;
+    // The server stopping keeps the `.part` files and the claim lapses: the next start resumes it.
+    // A pull taken over by another process is that process's to finish.
+    if (why === "stopping" || why === "lost") return;
+    await removeLeftovers(files);
+    if (why === "cancelled") {
+      await progress.end({ state: "cancelled" }, { announce: false });
+      return;
+    }
+    const message = err instanceof FileMismatch ? err.message : hubError(err, atOf(deps, pull)).message;
+    if (!(err instanceof FileMismatch || err instanceof AppError))
+      deps.log.warn({ err, pull: pull.id }, "a pull failed");
+    await progress.end({ state: "failed", error: message });
+  }
+}
+
+function atOf(deps: Deps, pull: Pull) {
+  return { access: deps.config.huggingface, repo: pull.repo, revision: pull.revision };
+}
+
+/** Where each file of a pull comes from and goes: `<mirror>/<model>/<version>/<file name>`. */
+export function filesToWrite(deps: Pick<Deps, "config" | "mirror">, pull: Pull): FileToWrite[] {
+  const access = deps.config.huggingface;
+  return pull.files.map((f) => ({
+    path: f.path,
+    url: resolveUrl(access, pull.repo, pull.commit, f.path),
+    dest: join(deps.mirror.dir, pull.model, pull.version, mirrorFileOf(f.path)),
+    bytes: f.bytes,
+    sha256: f.sha256,
+    gitOid: f.gitOid,
+  }));
+}
+
+/** The bytes a pull still has to write: its files' sizes less what their `.part` files hold. */
+export async function bytesStillNeeded(files: readonly FileToWrite[]): Promise<number> {
+  let needed = 0;
+  for (const f of files) {
+    const have = await stat(partOf(f.dest)).then(
+      (s) => s.size,
+      () => 0,
+    );
+    needed += Math.max(0, f.bytes - have);
+  }
+  return needed;
+}
+
+/** The bytes an unprivileged process may still write in `dir`. */
+export async function freeBytes(dir: string): Promise<number> {
+  const s = await statfs(dir);
+  return s.bavail * s.bsize;
+}
+
+/** SPEC §10.5: too little disk fails before a byte is written (checked again when a pull resumes). */
+async function checkSpace(deps: Deps, files: readonly FileToWrite[]): Promise<void> {
+  const needed = await bytesStillNeeded(files);
+  const free = await freeBytes(deps.mirror.dir);
+  if (needed > free)
+    throw new AppError({ code: "no_space", message: noSpaceMessage(needed, free, deps.mirror.dir) });
+}
