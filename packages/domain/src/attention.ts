@@ -1,4 +1,5 @@
 import { counted } from "./counted";
+import { memoryReading } from "./measuredMemory";
 import { modeOf } from "./runModes";
 import type { ModelSummary, NodeView, QuotaUsage } from "./schemas";
 
@@ -17,13 +18,6 @@ export type AttentionKind =
   | "over-quota"
   | "node-down"
   | "node-draining";
-
-/**
- * How far above the estimate a replica's measured memory may be before the model needs attention:
- * SPEC §6 hints when they disagree "by a lot", and an engine's few percent over its weights (a
- * measured 12.3 GB on a 12 GB estimate) is the estimate working, not a warning.
- */
-export const MEASURED_OVER_ESTIMATE = 0.1;
 
 /**
  * A model needs attention when an always-on model runs fewer than it wants, a replica failed or
@@ -65,12 +59,11 @@ export function modelAttention(model: ModelSummary, ownerOverQuota: string | und
       text: `${counted(headroom.elsewhere, "replica")} on a draining or down node`,
     });
   }
-  const estimate = headroom.need.memoryGB;
-  const measured = Math.max(0, ...replicas.map((r) => r.measuredMemoryGB ?? 0));
-  if (estimate > 0 && measured > estimate * (1 + MEASURED_OVER_ESTIMATE)) {
+  const memory = memoryReading(model);
+  if (memory?.verdict === "over") {
     found.push({
       kind: "over-estimate",
-      text: `measured ${round(measured)} GB, above the ${estimate} GB estimate`,
+      text: `measured ${round(memory.measured)} GB, above the ${memory.estimate} GB estimate`,
     });
   }
   if (ownerOverQuota !== undefined) found.push({ kind: "over-quota", text: ownerOverQuota });

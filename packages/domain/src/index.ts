@@ -14,6 +14,7 @@ export * from "./fleetIndex";
 export * from "./gguf";
 export * from "./headroom";
 export * from "./join";
+export * from "./measuredMemory";
 export * from "./memory";
 export * from "./mirrorInfo";
 export * from "./need";
