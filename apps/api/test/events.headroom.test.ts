@@ -52,4 +52,20 @@ describe("headroom.changed: only what moved", () => {
       stop();
     }
   });
+
+  it("says a change that lands between the first stream opening and the next tick", async () => {
+    await createOk(api, modelInput({ need: { minMemoryGB: 8, cpuCores: 1 } }));
+    const sent: unknown[] = [];
+    // A long interval: the beat below lands before the first tick with the stream open.
+    const stop = startHeadroomChanges({ hub: api.deps.hub, world: api.deps.world, intervalMs: 300 });
+    try {
+      const off = api.deps.hub.subscribeEphemeral((e) => sent.push(e));
+      await beatOk(api, heartbeat({ node: { memoryGB: 16, cpuCount: 4 } }));
+      await expect.poll(() => sent.length, { timeout: 2000 }).toBe(1);
+      expect(sent[0]).toMatchObject({ type: "headroom.changed", data: { models: [{ free: 2 }] } });
+      off();
+    } finally {
+      stop();
+    }
+  });
 });

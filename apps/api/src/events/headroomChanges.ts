@@ -13,8 +13,8 @@ export const HEADROOM_CHANGES_MS = 250;
  * model's headroom again after each fleet event.
  *
  * Per process and unstored, like `model.traffic`: a stream that (re)connects fetches the lists
- * once and follows from there. Nothing is computed while no stream is open; the first tick with
- * one takes the picture as it is then as the baseline.
+ * once and follows from there. Nothing is computed while no stream is open; the picture when the
+ * first one opens is the baseline.
  */
 export function startHeadroomChanges(options: {
   hub: EventHub;
@@ -24,16 +24,27 @@ export function startHeadroomChanges(options: {
 }): () => void {
   const { hub, world, intervalMs = HEADROOM_CHANGES_MS, log = silentLogger() } = options;
   const changes = new HeadroomChanges();
+  // The picture when the first stream opened: its client fetches the lists as it opens, so what
+  // moves after that moment must be said. Taken at the next tick instead, a heartbeat landing in
+  // between would be folded into the baseline and never reach that client's cards.
+  let opening: Promise<Snapshot> | null = null;
+  const offOpened = hub.onFirstEphemeral(() => {
+    changes.forget();
+    opening = world.snapshot();
+  });
   let busy = false;
   const timer = setInterval(() => {
     if (busy) return;
     if (hub.ephemeralListeners === 0) {
       changes.forget();
+      opening = null;
       return;
     }
     busy = true;
-    world
-      .snapshot()
+    const baseline = opening;
+    opening = null;
+    (baseline ? baseline.then((snap) => changes.next(snap)) : Promise.resolve(null))
+      .then(() => world.snapshot())
       .then((snap) => {
         const event = changes.next(snap);
         if (event) hub.sendEphemeral({ type: "headroom.changed", data: event });
@@ -44,7 +55,10 @@ export function startHeadroomChanges(options: {
       });
   }, intervalMs);
   timer.unref();
-  return () => clearInterval(timer);
+  return () => {
+    offOpened();
+    clearInterval(timer);
+  };
 }
 
 /** What was last said, model by model, as JSON: a change is any difference in what a list would carry. */

@@ -15,6 +15,7 @@ export type Sequencer = (own: CommittedEvent[]) => Promise<void>;
 export class EventHub {
   readonly #listeners = new Set<Listener>();
   readonly #ephemeral = new Set<EphemeralListener>();
+  readonly #firstEphemeral = new Set<() => void>();
   #sequencer: Sequencer | null = null;
 
   subscribe(listener: Listener): () => void {
@@ -43,8 +44,19 @@ export class EventHub {
 
   /** Listeners of ephemeral events (the open streams), apart: the scheduler reacts to stored events only. */
   subscribeEphemeral(listener: EphemeralListener): () => void {
+    const first = this.#ephemeral.size === 0;
     this.#ephemeral.add(listener);
+    if (first) for (const opened of this.#firstEphemeral) opened();
     return () => this.#ephemeral.delete(listener);
+  }
+
+  /**
+   * Called, at once, when the first stream opens after none was open: what is computed only for
+   * open streams starts from the picture of that moment (see `startHeadroomChanges`).
+   */
+  onFirstEphemeral(opened: () => void): () => void {
+    this.#firstEphemeral.add(opened);
+    return () => this.#firstEphemeral.delete(opened);
   }
 
   /**
