@@ -64,6 +64,11 @@ export async function downloadChecked(file: FileToWrite, options: WriteOptions):
   const tries = options.tries ?? 5;
   let failed = 0;
   while (digest.done < file.bytes) {
+    if (digest.stale) {
+      digest.restart();
+      const have = await sizeOf(part);
+      if (have > 0) await digest.readPrefix(part, Math.min(have, file.bytes), options.signal);
+    }
     const before = digest.done;
     try {
       await fetchRest(file, part, digest, options);
@@ -118,8 +123,10 @@ async function fetchRest(
 }
 
 /**
- * Writes to `.part` and hashes what was written, in that order: after any failure the hash has
- * seen exactly the bytes on disk, so a retry resumes from the part's size without reading it.
+ * Writes to `.part` and hashes the same bytes while the write is in flight (the write runs on
+ * libuv's pool, the hash on this thread: one waits for the other no longer). A write that fails
+ * leaves the hash ahead of the disk, so it is marked stale and the retry hashes the part again
+ * from disk; otherwise the hash has seen exactly the bytes on disk and a retry resumes from there.
  */
 class PartSink extends Writable {
   constructor(
@@ -142,8 +149,16 @@ class PartSink extends Writable {
         `size mismatch for ${this.file.path}: the Hub sent more than the ${this.file.bytes} bytes it lists`,
       );
     }
-    await this.handle.writev(buffers);
+    const written = this.handle.writev(buffers);
     for (const b of buffers) this.digest.update(b);
+    try {
+      const { bytesWritten } = await written;
+      if (bytesWritten !== bytes)
+        throw new Error(`wrote ${bytesWritten} of ${bytes} bytes to ${partOf(this.file.dest)}`);
+    } catch (err) {
+      this.digest.stale = true;
+      throw err;
+    }
     this.onBytes(this.digest.done);
   }
 }
@@ -155,6 +170,8 @@ class PartSink extends Writable {
 class Digest {
   private hash: Hash;
   done = 0;
+  /** Ahead of the disk after a failed write: hash the part again before resuming. */
+  stale = false;
 
   constructor(private readonly file: FileToWrite) {
     this.hash = this.fresh();
@@ -173,6 +190,7 @@ class Digest {
   restart(): void {
     this.hash = this.fresh();
     this.done = 0;
+    this.stale = false;
   }
 
   async readPrefix(part: string, bytes: number, signal: AbortSignal): Promise<void> {

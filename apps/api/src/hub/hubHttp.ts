@@ -1,5 +1,6 @@
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { Readable } from "node:stream";
-import { request } from "undici";
 
 // SPEC §10.1: the token goes to the Hub as `Authorization: Bearer` and never to a host a redirect
 // leads to (the Hub sends downloads to a CDN on another origin). Neither `fetch` nor undici can be
@@ -108,11 +109,44 @@ export interface HubDownload {
   url: string;
 }
 
+// Downloads go over node:http(s), not undici: Node's own HTTP parser is native, undici's is
+// WebAssembly that copies every body chunk out of its memory. Measured on a 1 GB file from the
+// stand-in Hub, receiving alone cost 0.35 s of CPU per GB against 0.8 s with undici's `request`.
+const agents = {
+  "http:": new HttpAgent({ keepAlive: true }),
+  "https:": new HttpsAgent({ keepAlive: true }),
+};
+
+/** One request, answered with its head; the body is left to read. */
+function requestOnce(
+  url: string,
+  init: { method: string; headers: Record<string, string>; signal?: AbortSignal; idleMs: number },
+): Promise<IncomingMessage> {
+  const target = new URL(url);
+  const send = target.protocol === "https:" ? httpsRequest : target.protocol === "http:" ? httpRequest : null;
+  if (!send) return Promise.reject(new Error(`cannot download from ${target.protocol} URLs`));
+  return new Promise((resolve, reject) => {
+    const req = send(target, {
+      method: init.method,
+      headers: init.headers,
+      signal: init.signal,
+      agent: agents[target.protocol as "http:" | "https:"],
+    });
+    // Silent for idleMs, before the head or between body chunks: the connection is cut and the
+    // writer resumes it.
+    req.setTimeout(init.idleMs, () =>
+      req.destroy(new Error(`${target.host} sent nothing for ${init.idleMs / 1000} s`)),
+    );
+    req.once("response", resolve);
+    req.once("error", reject);
+    req.end();
+  });
+}
+
 /**
- * GET for the bytes of a file: the same token rule and redirects as `hubFetch`, over undici's
- * request (a Node stream, the least work per byte). Success and 416 are returned (the writer reads
- * them); any other refusal is thrown as `HubRefused`. `idleMs`: a connection that sends nothing
- * for this long is cut, and the writer resumes it.
+ * GET for the bytes of a file: the same token rule and redirects as `hubFetch`. Success and 416
+ * are returned (the writer reads them); any other refusal is thrown as `HubRefused`. `idleMs`: a
+ * connection that sends nothing for this long is cut, and the writer resumes it.
  */
 export async function hubGet(
   access: HubAccess,
@@ -128,24 +162,24 @@ export async function hubGet(
 ): Promise<HubDownload> {
   let at = url;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-    const res = await request(at, {
+    const res = await requestOnce(at, {
       method: options.method ?? "GET",
       headers: headersFor(access, at, options.headers ?? {}),
       signal: options.signal,
-      headersTimeout: options.idleMs ?? 60_000,
-      bodyTimeout: options.idleMs ?? 60_000,
+      idleMs: options.idleMs ?? 60_000,
     });
+    const status = res.statusCode ?? 0;
     const location = res.headers.location;
-    if (REDIRECTS.has(res.statusCode) && typeof location === "string" && options.follow !== false) {
-      res.body.resume();
+    if (REDIRECTS.has(status) && typeof location === "string" && options.follow !== false) {
+      res.resume();
       at = new URL(location, at).href;
       continue;
     }
-    if (res.statusCode >= 400 && res.statusCode !== 416) {
-      res.body.resume();
-      throw refusedBy(res.statusCode, res.headers, at);
+    if (status >= 400 && status !== 416) {
+      res.resume();
+      throw refusedBy(status, res.headers, at);
     }
-    return { status: res.statusCode, headers: res.headers, body: res.body, url: at };
+    return { status, headers: res.headers, body: res, url: at };
   }
   throw new Error(`more than ${MAX_REDIRECTS} redirects from ${new URL(url).host}`);
 }

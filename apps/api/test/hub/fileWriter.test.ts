@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, open, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   downloadChecked,
   FileMismatch,
@@ -27,6 +27,7 @@ beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), "llmgw-writer-"));
   hub.requests.length = 0;
   hub.knobs.cutAfter.clear();
+  hub.knobs.stallAfter.clear();
   hub.knobs.failNext.clear();
   hub.knobs.bytesPerSecond = null;
 });
@@ -56,7 +57,7 @@ async function oneFile(file: StandInFile, listed: Partial<FileToWrite> = {}): Pr
   };
 }
 
-function write(file: FileToWrite, overrides: { signal?: AbortSignal; tries?: number } = {}) {
+function write(file: FileToWrite, overrides: { signal?: AbortSignal; tries?: number; idleMs?: number } = {}) {
   const seen: number[] = [];
   const done = downloadChecked(file, {
     access,
@@ -64,6 +65,7 @@ function write(file: FileToWrite, overrides: { signal?: AbortSignal; tries?: num
     onBytes: (n) => seen.push(n),
     backoffMs: 5,
     tries: overrides.tries,
+    idleMs: overrides.idleMs,
   });
   return { done, seen };
 }
@@ -100,6 +102,48 @@ describe("downloadChecked", () => {
     // Resumed where the bytes on disk end, not from the start.
     expect(ranges[1]).toMatch(/^bytes=\d+-$/);
     expect(Number(ranges[1]?.slice(6, -1))).toBeGreaterThan(0);
+  });
+
+  it("cuts a connection that falls silent, and resumes it with Range", async () => {
+    const source = randomLfsFile("stall.gguf", 2_500_000);
+    const file = await oneFile(source);
+    hub.knobs.stallAfter.set("stall.gguf", 1_000_000);
+    await write(file, { idleMs: 300 }).done;
+
+    expect(sameBytes(await readFile(`${file.dest}.part`), source.data)).toBe(true);
+    const ranges = hub.requestsTo("cdn").map((r) => r.range);
+    expect(ranges).toHaveLength(2);
+    expect(Number(ranges[1]?.slice(6, -1))).toBeGreaterThan(0);
+  });
+
+  it("does not count a write that fell short: the retry hashes what is on disk again", async () => {
+    const source = randomLfsFile("short.gguf", 2_500_000);
+    const file = await oneFile(source);
+    // One write lands only half its first buffer, as a full disk might leave it.
+    const probe = await open(join(dir, "probe"), "w");
+    const proto = Object.getPrototypeOf(probe) as {
+      writev(buffers: Buffer[]): Promise<{ bytesWritten: number }>;
+    };
+    await probe.close();
+    const real = proto.writev;
+    let shortened = 0;
+    const spy = vi.spyOn(proto, "writev").mockImplementation(async function (
+      this: unknown,
+      buffers: Buffer[],
+    ) {
+      if (shortened++ === 1) {
+        const first = buffers[0] ?? Buffer.alloc(0);
+        return real.call(this, [first.subarray(0, Math.floor(first.length / 2))]);
+      }
+      return real.call(this, buffers);
+    });
+    try {
+      await write(file).done;
+    } finally {
+      spy.mockRestore();
+    }
+    expect(shortened).toBeGreaterThan(2);
+    expect(sameBytes(await readFile(`${file.dest}.part`), source.data)).toBe(true);
   });
 
   it("resumes a .part a restart left, reading back only what it holds", async () => {

@@ -50,6 +50,8 @@ export interface HubKnobs {
   bytesPerSecond: number | null;
   /** The next download of this path is cut after this many bytes (then cleared). */
   cutAfter: Map<string, number>;
+  /** The next download of this path falls silent after this many bytes, holding the connection open (then cleared). */
+  stallAfter: Map<string, number>;
   /** Statuses the next downloads of a path answer, one per request. */
   failNext: Map<string, number[]>;
   /** Tree entries per page. */
@@ -76,6 +78,7 @@ export class StandInHub {
   readonly knobs: HubKnobs = {
     bytesPerSecond: null,
     cutAfter: new Map(),
+    stallAfter: new Map(),
     failNext: new Map(),
     pageSize: 1000,
   };
@@ -254,17 +257,32 @@ export class StandInHub {
     }
     const cut = this.knobs.cutAfter.get(path);
     if (cut !== undefined) this.knobs.cutAfter.delete(path);
-    const paced = pace(this.knobs, cut === undefined ? null : cut, () => res.destroy());
+    const stall = this.knobs.stallAfter.get(path);
+    if (stall !== undefined) this.knobs.stallAfter.delete(path);
+    const paced = pace(this.knobs, cut ?? null, () => res.destroy(), stall ?? null);
     await pipeline(file.open(start, end), paced, res).catch(() => res.destroy());
   }
 }
 
-/** Sends at the knob's rate, and ends the connection abruptly after `cutAfter` bytes. */
-function pace(knobs: HubKnobs, cutAfter: number | null, cut: () => void): Transform {
+/**
+ * Sends at the knob's rate, ends the connection abruptly after `cutAfter` bytes, and sends nothing
+ * more after `stallAfter` bytes (the connection stays open until the client gives up on it).
+ */
+function pace(
+  knobs: HubKnobs,
+  cutAfter: number | null,
+  cut: () => void,
+  stallAfter: number | null = null,
+): Transform {
   let sent = 0;
   const began = Date.now();
   return new Transform({
     transform(chunk: Buffer, _encoding, callback) {
+      if (stallAfter !== null && sent + chunk.length > stallAfter) {
+        this.push(chunk.subarray(0, Math.max(0, stallAfter - sent)));
+        sent = stallAfter;
+        return; // never called back: silence
+      }
       if (cutAfter !== null && sent + chunk.length > cutAfter) {
         this.push(chunk.subarray(0, Math.max(0, cutAfter - sent)));
         sent = cutAfter;
