@@ -1,5 +1,6 @@
-import { Gauge, type Registry } from "prom-client";
+import type { Registry } from "prom-client";
 import type { Deps } from "../deps";
+import { perModelGauge } from "./perModel";
 
 /**
  * What `/metrics` says about autoscaling (SPEC §9.5), per autoscaled model, as this process last
@@ -11,17 +12,7 @@ export function registerAutoscaleSeries(registry: Registry, deps: Deps): void {
     name: string,
     help: string,
     value: (view: { demand: number; wanted: number }) => number,
-  ) =>
-    new Gauge({
-      name,
-      help,
-      labelNames: ["model"] as const,
-      registers: [registry],
-      collect() {
-        this.reset();
-        for (const [model, view] of deps.world.autoscale) this.set({ model }, value(view));
-      },
-    });
+  ) => perModelGauge(registry, () => deps.world.autoscale, name, help, value);
   perModel(
     "llmgw_autoscale_demand",
     "Requests in flight or queued for an autoscaled model, summed over every process.",

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 import type { GatewayMeter, GatewayNow, RequestOutcome } from "../gateway/meter";
+import { perModelGauge } from "./perModel";
 
 /** From a cached prompt's first token (5 ms) to a long generation (2 min); slower lands in +Inf. */
 export const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120];
@@ -141,18 +142,9 @@ export class PromGatewayMeter implements GatewayMeter {
 
   #registerGauges(registry: Registry): void {
     const now = () => this.now();
+    // A model the gateway no longer holds anything for drops out.
     const perModel = (name: string, help: string, value: (m: ModelNow) => number) =>
-      new Gauge({
-        name,
-        help,
-        labelNames: ["model"] as const,
-        registers: [registry],
-        collect() {
-          // Reset first: a model the gateway no longer holds anything for drops out.
-          this.reset();
-          for (const [model, held] of now().models) this.set({ model }, value(held));
-        },
-      });
+      perModelGauge(registry, () => now().models, name, help, value);
     perModel(
       "llmgw_gateway_in_flight",
       "Requests sent to a replica and not yet answered.",

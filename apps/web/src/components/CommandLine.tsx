@@ -1,14 +1,8 @@
-import { useState } from "react";
+import { CopyStatus, useCopy } from "./Copy";
 
 /** A command to run elsewhere, whole and selectable, with a button that copies it. */
 export function CommandLine({ line, label, testId }: { line: string; label: string; testId: string }) {
-  const [copied, setCopied] = useState<"no" | "yes" | "failed">("no");
-  const copy = () => {
-    navigator.clipboard.writeText(line).then(
-      () => setCopied("yes"),
-      () => setCopied("failed"),
-    );
-  };
+  const { copy, copied } = useCopy(line);
   return (
     <div className="command-line">
       <pre className="mono wrap" data-testid={testId}>
@@ -18,13 +12,7 @@ export function CommandLine({ line, label, testId }: { line: string; label: stri
         <button type="button" onClick={copy} aria-label={`Copy ${label}`}>
           Copy
         </button>
-        <span role="status">
-          {copied === "yes"
-            ? "Copied."
-            : copied === "failed"
-              ? "Could not copy: select it and copy it by hand."
-              : ""}
-        </span>
+        <CopyStatus copied={copied} />
       </div>
     </div>
   );

@@ -1,5 +1,6 @@
 import { type ModelSummary, replicasWanted } from "@llmgw/domain";
 import { useCallback, useSyncExternalStore } from "react";
+import { KeyedListeners } from "./keyedListeners";
 import { TRAFFIC_WINDOW_SECONDS } from "./traffic";
 
 /**
@@ -13,7 +14,7 @@ export type ScalePoint = { at: number; running: number; wanted: number };
 
 export class ScalingStore {
   readonly #points = new Map<string, readonly ScalePoint[]>();
-  readonly #listeners = new Map<string, Set<() => void>>();
+  readonly #listeners = new KeyedListeners();
 
   constructor(private readonly clock: () => number = Date.now) {}
 
@@ -33,7 +34,7 @@ export class ScalingStore {
     const firstIn = held.findIndex((p) => p.at >= from);
     const kept = firstIn < 0 ? held.slice(-1) : held.slice(Math.max(0, firstIn - 1));
     this.#points.set(model, [...kept, { at, running, wanted }]);
-    for (const listener of this.#listeners.get(model) ?? []) listener();
+    this.#listeners.notify(model);
   }
 
   forget(model: string): void {
@@ -41,16 +42,7 @@ export class ScalingStore {
   }
 
   subscribe(model: string, listener: () => void): () => void {
-    let set = this.#listeners.get(model);
-    if (!set) {
-      set = new Set();
-      this.#listeners.set(model, set);
-    }
-    set.add(listener);
-    return () => {
-      set.delete(listener);
-      if (set.size === 0) this.#listeners.delete(model);
-    };
+    return this.#listeners.subscribe(model, listener);
   }
 }
 

@@ -1,5 +1,6 @@
 import type { ModelTraffic } from "@llmgw/domain";
 import { useCallback, useSyncExternalStore } from "react";
+import { KeyedListeners } from "./keyedListeners";
 import type { LiveStream } from "./live";
 
 /**
@@ -40,7 +41,7 @@ type Entry = {
 
 export class TrafficStore {
   readonly #entries = new Map<string, Entry>();
-  readonly #listeners = new Map<string, Set<() => void>>();
+  readonly #listeners = new KeyedListeners();
   #timer: ReturnType<typeof setInterval> | null = null;
 
   constructor(private readonly clock: () => number = Date.now) {}
@@ -51,16 +52,7 @@ export class TrafficStore {
   }
 
   subscribe(model: string, listener: () => void): () => void {
-    let set = this.#listeners.get(model);
-    if (!set) {
-      set = new Set();
-      this.#listeners.set(model, set);
-    }
-    set.add(listener);
-    return () => {
-      set.delete(listener);
-      if (set.size === 0) this.#listeners.delete(model);
-    };
+    return this.#listeners.subscribe(model, listener);
   }
 
   /** One `model.traffic` event, as it arrives. */
@@ -121,7 +113,7 @@ export class TrafficStore {
   }
 
   #notify(model: string): void {
-    for (const listener of this.#listeners.get(model) ?? []) listener();
+    this.#listeners.notify(model);
   }
 }
 

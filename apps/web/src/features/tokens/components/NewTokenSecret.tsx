@@ -1,15 +1,9 @@
 import type { CreatedToken } from "@llmgw/contract";
-import { useState } from "react";
+import { CopyStatus, useCopy } from "../../../components/Copy";
 
 /** The secret of a token just made: shown this once, with a way to copy it. */
 export function NewTokenSecret({ created, onDone }: { created: CreatedToken; onDone: () => void }) {
-  const [copied, setCopied] = useState<"no" | "yes" | "failed">("no");
-  const copy = () => {
-    navigator.clipboard.writeText(created.token).then(
-      () => setCopied("yes"),
-      () => setCopied("failed"),
-    );
-  };
+  const { copy, copied } = useCopy(created.token);
   return (
     <section className="card notice-warn" aria-labelledby="new-token-title" data-testid="token-secret">
       <h2 id="new-token-title" className="section-title" tabIndex={-1}>
@@ -28,13 +22,7 @@ export function NewTokenSecret({ created, onDone }: { created: CreatedToken; onD
         <button type="button" className="primary" onClick={copy} data-testid="token-copy">
           Copy token
         </button>
-        <span role="status">
-          {copied === "yes"
-            ? "Copied."
-            : copied === "failed"
-              ? "Could not copy: select it and copy it by hand."
-              : ""}
-        </span>
+        <CopyStatus copied={copied} />
         <button type="button" onClick={onDone} data-testid="token-secret-done">
           I have stored it
         </button>
