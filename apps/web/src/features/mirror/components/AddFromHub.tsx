@@ -2,6 +2,7 @@ import type { PullDryRun } from "@llmgw/domain";
 import { counted, pullRequestSchema, pullSpecOf, SAFETENSORS_CHOICE } from "@llmgw/domain";
 import { type FormEvent, useState } from "react";
 import { Field } from "../../../components/Field";
+import { HeadRow } from "../../../components/HeadRow";
 import { messageOf } from "../../../components/Status";
 import { TableScroll } from "../../../components/TableScroll";
 import { bytes, gb } from "../../../lib/units";
@@ -151,16 +152,7 @@ function Choices(props: {
       </p>
       <TableScroll label="Quantisations">
         <table data-testid="hub-choices">
-          <thead>
-            <tr>
-              <th scope="col">Quantisation</th>
-              <th scope="col">Files</th>
-              <th scope="col">Size</th>
-              <th scope="col">Memory</th>
-              <th scope="col">Fits on</th>
-              <th scope="col">Note</th>
-            </tr>
-          </thead>
+          <HeadRow columns={["Quantisation", "Files", "Size", "Memory", "Fits on", "Note"]} />
           <tbody>
             {dry.choices.map((c) => (
               <tr key={c.quant} data-testid={`hub-choice-${c.quant}`} aria-selected={c.quant === chosen}>
