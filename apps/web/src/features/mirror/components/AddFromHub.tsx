@@ -1,9 +1,9 @@
 import type { PullDryRun } from "@llmgw/domain";
 import { counted, pullRequestSchema, pullSpecOf, SAFETENSORS_CHOICE } from "@llmgw/domain";
 import { type FormEvent, useState } from "react";
+import { FormError } from "../../../components/ActionError";
 import { Field } from "../../../components/Field";
 import { HeadRow } from "../../../components/HeadRow";
-import { messageOf } from "../../../components/Status";
 import { TableScroll } from "../../../components/TableScroll";
 import { bytes, gb } from "../../../lib/units";
 import { useDryRunPull } from "../api/dry-run-pull";
@@ -122,11 +122,7 @@ function HubForm({ onClose }: { onClose: () => void }) {
           </button>
         </div>
       </form>
-      {failure && (
-        <p className="notice notice-error" role="alert" data-testid="hub-error">
-          {messageOf(failure)}
-        </p>
-      )}
+      <FormError error={failure} testId="hub-error" />
       {dry && (
         <Choices dry={dry} chosen={chosen} onChoose={setChosen} onPull={pull} pulling={start.isPending} />
       )}
