@@ -9,3 +9,13 @@ export function ActionError({ error }: { error: unknown }) {
     </span>
   );
 }
+
+/** The server's refusal of a form's request, under the form and announced. */
+export function FormError({ error, testId }: { error: unknown; testId: string }) {
+  if (error == null) return null;
+  return (
+    <p className="notice notice-error" role="alert" data-testid={testId}>
+      {messageOf(error)}
+    </p>
+  );
+}

@@ -1,4 +1,5 @@
 import { type AuditEntry, scaledAfterText, scaledBeforeText } from "@llmgw/domain";
+import { HeadRow } from "../../../components/HeadRow";
 import { Empty } from "../../../components/Status";
 import { TableScroll } from "../../../components/TableScroll";
 import { auditValue, benchEntryText } from "../../../lib/audit-text";
@@ -11,17 +12,7 @@ export function AuditLog({ entries }: { entries: AuditEntry[] }) {
     <TableScroll label="Audit log">
       <table data-testid="audit-table">
         <caption className="visually-hidden">Audit log, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">When</th>
-            <th scope="col">Who</th>
-            <th scope="col">What</th>
-            <th scope="col">Target</th>
-            <th scope="col">Field</th>
-            <th scope="col">Before</th>
-            <th scope="col">After</th>
-          </tr>
-        </thead>
+        <HeadRow columns={["When", "Who", "What", "Target", "Field", "Before", "After"]} />
         <tbody>
           {entries.map((e) => (
             <tr key={e.id} data-testid="audit-entry">

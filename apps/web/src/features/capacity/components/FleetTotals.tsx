@@ -1,5 +1,6 @@
 import type { Capacity, Class } from "@llmgw/domain";
 import { counted } from "@llmgw/domain";
+import { HeadRow } from "../../../components/HeadRow";
 import { Legend, StackedBar } from "../../../components/StackedBar";
 import { TableScroll } from "../../../components/TableScroll";
 import { classTone, orderedUsage } from "../../../lib/classes";
@@ -92,15 +93,7 @@ export function FleetTotals({ capacity, classes }: Props) {
       <TableScroll label="Fleet totals table">
         <table className="compact">
           <caption className="visually-hidden">Resources held by each class</caption>
-          <thead>
-            <tr>
-              <th scope="col">Class</th>
-              <th scope="col">Replicas</th>
-              <th scope="col">Memory</th>
-              <th scope="col">Cores</th>
-              {gpus && <th scope="col">GPUs</th>}
-            </tr>
-          </thead>
+          <HeadRow columns={["Class", "Replicas", "Memory", "Cores", gpus && "GPUs"]} />
           <tbody>
             {rows.map((r) => (
               <tr key={r.class} data-testid={`totals-class-${r.class}`}>

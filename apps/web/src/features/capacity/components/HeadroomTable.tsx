@@ -1,4 +1,5 @@
 import { type HeadroomSummary, runningText } from "@llmgw/domain";
+import { HeadRow } from "../../../components/HeadRow";
 import { Empty } from "../../../components/Status";
 import { TableScroll } from "../../../components/TableScroll";
 import { headroomWords } from "../headroom-words";
@@ -14,15 +15,7 @@ export function HeadroomTable({ headroom }: { headroom: HeadroomSummary[] }) {
     <TableScroll label="Headroom by model">
       <table data-testid="headroom-table">
         <caption className="visually-hidden">Headroom by model</caption>
-        <thead>
-          <tr>
-            <th scope="col">Model</th>
-            <th scope="col">Running</th>
-            <th scope="col">Can start</th>
-            <th scope="col">Quota left</th>
-            <th scope="col">Limited by</th>
-          </tr>
-        </thead>
+        <HeadRow columns={["Model", "Running", "Can start", "Quota left", "Limited by"]} />
         <tbody>
           {headroom.map((h) => (
             <HeadroomRow key={h.model} headroom={h} />

@@ -1,8 +1,9 @@
 import type { PullDryRun } from "@llmgw/domain";
 import { counted, pullRequestSchema, pullSpecOf, SAFETENSORS_CHOICE } from "@llmgw/domain";
 import { type FormEvent, useState } from "react";
+import { FormError } from "../../../components/ActionError";
 import { Field } from "../../../components/Field";
-import { messageOf } from "../../../components/Status";
+import { HeadRow } from "../../../components/HeadRow";
 import { TableScroll } from "../../../components/TableScroll";
 import { bytes, gb } from "../../../lib/units";
 import { useDryRunPull } from "../api/dry-run-pull";
@@ -121,11 +122,7 @@ function HubForm({ onClose }: { onClose: () => void }) {
           </button>
         </div>
       </form>
-      {failure && (
-        <p className="notice notice-error" role="alert" data-testid="hub-error">
-          {messageOf(failure)}
-        </p>
-      )}
+      <FormError error={failure} testId="hub-error" />
       {dry && (
         <Choices dry={dry} chosen={chosen} onChoose={setChosen} onPull={pull} pulling={start.isPending} />
       )}
@@ -151,16 +148,7 @@ function Choices(props: {
       </p>
       <TableScroll label="Quantisations">
         <table data-testid="hub-choices">
-          <thead>
-            <tr>
-              <th scope="col">Quantisation</th>
-              <th scope="col">Files</th>
-              <th scope="col">Size</th>
-              <th scope="col">Memory</th>
-              <th scope="col">Fits on</th>
-              <th scope="col">Note</th>
-            </tr>
-          </thead>
+          <HeadRow columns={["Quantisation", "Files", "Size", "Memory", "Fits on", "Note"]} />
           <tbody>
             {dry.choices.map((c) => (
               <tr key={c.quant} data-testid={`hub-choice-${c.quant}`} aria-selected={c.quant === chosen}>

@@ -1,7 +1,7 @@
 import { contract } from "@llmgw/contract";
 import type { Pull } from "@llmgw/domain";
 import { counted, formatSpeed, formatTimeLeft, pullEnded } from "@llmgw/domain";
-import { messageOf } from "../../../components/Status";
+import { ActionError } from "../../../components/ActionError";
 import { useMayCall } from "../../../lib/session";
 import { bytesOf, dateTime } from "../../../lib/units";
 import { useCancelPull } from "../api/cancel-pull";
@@ -73,11 +73,7 @@ function PullCard({ pull }: { pull: Pull }) {
           >
             {cancel.isPending ? "Cancelling…" : "Cancel"}
           </button>
-          {cancel.isError && (
-            <span className="field-error" role="alert">
-              {messageOf(cancel.error)}
-            </span>
-          )}
+          <ActionError error={cancel.isError ? cancel.error : null} />
         </div>
       )}
     </article>

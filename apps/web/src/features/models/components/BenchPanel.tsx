@@ -1,7 +1,7 @@
 import { contract } from "@llmgw/contract";
 import { type BenchRun, benchLine, type ModelSummary } from "@llmgw/domain";
 import { lazy, type ReactNode, Suspense } from "react";
-import { messageOf } from "../../../components/Status";
+import { FormError } from "../../../components/ActionError";
 import { useMayCall } from "../../../lib/session";
 import { ago } from "../../../lib/units";
 import { useStartBench } from "../api/start-bench";
@@ -81,11 +81,7 @@ export function BenchPanel({ model }: { model: ModelSummary }) {
           The bench ended: {progress.error}
         </p>
       )}
-      {start.error && (
-        <p className="notice notice-error" role="alert" data-testid="bench-error">
-          {messageOf(start.error)}
-        </p>
-      )}
+      <FormError error={start.error} testId="bench-error" />
       {mayMeasure && (
         <div className="actions">
           <button

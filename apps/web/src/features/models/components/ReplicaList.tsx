@@ -1,5 +1,6 @@
 import type { Replica } from "@llmgw/domain";
 import { counted } from "@llmgw/domain";
+import { HeadRow } from "../../../components/HeadRow";
 import { ProgressBar } from "../../../components/ReplicaProgress";
 import { TableScroll } from "../../../components/TableScroll";
 import { gb } from "../../../lib/units";
@@ -11,15 +12,7 @@ export function ReplicaList({ replicas }: { replicas: Replica[] }) {
       <summary>{counted(replicas.length, "replica")}</summary>
       <TableScroll label="Replica list">
         <table>
-          <thead>
-            <tr>
-              <th scope="col">Replica</th>
-              <th scope="col">Node</th>
-              <th scope="col">State</th>
-              <th scope="col">Asked</th>
-              <th scope="col">Measured</th>
-            </tr>
-          </thead>
+          <HeadRow columns={["Replica", "Node", "State", "Asked", "Measured"]} />
           <tbody>
             {replicas.map((r) => (
               <tr key={r.id} data-testid={`replica-${r.id}`}>

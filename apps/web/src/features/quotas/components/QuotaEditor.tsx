@@ -1,7 +1,8 @@
 import type { Quota } from "@llmgw/domain";
 import { type FormEvent, useState } from "react";
+import { FormError } from "../../../components/ActionError";
 import { Field } from "../../../components/Field";
-import { messageOf } from "../../../components/Status";
+import { SubmitOrCancel } from "../../../components/SubmitOrCancel";
 import { ApiFailure } from "../../../lib/api";
 import { wholeNumber } from "../../../lib/units";
 import { usePutQuota } from "../api/put-quota";
@@ -98,19 +99,14 @@ export function QuotaEditor({ quota, onDone }: Props) {
           </Field>
         ))}
       </div>
-      {put.isError && (
-        <p className="notice notice-error" role="alert" data-testid="quota-error">
-          {messageOf(put.error)}
-        </p>
-      )}
-      <div className="actions">
-        <button type="submit" className="primary" disabled={put.isPending} data-testid="quota-save">
-          {put.isPending ? "Saving…" : "Save limits"}
-        </button>
-        <button type="button" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
+      <FormError error={put.isError ? put.error : null} testId="quota-error" />
+      <SubmitOrCancel
+        label="Save limits"
+        pendingLabel="Saving…"
+        pending={put.isPending}
+        testId="quota-save"
+        onCancel={onDone}
+      />
     </form>
   );
 }

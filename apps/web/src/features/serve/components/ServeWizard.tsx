@@ -9,7 +9,7 @@ import {
 } from "@llmgw/domain";
 import { useEffect, useRef, useState } from "react";
 import { useForm } from "react-hook-form";
-import { messageOf } from "../../../components/Status";
+import { FormError } from "../../../components/ActionError";
 import { ApiFailure } from "../../../lib/api";
 import { useMayCall, useWhoAmI } from "../../../lib/session";
 import { useDebounced } from "../../../lib/use-debounced";
@@ -169,11 +169,7 @@ export function ServeWizard({ entries, classes, quotas, preselect, onCreated }: 
               quotas={quotas}
               memoryBasis={planQuery.isFetching ? "estimating for this pool…" : plan.memoryBasis}
             />
-            {create.isError && (
-              <p className="notice notice-error" role="alert" data-testid="serve-error">
-                {messageOf(create.error)}
-              </p>
-            )}
+            <FormError error={create.isError ? create.error : null} testId="serve-error" />
             <div className="actions">
               <button type="button" onClick={() => setStep(2)} data-testid="serve-back">
                 Back
@@ -193,11 +189,7 @@ export function ServeWizard({ entries, classes, quotas, preselect, onCreated }: 
             aria-label="Confirm the new model"
           >
             <ConfirmStep input={modelFromServeForm(plan, submitted)} />
-            {create.isError && (
-              <p className="notice notice-error" role="alert" data-testid="serve-error">
-                {messageOf(create.error)}
-              </p>
-            )}
+            <FormError error={create.isError ? create.error : null} testId="serve-error" />
             <div className="actions">
               <button type="button" onClick={() => setStep(3)} data-testid="serve-back">
                 Back

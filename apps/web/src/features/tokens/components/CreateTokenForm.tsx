@@ -1,8 +1,9 @@
 import { zodResolver } from "@hookform/resolvers/zod";
 import type { CreatedToken } from "@llmgw/contract";
 import { type FieldError, useForm } from "react-hook-form";
+import { FormError } from "../../../components/ActionError";
 import { Field } from "../../../components/Field";
-import { messageOf } from "../../../components/Status";
+import { SubmitOrCancel } from "../../../components/SubmitOrCancel";
 import { ApiFailure } from "../../../lib/api";
 import { useCreateToken } from "../api/create-token";
 import {
@@ -134,19 +135,14 @@ export function CreateTokenForm({ onCreated, onCancel }: Props) {
           </>
         )}
       </div>
-      {create.isError && (
-        <p className="notice notice-error" role="alert" data-testid="token-error">
-          {messageOf(create.error)}
-        </p>
-      )}
-      <div className="actions">
-        <button type="submit" className="primary" disabled={create.isPending} data-testid="token-create">
-          {create.isPending ? "Creating…" : "Create token"}
-        </button>
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormError error={create.isError ? create.error : null} testId="token-error" />
+      <SubmitOrCancel
+        label="Create token"
+        pendingLabel="Creating…"
+        pending={create.isPending}
+        testId="token-create"
+        onCancel={onCancel}
+      />
     </form>
   );
 }

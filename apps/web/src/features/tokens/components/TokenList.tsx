@@ -1,4 +1,5 @@
 import type { TokenView } from "@llmgw/contract";
+import { HeadRow } from "../../../components/HeadRow";
 import { Empty } from "../../../components/Status";
 import { TableScroll } from "../../../components/TableScroll";
 import { dateTime } from "../../../lib/units";
@@ -21,18 +22,11 @@ export function TokenList({ tokens }: { tokens: TokenView[] }) {
   return (
     <TableScroll label="Tokens">
       <table data-testid="token-table">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Role</th>
-            <th scope="col">For</th>
-            <th scope="col">Created</th>
-            <th scope="col">Last used</th>
-            <th scope="col">
-              <span className="visually-hidden">Revoke</span>
-            </th>
-          </tr>
-        </thead>
+        <HeadRow columns={["Name", "Role", "For", "Created", "Last used"]}>
+          <th scope="col">
+            <span className="visually-hidden">Revoke</span>
+          </th>
+        </HeadRow>
         <tbody>
           {tokens.map((t) => (
             <tr key={t.name} data-testid={`token-row-${t.name}`}>
