@@ -1,8 +1,8 @@
 import { modeOf, replicasOf, scalingFor } from "./runModes";
 import type { Model, ModelPatch, Profile } from "./schemas";
 
-/** The card's fields a patch may change (SPEC §2.7), in the order changes are reported. */
-export const PATCH_FIELDS = [
+/** The fields that decide where and how many replicas run: the card's first row edits them. */
+export const PLACEMENT_FIELDS = [
   "class",
   "owner",
   "memoryGB",
@@ -10,6 +10,11 @@ export const PATCH_FIELDS = [
   "gpus",
   "mode",
   "replicas",
+] as const;
+
+/** The card's fields a patch may change (SPEC §2.7), in the order changes are reported. */
+export const PATCH_FIELDS = [
+  ...PLACEMENT_FIELDS,
   "idleTimeoutSeconds",
   "maxReplicas",
   "targetInFlight",

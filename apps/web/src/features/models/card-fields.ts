@@ -5,6 +5,7 @@ import {
   type ModelSummary,
   modelPatchSchema,
   modeOf,
+  PLACEMENT_FIELDS,
   replicasOf,
 } from "@llmgw/domain";
 import { wholeNumber } from "../../lib/units";
@@ -15,17 +16,7 @@ import { wholeNumber } from "../../lib/units";
  * somebody else changed meanwhile is not overwritten with the value the card happened to show.
  */
 
-export const CARD_FIELDS = [
-  "class",
-  "owner",
-  "memoryGB",
-  "cpuCores",
-  "gpus",
-  "mode",
-  "replicas",
-  "maxReplicas",
-  "targetInFlight",
-] as const;
+export const CARD_FIELDS = [...PLACEMENT_FIELDS, "maxReplicas", "targetInFlight"] as const;
 export type CardField = (typeof CARD_FIELDS)[number];
 export type CardValues = Record<Exclude<CardField, "mode">, string> & { mode: Mode };
 export type CardErrors = Partial<Record<CardField, string>>;
