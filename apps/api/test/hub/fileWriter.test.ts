@@ -119,7 +119,8 @@ describe("downloadChecked", () => {
   it("does not count a write that fell short: the retry hashes what is on disk again", async () => {
     const source = randomLfsFile("short.gguf", 2_500_000);
     const file = await oneFile(source);
-    // One write lands only half its first buffer, as a full disk might leave it.
+    // The first write lands only half its first buffer, as a full disk might leave it (however
+    // the bytes are batched, there is a first write).
     const probe = await open(join(dir, "probe"), "w");
     const proto = Object.getPrototypeOf(probe) as {
       writev(buffers: Buffer[]): Promise<{ bytesWritten: number }>;
@@ -131,7 +132,7 @@ describe("downloadChecked", () => {
       this: unknown,
       buffers: Buffer[],
     ) {
-      if (shortened++ === 1) {
+      if (shortened++ === 0) {
         const first = buffers[0] ?? Buffer.alloc(0);
         return real.call(this, [first.subarray(0, Math.floor(first.length / 2))]);
       }
@@ -142,7 +143,7 @@ describe("downloadChecked", () => {
     } finally {
       spy.mockRestore();
     }
-    expect(shortened).toBeGreaterThan(2);
+    expect(shortened).toBeGreaterThanOrEqual(2);
     expect(sameBytes(await readFile(`${file.dest}.part`), source.data)).toBe(true);
   });
 
