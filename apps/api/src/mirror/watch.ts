@@ -16,6 +16,11 @@ export interface WatchOptions {
   baseline: MirrorVersion[];
   rescanMs: number;
   settleMs: number;
+  /**
+   * While events keep coming (a file being written), at most one rescan this often: each rescan
+   * reads the whole mirror and reports the growing version, with its store write and event.
+   */
+  busyMs?: number;
   fsWatch: boolean;
   log: Logger;
   /** Subscribes to the mirror's own news (a digest computed): each is a reason to rescan. Returns unsubscribe. */
@@ -30,6 +35,8 @@ export interface WatchOptions {
  */
 export function watchMirror(options: WatchOptions, onChange: MirrorListener): () => void {
   const { dir, scan, rescanMs, settleMs } = options;
+  const busyMs = options.busyMs ?? 1000;
+  let settledAt = Number.NEGATIVE_INFINITY;
   let known = new Map(options.baseline.map((version) => [keyOf(version), JSON.stringify(version)]));
   let stopped = false;
   let watcher: FSWatcher | null = null;
@@ -76,14 +83,18 @@ export function watchMirror(options: WatchOptions, onChange: MirrorListener): ()
     }
   }
 
-  // Events arrive in bursts (a download writes continuously): the first one starts a short wait and
-  // the rest ride along, so a growing file is reported every settleMs rather than never.
+  // Events arrive in bursts (a download writes continuously): the first one after a quiet spell
+  // starts a short wait and the rest ride along; while they keep coming, a growing file is
+  // reported every busyMs. At every settleMs, a file appended to every 10 ms made about 50
+  // rescans a second, each reading the whole mirror.
   function settle(): void {
     if (settling || stopped) return;
+    const wait = Math.max(settleMs, settledAt + busyMs - performance.now());
     settling = setTimeout(() => {
       settling = null;
+      settledAt = performance.now();
       rescan();
-    }, settleMs);
+    }, wait);
   }
 
   function startWatcher(): void {

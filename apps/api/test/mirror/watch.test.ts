@@ -1,9 +1,11 @@
 import { appendFile, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { MirrorVersion } from "@llmgw/domain";
+import { silentLogger } from "@llmgw/log";
 import { llama3_8b, writeGgufFile, writeNotGguf } from "@llmgw/simulation";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { createMirror, type Mirror, type VersionKey } from "../../src/mirror/scanner";
+import { watchMirror } from "../../src/mirror/watch";
 import { firstCall, tempDir } from "./fixtures";
 
 interface Change {
@@ -117,5 +119,43 @@ describe("Mirror.watch", () => {
     const { changed } = await watchChanges(mirror).next(() => true);
 
     expect(changed.map((v) => v.version)).toEqual(["v1"]);
+  });
+});
+
+describe("watchMirror while a file is being written", () => {
+  it("rescans about once per busyMs, not after every event", async () => {
+    const dir = await tempDir();
+    const part = join(dir, "m", "v1", "m.gguf.part");
+    await writeNotGguf(part, 100);
+    let scans = 0;
+    const stop = watchMirror(
+      {
+        dir,
+        scan: async () => {
+          scans += 1;
+          return [];
+        },
+        baseline: [],
+        rescanMs: 60_000,
+        settleMs: 20,
+        busyMs: 400,
+        fsWatch: true,
+        log: silentLogger(),
+      },
+      () => {},
+    );
+    onTestFinished(stop);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const before = scans;
+    // 1.2 s of writes every 10 ms: at every settleMs that would be dozens of rescans.
+    const until = performance.now() + 1200;
+    while (performance.now() < until) {
+      await appendFile(part, Buffer.alloc(1000));
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const during = scans - before;
+    expect(during).toBeGreaterThanOrEqual(2);
+    expect(during).toBeLessThanOrEqual(6);
   });
 });
