@@ -3,7 +3,7 @@ import { counted, type OverQuota, overQuotaOf } from "@llmgw/domain";
 import { useCallback, useDeferredValue, useMemo, useState } from "react";
 import { AttentionToggle, attentionAsked } from "../../../components/AttentionToggle";
 import { Empty } from "../../../components/Status";
-import { VirtualCards } from "../../../components/VirtualCards";
+import { VirtualCardsOnDemand } from "../../../components/VirtualCardsOnDemand";
 import { useLocation } from "../../../lib/router";
 import { useQuotas } from "../../quotas/api/get-quotas";
 import { useHeadroom } from "../api/get-headroom";
@@ -28,8 +28,9 @@ const CARD_MIN_WIDTH_PX = 340;
  * Every model's capacity card, searchable, filtered by class and owner, ordered by headroom. The
  * headroom comes from its own live list, asked for once the models are here (asking for both at
  * once, 2 MB and 1.6 MB with 500 models, delayed the first cards); until it arrives each model's
- * view brings its own. Only the cards near the view are drawn (`VirtualCards`, as Models and Fleet):
- * with 2,000 models, drawing every card made each keystroke in the search cost about 100 ms.
+ * view brings its own. Only the cards near the view are drawn (`VirtualCardsOnDemand`, as Models
+ * and Fleet do): with 2,000 models, drawing every card made each keystroke in the search cost
+ * about 100 ms.
  */
 export function CapacityBoard({ models, classes }: Props) {
   const [chosen, setFilter] = useState<BoardFilter>(initialFilter);
@@ -134,7 +135,7 @@ export function CapacityBoard({ models, classes }: Props) {
       {shown.length === 0 ? (
         <Empty>No model matches these filters.</Empty>
       ) : (
-        <VirtualCards
+        <VirtualCardsOnDemand
           items={shown}
           keyOf={(card) => card.model.name}
           render={({ model, headroom }) => (
