@@ -9,35 +9,15 @@
 // - the autoscaler's CPU at 2,000 models with traffic on 500 (autoscaleCpu.ts, its own process).
 // - demand recording, 10 processes × 2,000 models on one PostgreSQL (autoscaleRecord.ts).
 import { connect } from "@llmgw/client";
-import { liveEvents, type ReceivedEvent } from "@llmgw/client/events";
 import { child, median, type Row } from "./report";
+import { listen, until } from "./stream";
 
 export const names = ["autoscale reaction", "autoscaler cpu", "demand recording"];
 const RUNS = Number(process.env.BENCH_AUTOSCALE_RUNS ?? 3);
 const LOAD_MS = 500;
 const MODEL = "burst";
-
-type Event = ReceivedEvent & { at: number };
-
-async function listen(url: string, signal: AbortSignal): Promise<Event[]> {
-  const events: Event[] = [];
-  return new Promise((resolve, reject) => {
-    const reading = liveEvents(url, { signal, reconnectMs: null, onComment: () => resolve(events) });
-    void (async () => {
-      for await (const event of reading) events.push({ ...event, at: performance.now() });
-    })().then(() => reject(new Error(`${url}: the event stream ended`)), reject);
-  });
-}
-
-async function until<T>(what: string, check: () => Promise<T | null> | T | null, timeoutMs = 60_000) {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const found = await check();
-    if (found !== null) return found;
-    if (performance.now() > deadline) throw new Error(`autoscale bench: timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** Waits for replicas placed and started on heartbeats: a minute before the bench gives up. */
+const within = <T>(what: string, check: () => Promise<T | null> | T | null) => until(what, check, 60_000);
 
 const spread = (xs: number[], unit = "ms", digits = 0) =>
   `${median(xs).toFixed(digits)} ${unit} median (min ${Math.min(...xs).toFixed(digits)}, max ${Math.max(...xs).toFixed(digits)})`;
@@ -71,7 +51,7 @@ async function reaction(): Promise<Row[]> {
       );
     const running = async () => (await answer(api.fleet.replicas.$get())).filter((r) => r.model === MODEL);
     const once = async (): Promise<number> => {
-      await until("one replica, alone", async () => {
+      await within("one replica, alone", async () => {
         const all = await running();
         return all.length === 1 && all[0]?.state === "ready" ? true : null;
       });
@@ -90,7 +70,7 @@ async function reaction(): Promise<Row[]> {
       };
       const sent = performance.now();
       const clients = [client(), client(), client()];
-      const readyAt = await until("two added replicas ready", () => {
+      const readyAt = await within("two added replicas ready", () => {
         const added = new Map<string, number>();
         for (const e of events.slice(from)) {
           if (e.type !== "replica.changed" || e.data.model !== MODEL || before.has(e.data.id)) continue;
@@ -103,7 +83,7 @@ async function reaction(): Promise<Row[]> {
       await Promise.all(clients);
       return readyAt - sent - LOAD_MS;
     };
-    await until("the first replica ready", async () => ((await ready()).length === 1 ? true : null));
+    await within("the first replica ready", async () => ((await ready()).length === 1 ? true : null));
     console.log(`autoscale reaction warm-up (not counted): ${(await once()).toFixed(0)} ms`);
     const runs: number[] = [];
     for (let i = 0; i < RUNS; i++) {

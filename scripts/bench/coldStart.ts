@@ -13,9 +13,9 @@
 // read the figures beside HEARTBEAT and READY_MS. Informational: the issue sets no aim.
 
 import { connect } from "@llmgw/client";
-import { liveEvents, type ReceivedEvent } from "@llmgw/client/events";
 import type { ReplicaChange } from "@llmgw/domain";
 import { child, median, type Row } from "./report";
+import { listen, until } from "./stream";
 
 export const names = ["cold start"];
 const RUNS = Number(process.env.BENCH_COLDSTART_RUNS ?? 5);
@@ -24,30 +24,7 @@ const READY_MS = Number(process.env.BENCH_COLDSTART_READY_MS ?? 500);
 const MODEL = "cold";
 const NODE = "cold-node";
 
-type Event = ReceivedEvent & { at: number };
 type Phases = { placed: number; ready: number; firstByte: number; total: number };
-
-/** Every event of the server's stream, stamped with performance.now() as it arrives here. */
-async function listen(url: string, signal: AbortSignal): Promise<Event[]> {
-  const events: Event[] = [];
-  // Resolves on the server's opening comment: from then on the stream has every event.
-  return new Promise((resolve, reject) => {
-    const reading = liveEvents(url, { signal, reconnectMs: null, onComment: () => resolve(events) });
-    void (async () => {
-      for await (const event of reading) events.push({ ...event, at: performance.now() });
-    })().then(() => reject(new Error(`${url}: the event stream ended`)), reject);
-  });
-}
-
-async function until<T>(what: string, check: () => Promise<T | null> | T | null, timeoutMs = 30_000) {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const found = await check();
-    if (found !== null) return found;
-    if (performance.now() > deadline) throw new Error(`cold start bench: timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 const spread = (xs: number[]) =>
   `min ${Math.min(...xs).toFixed(0)} / median ${median(xs).toFixed(0)} / max ${Math.max(...xs).toFixed(0)} ms`;
