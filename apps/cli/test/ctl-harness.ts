@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Config, createApp, type Deps, loadConfig, openDeps } from "@llmgw/api";
-import type { AppType } from "@llmgw/client";
+import { type AppType, answer, type Connection } from "@llmgw/client";
 import type { Heartbeat, ModelInput, ModelView, Profile } from "@llmgw/domain";
 import { makeModel, makeNode } from "@llmgw/domain/testing";
 import { freshDatabase, openTestStore, TEST_STORE } from "@llmgw/store/testing";
@@ -155,4 +155,29 @@ export function rowOf(output: string, first: string): string[] {
   const line = output.split("\n").find((l) => cells(l)[0] === first);
   expect(line, `no row for ${first} in:\n${output}`).toBeDefined();
   return cells(line ?? "");
+}
+
+/**
+ * Catalogues `model` from its mirrored version `v1` by the version's serve plan, as the wizard
+ * does: always one replica, on a node with a core and a gigabyte to spare.
+ */
+export async function serveMirrored(
+  api: Connection["api"],
+  model: string,
+  contextLength: number,
+): Promise<void> {
+  const plan = await answer(
+    api.mirror[":model"][":version"].plan.$get({ param: { model, version: "v1" }, query: {} }),
+  );
+  await answer(
+    api.models.$post({
+      json: {
+        name: model,
+        source: plan.source,
+        contextLength,
+        scaling: { min: 1, max: 1 },
+        profiles: [{ name: "cpu", engine: "llamacpp", minMemoryGB: 1, cpuCores: 1 }],
+      },
+    }),
+  );
 }

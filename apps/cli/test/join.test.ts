@@ -10,6 +10,7 @@ import { newToken, sha256Hex, tokensYaml, writeTinyLlamaGguf } from "@llmgw/api/
 import { answer, connect } from "@llmgw/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentSource } from "../src/serve";
+import { serveMirrored } from "./ctl-harness";
 import { answered, type Machine, machineIn, shell } from "./join-kit";
 
 // SPEC §5 "Joining a node takes one line", as a user does it: a second machine that is a folder
@@ -114,20 +115,7 @@ describe("a node joins in one line (SPEC §5)", () => {
 
   it("runs the printed command: the node joins, caches the weights, serves the model through the gateway", async () => {
     const { api } = connect({ server: server.url, token: SECRET.admin });
-    const plan = await answer(
-      api.mirror[":model"][":version"].plan.$get({ param: { model: "tiny", version: "v1" }, query: {} }),
-    );
-    await answer(
-      api.models.$post({
-        json: {
-          name: "tiny",
-          source: plan.source,
-          contextLength: 256,
-          scaling: { min: 1, max: 1 },
-          profiles: [{ name: "cpu", engine: "llamacpp", minMemoryGB: 1, cpuCores: 1 }],
-        },
-      }),
-    );
+    await serveMirrored(api, "tiny", 256);
 
     const printed = (await shell(oneLine(), env())).stdout
       .split("\n")

@@ -15,6 +15,7 @@ import {
 import { answer, connect } from "@llmgw/client";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { serveMirrored } from "./ctl-harness";
 
 // SPEC §8 end to end, as a user runs it: a version in the mirror, a model made from its serve plan
 // through the API, the scheduler places it on the node of a real `llmgw agent` process, which
@@ -62,20 +63,7 @@ describe("weights reach the node (SPEC §8)", () => {
       const versions = await answer(api.mirror.$get());
       return versions.some((v) => v.model === "tiny" && v.files.some((f) => f.sha256 === sha256));
     }, "the mirror's SHA-256 of tiny.gguf");
-    const plan = await answer(
-      api.mirror[":model"][":version"].plan.$get({ param: { model: "tiny", version: "v1" }, query: {} }),
-    );
-    await answer(
-      api.models.$post({
-        json: {
-          name: "tiny",
-          source: plan.source,
-          contextLength: 256,
-          scaling: { min: 1, max: 1 },
-          profiles: [{ name: "cpu", engine: "llamacpp", minMemoryGB: 1, cpuCores: 1 }],
-        },
-      }),
-    );
+    await serveMirrored(api, "tiny", 256);
 
     agent = startAgentProcess({
       server: server.url,

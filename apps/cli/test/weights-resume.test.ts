@@ -11,6 +11,7 @@ import { newToken, sha256Hex, tokensYaml } from "@llmgw/api/testing";
 import { answer, connect } from "@llmgw/client";
 import { llama3_8b, writeGgufFile } from "@llmgw/simulation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { serveMirrored } from "./ctl-harness";
 
 // SPEC §8.2 against the real server: an agent killed in the middle of a download, started again,
 // resumes where its `.part` ends (the server answers a Range request: a 206 on its own metrics), and
@@ -111,20 +112,7 @@ describe("a download cut by the agent's death (SPEC §8.2)", () => {
       "the mirror's SHA-256 of big.gguf",
       60_000,
     );
-    const plan = await answer(
-      api.mirror[":model"][":version"].plan.$get({ param: { model: "big", version: "v1" }, query: {} }),
-    );
-    await answer(
-      api.models.$post({
-        json: {
-          name: "big",
-          source: plan.source,
-          contextLength: 4096,
-          scaling: { min: 1, max: 1 },
-          profiles: [{ name: "cpu", engine: "llamacpp", minMemoryGB: 1, cpuCores: 1 }],
-        },
-      }),
-    );
+    await serveMirrored(api, "big", 4096);
 
     const part = join(root, "cache", "big", "v1", "big.gguf.part");
     const first = startAgent();
