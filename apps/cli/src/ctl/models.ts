@@ -3,7 +3,7 @@ import {
   counted,
   type ModelSummary,
   type ModelView,
-  replicasOf,
+  replicasWanted,
   runningText,
   type TargetResult,
   targetRefusedBodySchema,
@@ -36,7 +36,7 @@ function modelsTable(models: ModelSummary[], ctx: Ctx): string {
       m.class,
       orDash(m.owner),
       m.mode,
-      `${m.headroom.current}/${wantedOf(m)}`,
+      `${m.headroom.current}/${replicasWanted(m)}`,
       `${m.scaling.min}-${m.scaling.max}`,
       gb(m.headroom.need.memoryGB),
       String(m.headroom.need.cpuCores),
@@ -46,11 +46,6 @@ function modelsTable(models: ModelSummary[], ctx: Ctx): string {
     ]),
     ctx.style,
   );
-}
-
-/** Replicas the model wants now: what its traffic asks when autoscaled (SPEC §9), else its count. */
-function wantedOf(m: ModelSummary): number {
-  return m.autoscale?.wanted ?? replicasOf(m.scaling);
 }
 
 /**
@@ -76,7 +71,7 @@ function modelCard(m: ModelView, ctx: Ctx): string {
       ["class", m.class],
       ["owner", orDash(m.owner)],
       ["mode", m.mode === "ondemand" ? `ondemand (idle timeout ${m.scaling.idleTimeoutSeconds} s)` : m.mode],
-      ["replicas", runningText(m.headroom, wantedOf(m))],
+      ["replicas", runningText(m.headroom, replicasWanted(m))],
       ["autoscale", autoscaleText(m)],
       ["need", `${needText(m.headroom.need)} per replica${profile ? ` (profile ${profile.name})` : ""}`],
       ["headroom", headroomLine(m.headroom)],
