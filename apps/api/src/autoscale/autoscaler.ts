@@ -10,7 +10,7 @@ import {
 import type { NewAuditEntry, StoreTx } from "@llmgw/store";
 import type { Deps } from "../deps";
 import type { GatewayDemand } from "../gateway/dispatcher";
-import { commit } from "../services/commit";
+import { commit, UNCHANGED } from "../services/commit";
 import { type BookStep, ScaleBook } from "./book";
 import { autoscaleViews, sameView, scaleLines } from "./lines";
 
@@ -169,7 +169,7 @@ async function store(
       return { result: null, events };
     },
     // Nothing of the snapshot's tables changed (the lines reach it through setAutoscale): kept as it is.
-    () => (snap) => snap,
+    () => UNCHANGED,
   );
 }
 

@@ -2,8 +2,7 @@ import type { Pull } from "@llmgw/domain";
 import type { Deps } from "../deps";
 import { AppError, notFound } from "../errors";
 import { removeLeftovers } from "../hub/fileWriter";
-import { commit } from "./commit";
-import { PULLS_ONLY } from "./pullProgress";
+import { commit, UNCHANGED } from "./commit";
 import { filesToWrite } from "./pullRunner";
 
 /**
@@ -40,7 +39,7 @@ export async function cancelPull({ deps, id, by }: { deps: Deps; id: string; by:
       ]);
       return { result: done, events: [{ type: "mirror.pull", data: done.pull }] };
     },
-    () => PULLS_ONLY,
+    () => UNCHANGED,
   );
   // It ended between the read and the cancel: answer it as it ended.
   if (!cancelled) return cancelPull({ deps, id, by });

@@ -8,6 +8,12 @@ import type { Snapshot } from "../world";
 export type Patch = (snap: Snapshot) => Snapshot | null;
 
 /**
+ * The patch of a change to tables the picture does not hold (pulls, the autoscaler's rows): the
+ * picture stays as it is, and a read of it under way is not thrown away.
+ */
+export const UNCHANGED: Patch = (snap) => snap;
+
+/**
  * Runs one change in one transaction with the events that announce it: the change, its audit
  * entries and its events commit together or not at all. After the commit the picture is brought
  * up to date (patched, or read again) and the events go out to this process's streams (through
@@ -34,7 +40,9 @@ export async function commit<T>(
     return { result, published };
   });
   const patch = patched?.(result) ?? null;
-  if (patch) deps.world.patch(generation, patch);
+  if (patch === UNCHANGED) {
+    // Nothing the picture holds moved.
+  } else if (patch) deps.world.patch(generation, patch);
   else deps.world.invalidate();
   await deps.hub.announce(published);
   return result;

@@ -1,9 +1,6 @@
 import type { ChangeEvent, Pull } from "@llmgw/domain";
 import type { Deps } from "../deps";
-import { commit, type Patch } from "./commit";
-
-/** Pulls are not part of the world (fleet, catalogue): a commit of one leaves its picture as it is. */
-export const PULLS_ONLY: Patch = (snap) => snap;
+import { commit, UNCHANGED } from "./commit";
 
 /** SPEC §10.4: `mirror.pull` events at most 4 a second. */
 const WRITE_EVERY_MS = 250;
@@ -124,7 +121,7 @@ export class PullProgress {
 
   /** One store write with its events; pulls are not part of the world, so its snapshot stands. */
   #commit(change: Parameters<typeof commit<boolean>>[1]): Promise<boolean> {
-    return commit(this.deps, change, () => PULLS_ONLY).catch((err: unknown) => {
+    return commit(this.deps, change, () => UNCHANGED).catch((err: unknown) => {
       this.deps.log.error({ err, pull: this.#pull.id }, "writing a pull's progress failed");
       return true;
     });

@@ -5,9 +5,8 @@ import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { hubError } from "../hub/hubErrors";
 import { checkDownload } from "../hub/hubRepo";
-import { commit } from "./commit";
+import { commit, UNCHANGED } from "./commit";
 import { planPull } from "./planPull";
-import { PULLS_ONLY } from "./pullProgress";
 import { bytesStillNeeded, filesToWrite, freeBytes } from "./pullRunner";
 
 /**
@@ -116,7 +115,7 @@ export async function startPull({
       ]);
       return { result: inserted, events: [{ type: "mirror.pull", data: inserted }] };
     },
-    () => PULLS_ONLY,
+    () => UNCHANGED,
   );
   if (!stored)
     throw new AppError({
