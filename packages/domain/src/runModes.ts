@@ -76,3 +76,15 @@ export function replicasWanted(model: {
 export function stoppedReason(model: { name: string; scaling: Pick<Scaling, "min" | "max"> }): string | null {
   return modeOf(model.scaling) === "stopped" ? `${model.name} is stopped: an operator must start it` : null;
 }
+
+/**
+ * Whether an on-demand model woken at `wokenAt` (ms; undefined: never) is still awake at `now`:
+ * it goes idle once `idleTimeoutSeconds` pass without a request (SPEC §7.2).
+ */
+export function isAwake(
+  scaling: Pick<Scaling, "idleTimeoutSeconds">,
+  wokenAt: number | undefined,
+  now: number,
+): boolean {
+  return wokenAt !== undefined && now - wokenAt < scaling.idleTimeoutSeconds * 1000;
+}

@@ -3,10 +3,11 @@ import {
   autoscaleFloor,
   autoscaleTarget,
   desiredForDemand,
-  emptyUsage,
   isAutoscaled,
+  isAwake,
   type Model,
   quotaRemaining,
+  quotaUsage,
   replicaNeed,
 } from "@llmgw/domain";
 import type { StoredScale } from "@llmgw/store";
@@ -34,8 +35,7 @@ export function scaleLines(
   const lines: ScaleLine[] = [];
   for (const model of snap.models) {
     if (!isAutoscaled(model.scaling)) continue;
-    const woken = wokenAt.get(model.name);
-    const awake = woken !== undefined && now - woken < model.scaling.idleTimeoutSeconds * 1000;
+    const awake = isAwake(model.scaling, wokenAt.get(model.name), now);
     const asked = demand.get(model.name) ?? 0;
     // Requests waiting are a wake already (SPEC §7.2): the floor follows them before the wake lands.
     const floor = autoscaleFloor(model.scaling, awake || asked > 0);
@@ -76,8 +76,7 @@ export function autoscaleViews(
 function quotaAllows(snap: Snapshot, model: Model, wanted: number): number | null {
   const quota = snap.quotas.find((q) => q.owner === model.owner) ?? null;
   if (quota === null) return null;
-  const usage = snap.index.usageByOwner.get(model.owner) ?? emptyUsage();
-  const remaining = quotaRemaining(quota, usage, replicaNeed(model));
+  const remaining = quotaRemaining(quota, quotaUsage(model.owner, snap.index), replicaNeed(model));
   if (remaining === null) return null;
   const held = (snap.replicasByModel.get(model.name) ?? []).filter(
     (r) => !r.unmanaged && r.state !== "failed" && r.state !== "stopping" && r.drainingSince === undefined,

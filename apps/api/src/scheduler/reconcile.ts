@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import {
   type ChangeEvent,
+  isAwake,
   modelOf,
   modeOf,
   type Replica,
@@ -162,11 +163,7 @@ async function forgetIdleWakes(deps: Deps, snap: Snapshot, now: number): Promise
   }
   for (const [name, wokenAt] of deps.wakes) {
     const model = snap.modelsByName.get(name);
-    if (
-      !model ||
-      modeOf(model.scaling) !== "ondemand" ||
-      now - wokenAt >= model.scaling.idleTimeoutSeconds * 1000
-    ) {
+    if (!model || modeOf(model.scaling) !== "ondemand" || !isAwake(model.scaling, wokenAt, now)) {
       deps.wakes.delete(name);
       await deps.store.wakes.forget(name, wokenAt);
     }

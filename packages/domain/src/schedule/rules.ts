@@ -1,6 +1,6 @@
 import { autoscaleFloor, isAutoscaled } from "../autoscale";
 import { compareText } from "../compare";
-import { modeOf } from "../runModes";
+import { isAwake } from "../runModes";
 import type { Model, Replica } from "../schemas";
 
 // The small rules the planner goes by: how many replicas a model wants, and in which order
@@ -19,8 +19,8 @@ export function wantedReplicas(
   autoscaled?: number,
 ): number {
   const { scaling } = model;
-  const awake = wokenAt !== undefined && now - wokenAt < scaling.idleTimeoutSeconds * 1000;
-  const floor = modeOf(scaling) === "stopped" ? 0 : autoscaleFloor(scaling, awake);
+  // A stopped model (min 0, max 0) has floor 0 whether awake or not.
+  const floor = autoscaleFloor(scaling, isAwake(scaling, wokenAt, now));
   if (floor === 0 || autoscaled === undefined || !isAutoscaled(scaling)) return floor;
   return Math.max(floor, Math.min(scaling.max, autoscaled));
 }
