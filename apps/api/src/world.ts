@@ -7,7 +7,7 @@ import { NO_AUTOSCALE, Snapshot } from "./world/snapshot";
 // The world: one consistent picture of the catalogue, fleet and quotas (world/snapshot.ts), moved
 // forward by the changes this process commits (world/patches.ts); what the API shows of a model
 // from it is world/views.ts.
-export { withAutoscale, withModel, withNode, withNodes, withoutModel, withReplicas } from "./world/patches";
+export { withModel, withNode, withNodes, withoutModel, withReplicas } from "./world/patches";
 export { Snapshot } from "./world/snapshot";
 export { modelSummary, modelView } from "./world/views";
 

@@ -1,6 +1,6 @@
+import { DEFAULT_SLOTS, slotsOfArgs } from "@llmgw/domain";
 import { describe, expect, it } from "vitest";
 import { type Candidate, chooseReplica } from "../src/gateway/choose";
-import { DEFAULT_SLOTS, slotsOfArgs } from "../src/gateway/slots";
 
 // The pure rules of SPEC §7.1: which replica takes a request, and how many each takes at once.
 

@@ -6,10 +6,10 @@ import type { ModelSummary } from "./schemas";
  * 12.3 GB on a 12 GB estimate) is the estimate working, not a warning. Above it the replica may not
  * fit where the scheduler thinks it does, so the model needs attention too.
  */
-export const MEASURED_OVER_ESTIMATE = 0.1;
+const MEASURED_OVER_ESTIMATE = 0.1;
 
 /** How far below the estimate before the card suggests asking for less (a wasted node, no risk). */
-export const MEASURED_UNDER_ESTIMATE = 0.25;
+const MEASURED_UNDER_ESTIMATE = 0.25;
 
 /**
  * What the replicas measure against what one asks for: `over` and `under` the estimate by more

@@ -40,10 +40,10 @@ export class ClientLimits {
     if (requestsPerMinute === null && concurrency === null) return NOTHING_TO_RELEASE;
 
     const now = this.now();
+    // Keyed by hash: a token revoked and made again under its name starts afresh.
+    const minute = requestsPerMinute === null ? null : this.#minuteOf(token.sha256);
     // The minute first: when both are full, its wait is the one that matters.
-    if (requestsPerMinute !== null) {
-      // Keyed by hash: a token revoked and made again under its name starts afresh.
-      const minute = this.#minuteOf(token.sha256);
+    if (minute !== null && requestsPerMinute !== null) {
       const wait = minute.wait(now, requestsPerMinute);
       if (wait > 0)
         throw rateLimited(
@@ -54,7 +54,7 @@ export class ClientLimits {
     if (concurrency !== null && inFlight >= concurrency) {
       throw rateLimited(`the token ${token.name} may have ${counted(concurrency, "request")} in flight`, 1);
     }
-    if (requestsPerMinute !== null) this.#minuteOf(token.sha256).add(now);
+    minute?.add(now);
     return NOTHING_TO_RELEASE;
   }
 

@@ -58,10 +58,6 @@ export class Flight {
     private readonly log: Logger,
   ) {}
 
-  get ended(): boolean {
-    return this.#ended;
-  }
-
   /** Counts the request as its token's, under `key`, until it ends. */
   count(key: string): void {
     if (this.#counted !== null || this.#ended) return;

@@ -1,8 +1,7 @@
-import { type Model, type Replica, stoppedReason } from "@llmgw/domain";
+import { type Model, type Replica, slotsOf, stoppedReason } from "@llmgw/domain";
 import type { Snapshot } from "../world";
 import { type Candidate, chooseReplica, SessionScores } from "./choose";
 import { GatewayError, unavailable } from "./errors";
-import { slotsOf } from "./slots";
 
 /** A request waiting in its model's queue for a replica with a free slot. */
 export type Waiter = {
@@ -44,14 +43,6 @@ function routesOf(snap: Snapshot, model: Model): Routes {
 
 function isRoutable(r: Replica): r is Replica & { endpoint: string } {
   return r.state === "ready" && !r.unmanaged && r.endpoint !== null && r.drainingSince === undefined;
-}
-
-/**
- * The replicas a model's requests may go to: its own, `ready`, reported with an endpoint, and not
- * draining (SPEC §9.3: a replica being removed gets no new request).
- */
-export function routable(snap: Snapshot, model: Model): (Replica & { endpoint: string })[] {
-  return routesOf(snap, model).targets.map((t) => t.replica);
 }
 
 /**

@@ -37,10 +37,6 @@ export class EngineCall implements Dispatcher.DispatchHandler {
     this.#controller?.abort(reason);
   }
 
-  get aborted(): boolean {
-    return this.#aborted !== null;
-  }
-
   resume(): void {
     this.#controller?.resume();
   }
