@@ -52,23 +52,15 @@ export async function downloadChecked(file: FileToWrite, options: WriteOptions):
   const part = partOf(file.dest);
   await mkdir(dirname(file.dest), { recursive: true });
   await writeFile(sizeFileOf(file.dest), `${file.bytes}\n`);
-  let have = await sizeOf(part);
-  if (have > file.bytes) {
-    await rm(part, { force: true });
-    have = 0;
-  }
+  if ((await sizeOf(part)) > file.bytes) await rm(part, { force: true });
   // What a restart left is hashed once, from disk; from then on every byte is hashed as written.
   const digest = new Digest(file);
-  if (have > 0) await digest.readPrefix(part, have, options.signal);
-  options.onBytes(have);
+  await digest.fromDisk(part, options.signal);
+  options.onBytes(digest.done);
   const tries = options.tries ?? 5;
   let failed = 0;
   while (digest.done < file.bytes) {
-    if (digest.stale) {
-      digest.restart();
-      const have = await sizeOf(part);
-      if (have > 0) await digest.readPrefix(part, Math.min(have, file.bytes), options.signal);
-    }
+    if (digest.stale) await digest.fromDisk(part, options.signal);
     const before = digest.done;
     try {
       await fetchRest(file, part, digest, options);
@@ -193,7 +185,14 @@ class Digest {
     this.stale = false;
   }
 
-  async readPrefix(part: string, bytes: number, signal: AbortSignal): Promise<void> {
+  /** Starts again from what `part` holds on disk: a restart's leftover, or after a failed write. */
+  async fromDisk(part: string, signal: AbortSignal): Promise<void> {
+    this.restart();
+    const bytes = Math.min(await sizeOf(part), this.file.bytes);
+    if (bytes > 0) await this.#readPrefix(part, bytes, signal);
+  }
+
+  async #readPrefix(part: string, bytes: number, signal: AbortSignal): Promise<void> {
     const sink = new Writable({
       write: (chunk: Buffer, _encoding, callback) => {
         this.update(chunk);
