@@ -1,5 +1,3 @@
-import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import type { Logger } from "@llmgw/log";
 
@@ -40,9 +38,9 @@ interface Entry extends SeenFile {
 /**
  * The mirror's SHA-256 of each complete file (SPEC §8.1). Weights files are gigabytes that change
  * only by being replaced, so a digest is kept with the size and mtime it was computed for and
- * computed again only when those change. Hashing runs in the background, one file at a time, as a
- * stream: the event loop only ever waits for one chunk's digest update, and a mirror of many files
- * never has them all read at once. A file that changes while it is hashed is not given the digest
+ * computed again only when those change. Hashing runs in the background, one file at a time, by
+ * `hashFile` (the scanner's is `hashInThread`: off the event loop, at a bounded rate), so a mirror
+ * of many files never has them all read at once. A file that changes while it is hashed is not given the digest
  * of what it was; the next scan queues it again.
  */
 export function createHashBook(options: {
@@ -138,12 +136,3 @@ export function createHashBook(options: {
 function needsHash(entry: Entry): boolean {
   return entry.sha256 === null && !entry.failed;
 }
-
-/** SHA-256 of a file, read as a stream in 1 MiB chunks. */
-export const sha256OfFile: HashFile = async (path, signal) => {
-  const hash = createHash("sha256");
-  for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024, signal })) {
-    hash.update(chunk as Buffer);
-  }
-  return hash.digest("hex");
-};

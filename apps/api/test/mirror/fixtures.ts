@@ -1,9 +1,11 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach } from "vitest";
+import type { HashFile } from "../../src/mirror/hashes";
 
 export const GB = 1_000_000_000;
 
@@ -51,6 +53,15 @@ export function firstCall<T>(subscribe: (resolve: (value: T) => void) => () => v
     if (done) stop();
   });
 }
+
+/** SHA-256 of a file, read as a stream in 1 MiB chunks on the event loop: the tests' HashFile. */
+export const sha256OfFile: HashFile = async (path, signal) => {
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024, signal })) {
+    hash.update(chunk as Buffer);
+  }
+  return hash.digest("hex");
+};
 
 /** A file's SHA-256 as node:crypto has it, read whole: the reference the mirror's digests must equal. */
 export async function sha256Of(path: string): Promise<string> {

@@ -2,10 +2,9 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { llama3_8b, writeGgufFile } from "@llmgw/simulation";
 import { describe, expect, it, vi } from "vitest";
-import { sha256OfFile } from "../../src/mirror/hashes";
 import { hashInThread } from "../../src/mirror/hashThread";
 import { createMirror } from "../../src/mirror/scanner";
-import { sha256Of, tempDir } from "./fixtures";
+import { sha256Of, sha256OfFile, tempDir } from "./fixtures";
 
 // The mirror's digests (SPEC §8.1) are computed off the event loop, at a bounded rate, and a
 // generated stand-in (`<file>.generated` beside it) is never read for one.

@@ -2,9 +2,8 @@ import { rm, utimes } from "node:fs/promises";
 import { join } from "node:path";
 import { llama3_8b, writeGgufFile } from "@llmgw/simulation";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
-import { sha256OfFile } from "../../src/mirror/hashes";
 import { createMirror, type MirrorOptions } from "../../src/mirror/scanner";
-import { firstCall, sha256Of, tempDir } from "./fixtures";
+import { firstCall, sha256Of, sha256OfFile, tempDir } from "./fixtures";
 
 // SPEC §8.1: the mirror computes each complete file's SHA-256 once, in the background, and keeps
 // it with the file's size and mtime. Small files here: the digest is the point, not the size.
