@@ -9,7 +9,7 @@ export type AgentBuild = { version: string; bytes: Uint8Array; sha256: string };
  */
 export type AgentSource = {
   version: string;
-  /** The built file; a rejection (the build failed) is a 503 saying why. */
+  /** The built file; a rejection (the build failed, logged by the source) is a 503 saying why. */
   build: () => Promise<AgentBuild>;
 };
 

@@ -29,8 +29,8 @@ export function installRoutes(deps: Deps, auth: Auth, source: AgentSource | null
       (err: unknown) => {
         // The next request tries again: a failed build may have been a passing trouble.
         file = null;
+        // Logged by the source (llmgw serve's says so once per failed build), not again here.
         const why = err instanceof Error ? err.message.split("\n")[0] : String(err);
-        deps.log.error({ err }, "building the agent's bundle failed");
         throw new AppError({
           status: 503,
           code: "internal",
