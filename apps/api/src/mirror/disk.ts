@@ -26,10 +26,11 @@ export interface VersionOnDisk {
   view: MirrorVersion;
   /** The file whose header describes the version, when it is there in full. */
   headerFile: DiskEntry | null;
-  /** Its complete files as found on disk. */
+  /**
+   * Its complete files as found on disk, the ones a digest is kept for: a file marked as a
+   * generated stand-in (`<file>.generated`) is never hashed, so it is not among them.
+   */
   complete: DiskEntry[];
-  /** The names of its files marked as generated stand-ins (`<file>.generated`): never hashed. */
-  generated: ReadonlySet<string>;
 }
 
 /**
@@ -84,12 +85,7 @@ export async function readVersion(
       gguf: header && "metadata" in header ? ggufSummary(header.metadata, header.parameterCount) : null,
     },
     headerFile,
-    complete: files.flatMap(({ disk }) => (disk ? [disk] : [])),
-    generated: new Set(
-      entries.flatMap((e) =>
-        e.name.endsWith(GENERATED_SUFFIX) ? [e.name.slice(0, -GENERATED_SUFFIX.length)] : [],
-      ),
-    ),
+    complete: files.flatMap(({ disk }) => (disk && !byName.has(disk.name + GENERATED_SUFFIX) ? [disk] : [])),
   };
 }
 

@@ -94,10 +94,8 @@ export function createMirror(options: MirrorOptions): Mirror {
    * The version with each complete file's digest as known now; the files not hashed yet are queued.
    * Read after the scan's last await, so a digest that came in meanwhile is not lost.
    */
-  function withDigests({ view, complete, generated }: VersionOnDisk): MirrorVersion {
-    const digests = new Map(
-      complete.map((disk) => [disk.name, generated.has(disk.name) ? null : hashes.digestOf(disk)]),
-    );
+  function withDigests({ view, complete }: VersionOnDisk): MirrorVersion {
+    const digests = new Map(complete.map((disk) => [disk.name, hashes.digestOf(disk)]));
     const files = view.files.map((f) =>
       f.state === "complete" ? { ...f, sha256: digests.get(f.file) ?? null } : f,
     );
@@ -127,8 +125,7 @@ export function createMirror(options: MirrorOptions): Mirror {
     headers.keepOnly(inUse);
     const scanned = found.map((version) => ({
       view: withDigests(version),
-      // A generated stand-in's digest is not kept: it is never computed.
-      complete: version.complete.filter((disk) => !version.generated.has(disk.name)),
+      complete: version.complete,
     }));
     const versions = scanned.map(({ view }) => view);
     // Scans can overlap (a watch and a caller); an older one finishing late must not win.
