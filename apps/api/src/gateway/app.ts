@@ -7,7 +7,7 @@ import { RESOURCE_HEADERS } from "../auth/securityHeaders";
 import type { Deps } from "../deps";
 import { logFailure, REQUEST_ID_HEADER, requestIdOf } from "../requestId";
 import { CLIENT_WENT_AWAY } from "./dispatcher";
-import { asGatewayRefusal, GatewayError, gatewayErrorBody } from "./errors";
+import { asGatewayRefusal, GatewayError, gatewayErrorBody, onRequestPath } from "./errors";
 import { type Exchange, NodeExchange, WebExchange } from "./exchange";
 import type { Gateway, Sender } from "./gateway";
 import { type V1Route, v1Routes } from "./routes";
@@ -20,7 +20,7 @@ const ID = REQUEST_ID_HEADER.toLowerCase();
  * only, and no segment starting with a dot (so no dot segment, `.` or `%2e`, to resolve).
  */
 function plainTarget(target: string): boolean {
-  if (!/^\/v1(?:[/?]|$)/.test(target) || !/^[\w.~!$&'()*+,;=:@%/?-]*$/.test(target)) return false;
+  if (!onRequestPath(target) || !/^[\w.~!$&'()*+,;=:@%/?-]*$/.test(target)) return false;
   const query = target.indexOf("?");
   return !/\/(?:\.|%2e)/i.test(query === -1 ? target : target.slice(0, query));
 }
