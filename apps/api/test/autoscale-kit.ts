@@ -108,3 +108,12 @@ export function beatOver(url: string): Beat {
     return (await res.json()) as HeartbeatReply;
   };
 }
+
+/** One chat completion for `model` through the gateway at `url`: a request the autoscaler counts. */
+export function chatAt(url: string, model: string): Promise<Response> {
+  return fetch(`${url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model, messages: [{ role: "user", content: "hi" }] }),
+  });
+}

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { type Autoscaler, startAutoscaler } from "../src/autoscale/autoscaler";
 import { type Scheduler, startScheduler } from "../src/scheduler";
-import { TestAgent } from "./autoscale-kit";
+import { chatAt, TestAgent } from "./autoscale-kit";
 import { until, useGateway } from "./gateway-kit";
 
 // SPEC §9 on the wall clock, as `llmgw serve` runs it: the autoscaler's one-second tick, the
@@ -22,12 +22,7 @@ afterEach(async () => {
   api.deps.runtime.autoscale = { wanted: new Map(), inFlight: new Map() };
 });
 
-const chat = (model: string) =>
-  fetch(`${gw.url}/v1/chat/completions`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ model, messages: [{ role: "user", content: "hi" }] }),
-  });
+const chat = (model: string) => chatAt(gw.url, model);
 
 async function view(name: string) {
   return (await api.client.models[":name"].$get({ param: { name } })).json();

@@ -2,7 +2,7 @@ import type { ModelScaled, Replica } from "@llmgw/domain";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Autoscaler, startAutoscaler } from "../src/autoscale/autoscaler";
 import { runOnce } from "../src/scheduler";
-import { TestAgent } from "./autoscale-kit";
+import { chatAt, TestAgent } from "./autoscale-kit";
 import { until, useGateway } from "./gateway-kit";
 import { errorOf } from "./harness";
 import { parsePage, sampleValue } from "./prometheus";
@@ -60,12 +60,7 @@ async function step(seconds: number, node?: TestAgent): Promise<void> {
   await node?.settle();
 }
 
-const chat = (model: string) =>
-  fetch(`${gw.url}/v1/chat/completions`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ model, messages: [{ role: "user", content: "hi" }] }),
-  });
+const chat = (model: string) => chatAt(gw.url, model);
 
 async function view(name: string) {
   return (await api.client.models[":name"].$get({ param: { name } })).json();
