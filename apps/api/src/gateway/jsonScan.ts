@@ -50,6 +50,13 @@ export function topLevelMembers(bytes: Uint8Array, wanted: readonly string[]): M
   return scan.at === bytes.length ? found : null;
 }
 
+/** Just past the JSON value that starts at `at` (after any space), or -1 when none is whole and valid there. */
+export function valueEnd(bytes: Uint8Array, at: number): number {
+  const scan = new Scan(bytes);
+  scan.at = at;
+  return scan.value() ? scan.at : -1;
+}
+
 /** The key a string token spells, when it is one of `wanted` (escapes decoded), else null. */
 function keyOf(bytes: Uint8Array, start: number, end: number, wanted: readonly string[]): string | null {
   const length = end - start - 2;

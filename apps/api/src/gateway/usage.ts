@@ -1,3 +1,5 @@
+import { valueEnd } from "./jsonScan";
+
 /** Token counts an engine reports in `usage` (SPEC §7.7). */
 export type Usage = { promptTokens: number | null; completionTokens: number | null };
 
@@ -150,7 +152,7 @@ function usageAt(buf: Buffer, at: number, end: number): Usage | null {
   i++;
   while (i < end && isSpace(buf[i])) i++;
   if (buf[i] !== 0x7b) return null;
-  const close = objectEnd(buf, i, Math.min(end, i + MAX_USAGE_BYTES));
+  const close = valueEnd(buf.subarray(0, Math.min(end, i + MAX_USAGE_BYTES)), i);
   if (close === -1) return null;
   let value: unknown;
   try {
@@ -164,22 +166,6 @@ function usageAt(buf: Buffer, at: number, end: number): Usage | null {
     promptTokens: typeof prompt_tokens === "number" ? prompt_tokens : null,
     completionTokens: typeof completion_tokens === "number" ? completion_tokens : null,
   };
-}
-
-/** Just past the `}` that closes the object opening at `start`, strings skipped; -1 if not by `limit`. */
-function objectEnd(buf: Buffer, start: number, limit: number): number {
-  let depth = 0;
-  for (let i = start; i < limit; i++) {
-    const c = buf[i];
-    if (c === 0x22) {
-      for (i++; i < limit && buf[i] !== 0x22; i++) if (buf[i] === 0x5c) i++;
-    } else if (c === 0x7b || c === 0x5b) depth++;
-    else if (c === 0x7d || c === 0x5d) {
-      depth--;
-      if (depth === 0) return i + 1;
-    }
-  }
-  return -1;
 }
 
 const isSpace = (c: number | undefined) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
