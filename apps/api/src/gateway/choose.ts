@@ -73,3 +73,48 @@ export class SessionScores {
     };
   }
 }
+
+/** A candidate with what the cache-aware choice needs: its profile's weight and its id's hash. */
+export type WeightedCandidate = Candidate & { weight: number; idHash: number };
+
+/**
+ * Which replica takes a request without a session key (SPEC §7.1a), or null when it should wait:
+ * `holder` (the replica that served the longest matching beginning, when the match counts) first,
+ * then the others by weighted rendezvous on the first message's key — deterministic over the ready
+ * replicas, so every process sends an unseen beginning to the same one, and a profile with twice
+ * the weight takes twice the unseen beginnings. A replica is passed over for the next when its
+ * requests are at least its slots and more than twice the average of the others; one that is full
+ * but not that far ahead is waited for (reading the prompt again elsewhere costs more).
+ */
+export function chooseByBeginning(
+  candidates: readonly WeightedCandidate[],
+  holder: string | null,
+  firstKey: number,
+): WeightedCandidate | null {
+  const total = candidates.reduce((sum, c) => sum + c.inFlight, 0);
+  const ranked = candidates
+    .map((c) => ({ c, score: c.id === holder ? Number.POSITIVE_INFINITY : weightedScore(firstKey, c) }))
+    .sort((a, b) => b.score - a.score || compareText(a.c.id, b.c.id));
+  for (const { c } of ranked) {
+    const others = candidates.length > 1 ? (total - c.inFlight) / (candidates.length - 1) : 0;
+    const passedOver = c.inFlight >= c.slots && c.inFlight > 2 * others;
+    if (passedOver) continue;
+    return c.inFlight < c.slots ? c : null;
+  }
+  return null;
+}
+
+/** Weighted rendezvous (Schindelhauer and Schomaker): weight / −ln(u), u uniform from the pair's hash. */
+function weightedScore(key: number, c: WeightedCandidate): number {
+  if (c.weight <= 0) return 0;
+  const u = (mix32(key ^ Math.imul(c.idHash, 0x9e3779b1)) + 0.5) / 0x100000000;
+  return c.weight / -Math.log(u);
+}
+
+/** murmur3's finaliser: every input bit moves every output bit. */
+function mix32(x: number): number {
+  let h = x >>> 0;
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
