@@ -1,6 +1,6 @@
 import type { StandInEngine } from "@llmgw/simulation";
 import { describe, expect, it } from "vitest";
-import { useGateway } from "./gateway-kit";
+import { until, useGateway } from "./gateway-kit";
 
 // SPEC §7.1a through the official SDK: with no session key, a request goes where its prompt's
 // beginning went before, a shared preamble does not herd tenants together, load spreads a hot one.
@@ -63,8 +63,9 @@ describe("routing by the prompt's beginning", () => {
     const answers = Array.from({ length: 10 }, (_, i) =>
       ask(model.name, [tenant(99), { role: "user", content: `hot question ${i}` }]),
     );
-    await Promise.all(engines.map(async (e, i) => (i === 0 ? undefined : undefined)));
-    for (const release of releases) setTimeout(release, 300);
+    // Held engines answer nothing: all ten reach one only if the rest were sent elsewhere.
+    await until(() => engines.reduce((sum, e) => sum + e.received.length, 0) === 10);
+    for (const release of releases) release();
     await Promise.all(answers);
 
     expect(holders(engines, "tenant 99 sells").size).toBeGreaterThan(1);

@@ -83,8 +83,9 @@ export type WeightedCandidate = Candidate & { weight: number; idHash: number };
  * then the others by weighted rendezvous on the first message's key — deterministic over the ready
  * replicas, so every process sends an unseen beginning to the same one, and a profile with twice
  * the weight takes twice the unseen beginnings. A replica is passed over for the next when its
- * requests are at least its slots and more than twice the average of the others; one that is full
- * but not that far ahead is waited for (reading the prompt again elsewhere costs more).
+ * requests (this one counted, as one waiting for it) are more than its slots and more than twice
+ * the average of the others; one that is full but not that far ahead is waited for (reading the
+ * prompt again elsewhere costs more).
  */
 export function chooseByBeginning(
   candidates: readonly WeightedCandidate[],
@@ -97,7 +98,9 @@ export function chooseByBeginning(
     .sort((a, b) => b.score - a.score || compareText(a.c.id, b.c.id));
   for (const { c } of ranked) {
     const others = candidates.length > 1 ? (total - c.inFlight) / (candidates.length - 1) : 0;
-    const passedOver = c.inFlight >= c.slots && c.inFlight > 2 * others;
+    // Its requests with this one counted (it would wait for it), as the session rule counts it.
+    const load = c.inFlight + 1;
+    const passedOver = load > c.slots && load > 2 * others;
     if (passedOver) continue;
     return c.inFlight < c.slots ? c : null;
   }
