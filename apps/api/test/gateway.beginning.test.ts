@@ -64,7 +64,7 @@ describe("routing by the prompt's beginning", () => {
       ask(model.name, [tenant(99), { role: "user", content: `hot question ${i}` }]),
     );
     // Held engines answer nothing: all ten reach one only if the rest were sent elsewhere.
-    await until(() => engines.reduce((sum, e) => sum + e.received.length, 0) === 10);
+    await until(() => engines.reduce((sum, e) => sum + e.received.length, 0) === 10, "ten requests sent");
     for (const release of releases) release();
     await Promise.all(answers);
 
