@@ -1,12 +1,12 @@
 import { createHash, type Hash } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { type FileHandle, mkdir, open, rename, rm, rmdir, stat, writeFile } from "node:fs/promises";
+import { type FileHandle, mkdir, open, rm, stat, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { setTimeout as sleep } from "node:timers/promises";
-import { PART_SUFFIX, SIZE_SUFFIX } from "../mirror/paths";
 import { type HubAccess, HubRefused, hubGet } from "./hubHttp";
+import { partOf, removeLeftovers, sizeFileOf } from "./leftovers";
 
 // llmgw's own writer for Hub files (SPEC §10.4): `@huggingface/hub` neither resumes nor verifies.
 // A file is written as `<dest>.part` with `<dest>.size` beside it (the mirror shows the progress),
@@ -44,8 +44,7 @@ export interface WriteOptions {
 /** The file is not what the Hub listed: a pull with it fails, and the file is gone. */
 export class FileMismatch extends Error {}
 
-export const partOf = (dest: string) => dest + PART_SUFFIX;
-export const sizeFileOf = (dest: string) => dest + SIZE_SUFFIX;
+export { partOf, placeFiles, removeLeftovers, sizeFileOf } from "./leftovers";
 
 /** Fetches one file into `<dest>.part` until it is whole and checked; throws why not. */
 export async function downloadChecked(file: FileToWrite, options: WriteOptions): Promise<void> {
@@ -74,6 +73,7 @@ export async function downloadChecked(file: FileToWrite, options: WriteOptions):
   }
   const got = digest.hex();
   if (got !== (file.sha256 ?? file.gitOid)) {
+    // The mismatch is the pull's reason; a cleanup that fails too is the runner's to retry.
     await removeLeftovers([file]);
     throw new FileMismatch(`checksum mismatch for ${file.path}`);
   }
@@ -211,28 +211,6 @@ class Digest {
 function isFinal(err: unknown): boolean {
   if (err instanceof FileMismatch) return true;
   return err instanceof HubRefused && err.status < 500 && err.status !== 408 && err.status !== 429;
-}
-
-/** Moves each checked `.part` to its final name and drops its `.size`: the pull is in the mirror. */
-export async function placeFiles(files: readonly Pick<FileToWrite, "dest">[]): Promise<void> {
-  for (const { dest } of files) await rename(partOf(dest), dest);
-  for (const { dest } of files) await rm(sizeFileOf(dest), { force: true });
-}
-
-/**
- * Removes what a pull that failed or was cancelled wrote: its `.part` and `.size` files, and the
- * version's and model's folders when that leaves them empty. Final files are never touched.
- */
-export async function removeLeftovers(files: readonly Pick<FileToWrite, "dest">[]): Promise<void> {
-  for (const { dest } of files) {
-    await rm(partOf(dest), { force: true });
-    await rm(sizeFileOf(dest), { force: true });
-  }
-  const dirs = new Set(files.map((f) => dirname(f.dest)));
-  for (const dir of dirs) {
-    await rmdir(dir).catch(() => undefined);
-    await rmdir(dirname(dir)).catch(() => undefined);
-  }
 }
 
 async function sizeOf(path: string): Promise<number> {

@@ -3,16 +3,11 @@ import { join } from "node:path";
 import { mirrorFileOf, noSpaceMessage, type Pull } from "@llmgw/domain";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
-import {
-  downloadChecked,
-  FileMismatch,
-  type FileToWrite,
-  partOf,
-  placeFiles,
-  removeLeftovers,
-} from "../hub/fileWriter";
+import { downloadChecked, FileMismatch, type FileToWrite } from "../hub/fileWriter";
 import { hubError } from "../hub/hubErrors";
 import { resolveUrl } from "../hub/hubHttp";
+import { diskProblem, isDiskError, partOf, placeFiles, removeLeftovers } from "../hub/leftovers";
+import { checkPlace } from "../hub/place";
 import { mirrorChanged } from "./mirrorPlans";
 import { PullProgress } from "./pullProgress";
 
@@ -98,10 +93,14 @@ export class PullRunner {
       const pull = await deps.store.pulls.claimNext(deps.origin, this.leaseMs, this.maxRunning);
       if (!pull) return;
       const abort = new AbortController();
-      const done = this.#download(deps, pull, abort).finally(() => {
-        this.#running.delete(pull.id);
-        if (!this.#stopped) this.nudge(deps);
-      });
+      // SPEC §10.5a: whatever a pull throws is that pull's. #download catches its own errors;
+      // this catch is the last word, so its promise can never reject into the process.
+      const done = this.#download(deps, pull, abort)
+        .catch((err: unknown) => deps.log.error({ err, pull: pull.id }, "a pull's runner failed"))
+        .finally(() => {
+          this.#running.delete(pull.id);
+          if (!this.#stopped) this.nudge(deps);
+        });
       this.#running.set(pull.id, { abort, done });
     }
   }
@@ -111,6 +110,7 @@ export class PullRunner {
     const progress = new PullProgress(deps, claimed, this.leaseMs, () => abort.abort("lost" satisfies Stop));
     progress.announce();
     try {
+      await checkPlace(deps.mirror.dir, claimed);
       await checkSpace(deps, files);
       for (const [i, file] of files.entries()) {
         await downloadChecked(file, {
@@ -149,20 +149,26 @@ export class PullRunner {
     // The server stopping keeps the `.part` files and the claim lapses: the next start resumes it.
     // A pull taken over by another process is that process's to finish.
     if (why === "stopping" || why === "lost") return;
-    await removeLeftovers(files);
+    const leftover = await removeLeftovers(files);
+    if (leftover) deps.log.warn({ pull: pull.id, problem: leftover }, "a pull's leftovers stay on disk");
     if (why === "cancelled") {
       await progress.end({ state: "cancelled" }, { announce: false });
       return;
     }
-    const message = err instanceof FileMismatch ? err.message : hubError(err, atOf(deps, pull)).message;
+    const message = failureOf(deps, pull, err);
     if (!(err instanceof FileMismatch || err instanceof AppError))
       deps.log.warn({ err, pull: pull.id }, "a pull failed");
+    // Failed is final: the store never hands a failed pull out again, so a restart cannot retry it.
     await progress.end({ state: "failed", error: message });
   }
 }
 
-function atOf(deps: Deps, pull: Pull) {
-  return { access: deps.config.huggingface, repo: pull.repo, revision: pull.revision };
+/** The reason a failed pull gives: the file's, the disk's (a code, not a stack), else the Hub's. */
+function failureOf(deps: Deps, pull: Pull, err: unknown): string {
+  if (err instanceof FileMismatch) return err.message;
+  if (isDiskError(err)) return `writing into the mirror failed: ${diskProblem(err)}`;
+  const at = { access: deps.config.huggingface, repo: pull.repo, revision: pull.revision };
+  return hubError(err, at).message;
 }
 
 /** Where each file of a pull comes from and goes: `<mirror>/<model>/<version>/<file name>`. */

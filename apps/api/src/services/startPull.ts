@@ -5,6 +5,7 @@ import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { hubError } from "../hub/hubErrors";
 import { checkDownload } from "../hub/hubRepo";
+import { checkPlace } from "../hub/place";
 import { commit, UNCHANGED } from "./commit";
 import { planPull } from "./planPull";
 import { bytesStillNeeded, filesToWrite, freeBytes } from "./pullRunner";
@@ -70,6 +71,7 @@ export async function startPull({
       message: `pull ${into.id} (${into.repo}) is writing into ${pull.model}/${pull.version}; cancel it or pull into another version`,
     });
   }
+  await checkPlace(deps.mirror.dir, pull);
   const writes = filesToWrite(deps, pull);
   for (const w of writes) {
     if (
