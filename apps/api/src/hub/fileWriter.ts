@@ -1,12 +1,14 @@
 import { createHash, type Hash } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { type FileHandle, mkdir, open, rm, stat, writeFile } from "node:fs/promises";
+import { type FileHandle, mkdir, rm } from "node:fs/promises";
 import { dirname } from "node:path";
 import { Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { setTimeout as sleep } from "node:timers/promises";
-import { type HubAccess, HubRefused, hubGet } from "./hubHttp";
+import { type HubAccess, HubRefused, hubGet, idleMsOf } from "./hubHttp";
 import { partOf, removeLeftovers, sizeFileOf } from "./leftovers";
+import { openNoFollow, SymlinkRefused, sizeNoFollow, writeNoFollow } from "./noFollow";
+import { cutTrickle } from "./trickle";
 
 // llmgw's own writer for Hub files (SPEC §10.4): `@huggingface/hub` neither resumes nor verifies.
 // A file is written as `<dest>.part` with `<dest>.size` beside it (the mirror shows the progress),
@@ -37,7 +39,7 @@ export interface WriteOptions {
   tries?: number;
   /** The first wait between tries; each next one doubles (capped at 30 s). */
   backoffMs?: number;
-  /** A connection that sends nothing for this long is cut and resumed. */
+  /** A connection that sends nothing, or under 1 kB/s, for this long is cut and resumed (default `huggingface.idleSeconds`). */
   idleMs?: number;
 }
 
@@ -50,8 +52,8 @@ export { partOf, placeFiles, removeLeftovers, sizeFileOf } from "./leftovers";
 export async function downloadChecked(file: FileToWrite, options: WriteOptions): Promise<void> {
   const part = partOf(file.dest);
   await mkdir(dirname(file.dest), { recursive: true });
-  await writeFile(sizeFileOf(file.dest), `${file.bytes}\n`);
-  if ((await sizeOf(part)) > file.bytes) await rm(part, { force: true });
+  await writeNoFollow(sizeFileOf(file.dest), `${file.bytes}\n`);
+  if ((await sizeNoFollow(part)) > file.bytes) await rm(part, { force: true });
   // What a restart left is hashed once, from disk; from then on every byte is hashed as written.
   const digest = new Digest(file);
   await digest.fromDisk(part, options.signal);
@@ -87,10 +89,11 @@ async function fetchRest(
   options: WriteOptions,
 ): Promise<void> {
   const from = digest.done;
+  const idleMs = options.idleMs ?? idleMsOf(options.access);
   const res = await hubGet(options.access, file.url, {
     headers: from > 0 ? { range: `bytes=${from}-` } : {},
     signal: options.signal,
-    idleMs: options.idleMs,
+    idleMs,
   });
   if (res.status === 416) {
     res.body.resume();
@@ -104,10 +107,15 @@ async function fetchRest(
     res.body.resume();
     throw new Error(`the Hub answered another range than bytes=${from}- for ${file.path}`);
   }
-  const handle = await open(part, "a");
+  const handle = await openNoFollow(part, "append").catch((err: unknown) => {
+    res.body.destroy();
+    throw err;
+  });
+  const unwatch = cutTrickle(res.body, () => digest.done, idleMs, file.path);
   try {
     await pipeline(res.body, new PartSink(handle, digest, file, options.onBytes), { signal: options.signal });
   } finally {
+    unwatch();
     await handle.close();
   }
   if (digest.done < file.bytes)
@@ -188,7 +196,7 @@ class Digest {
   /** Starts again from what `part` holds on disk: a restart's leftover, or after a failed write. */
   async fromDisk(part: string, signal: AbortSignal): Promise<void> {
     this.restart();
-    const bytes = Math.min(await sizeOf(part), this.file.bytes);
+    const bytes = Math.min(await sizeNoFollow(part), this.file.bytes);
     if (bytes > 0) await this.#readPrefix(part, bytes, signal);
   }
 
@@ -209,15 +217,8 @@ class Digest {
 
 /** A refusal no retry changes: the Hub said no (not a 408 or 429), or the bytes are wrong. */
 function isFinal(err: unknown): boolean {
-  if (err instanceof FileMismatch) return true;
+  if (err instanceof FileMismatch || err instanceof SymlinkRefused) return true;
   return err instanceof HubRefused && err.status < 500 && err.status !== 408 && err.status !== 429;
-}
-
-async function sizeOf(path: string): Promise<number> {
-  return stat(path).then(
-    (s) => s.size,
-    () => 0,
-  );
 }
 
 /** The first byte a 206's `Content-Range: bytes 100-199/200` covers. */

@@ -1,5 +1,5 @@
 import { AppError } from "../errors";
-import { type HubAccess, HubRefused } from "./hubHttp";
+import { type HubAccess, HubRefused, isHubTimeout, timeoutMsOf } from "./hubHttp";
 
 // SPEC §10.5: what the Hub said, in the operator's words and llmgw's codes. The Hub names its
 // refusals in `X-Error-Code` whatever the status (it answers 401 for a repo that does not exist,
@@ -18,6 +18,13 @@ const TOKEN_HINT =
 export function hubError(err: unknown, at: PullContext): AppError {
   if (err instanceof AppError) return err;
   if (err instanceof HubRefused) return refusal(err, at);
+  // SPEC §10.5a: every call has a deadline, `huggingface.timeoutSeconds`.
+  if (isHubTimeout(err)) {
+    return new AppError({
+      code: "hub_timeout",
+      message: `the Hub at ${at.access.endpoint} did not answer within ${timeoutMsOf(at.access) / 1000} s (huggingface.timeoutSeconds)`,
+    });
+  }
   const cause = err instanceof Error ? (causeOf(err) ?? err.message) : String(err);
   return new AppError({
     code: "hub_unreachable",

@@ -7,6 +7,7 @@ import { downloadChecked, FileMismatch, type FileToWrite } from "../hub/fileWrit
 import { hubError } from "../hub/hubErrors";
 import { resolveUrl } from "../hub/hubHttp";
 import { diskProblem, isDiskError, partOf, placeFiles, removeLeftovers } from "../hub/leftovers";
+import { SymlinkRefused } from "../hub/noFollow";
 import { checkPlace } from "../hub/place";
 import { mirrorChanged } from "./mirrorPlans";
 import { PullProgress } from "./pullProgress";
@@ -156,7 +157,7 @@ export class PullRunner {
       return;
     }
     const message = failureOf(deps, pull, err);
-    if (!(err instanceof FileMismatch || err instanceof AppError))
+    if (!(err instanceof FileMismatch || err instanceof SymlinkRefused || err instanceof AppError))
       deps.log.warn({ err, pull: pull.id }, "a pull failed");
     // Failed is final: the store never hands a failed pull out again, so a restart cannot retry it.
     await progress.end({ state: "failed", error: message });
@@ -165,7 +166,7 @@ export class PullRunner {
 
 /** The reason a failed pull gives: the file's, the disk's (a code, not a stack), else the Hub's. */
 function failureOf(deps: Deps, pull: Pull, err: unknown): string {
-  if (err instanceof FileMismatch) return err.message;
+  if (err instanceof FileMismatch || err instanceof SymlinkRefused) return err.message;
   if (isDiskError(err)) return `writing into the mirror failed: ${diskProblem(err)}`;
   const at = { access: deps.config.huggingface, repo: pull.repo, revision: pull.revision };
   return hubError(err, at).message;

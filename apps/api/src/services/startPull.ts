@@ -20,16 +20,19 @@ export async function startPull({
   deps,
   input,
   by,
+  signal,
 }: {
   deps: Deps;
   input: PullRequest;
   by: string;
+  /** The asking client's: it going away ends the calls to the Hub (SPEC §10.5a). */
+  signal?: AbortSignal;
 }): Promise<Pull> {
-  const plan = await planPull(deps, input);
+  const plan = await planPull(deps, input, signal);
   const files = plan.selection.files;
   const first = files[0];
   try {
-    if (first) await checkDownload(plan.access, plan.repo, plan.commit, first.path);
+    if (first) await checkDownload(plan.access, plan.repo, plan.commit, first.path, plan.call);
   } catch (err) {
     throw hubError(err, { access: plan.access, repo: plan.repo, revision: plan.revision });
   }
