@@ -24,11 +24,18 @@ export function badListing(message: string): AppError {
   return new AppError({ code: "bad_listing", message });
 }
 
+/** What a call to the Hub counts its pages and bytes against. */
+export interface ReadBudget {
+  /** Before asking for `url`: throws when it may not be asked. */
+  page(url: string): void;
+  read(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array>;
+}
+
 /**
  * What one plan or dry run has read of the Hub's listings: the bytes inflated, and the pages
  * asked for, so a page named twice or the 1,001st is refused before it is asked.
  */
-export class ListingBudget {
+export class ListingBudget implements ReadBudget {
   #bytes = 0;
   readonly #pages = new Set<string>();
 
@@ -38,6 +45,11 @@ export class ListingBudget {
     if (this.#pages.size >= HUB_BOUNDS.pages)
       throw badListing(`the Hub's listing runs past ${HUB_BOUNDS.pages} pages`);
     this.#pages.add(url);
+  }
+
+  /** The same bytes, for a call that is not a page of the listing (the revision's info). */
+  notPages(): ReadBudget {
+    return { page: () => undefined, read: (body) => this.read(body) };
   }
 
   /** The body, counted against the listing's bytes as it is read: over the bound, it errors. */

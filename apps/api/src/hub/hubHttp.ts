@@ -4,7 +4,7 @@ import type { Readable } from "node:stream";
 import {
   DEFAULT_HUB_IDLE_SECONDS,
   DEFAULT_HUB_TIMEOUT_SECONDS,
-  type ListingBudget,
+  type ReadBudget,
   rangeCapped,
 } from "./bounds";
 
@@ -51,7 +51,7 @@ export interface HubCall {
   /** The asking client's: it going away ends the call. */
   signal?: AbortSignal | undefined;
   /** The listing's bounds (pages, bytes); none for header reads. */
-  budget?: ListingBudget | undefined;
+  budget?: ReadBudget | undefined;
 }
 
 /** The Hub answered, and said no: its status and the `X-Error-Code` it gives (whatever the status). */

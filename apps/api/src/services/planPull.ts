@@ -47,7 +47,8 @@ export async function planPull(
 ): Promise<PlannedPull> {
   const access = hubAccessOf(deps);
   // One listing's bounds for the whole plan: its pages and bytes (SPEC §10.5a).
-  const call: HubCall = { signal, budget: new ListingBudget() };
+  const budget = new ListingBudget();
+  const call: HubCall = { signal, budget };
   const revision = input.revision ?? "main";
   const at = { access, repo: input.repo, revision };
   const model = input.model ?? defaultPullModel(input.repo);
@@ -57,7 +58,9 @@ export async function planPull(
     });
   }
   try {
-    const { commit, gated } = await resolveRevision(access, input.repo, revision, call);
+    // The revision's info counts against the listing's bytes; it is not one of its pages.
+    const info = { signal, budget: budget.notPages() };
+    const { commit, gated } = await resolveRevision(access, input.repo, revision, info);
     // Literal `files` are asked for by name; globs, and the default choice, need the whole tree.
     const literal = input.files?.every((f) => !/[*?]/.test(f)) ? input.files : null;
     const listing = await listFilesAt(access, input.repo, commit, literal, call);
