@@ -64,7 +64,27 @@ export async function removeLeftovers(files: readonly { dest: string }[]): Promi
   return problem;
 }
 
-/** An error of the disk (it names a path), not of the network: the pull's reason says so. */
+/** Codes only a file system gives (ECONNRESET and its kind are the network's, whatever the call). */
+const DISK_CODES = new Set([
+  "EACCES",
+  "EDQUOT",
+  "EEXIST",
+  "EIO",
+  "EISDIR",
+  "ELOOP",
+  "EMFILE",
+  "ENAMETOOLONG",
+  "ENFILE",
+  "ENOSPC",
+  "ENOTDIR",
+  "ENOTEMPTY",
+  "EPERM",
+  "EROFS",
+  "ERR_FS_EISDIR",
+]);
+
+/** An error of the disk, not of the network: the pull's reason says so, not "cannot reach the Hub". */
 export function isDiskError(err: unknown): boolean {
-  return err instanceof Error && "code" in err && "path" in err && typeof err.path === "string";
+  if (!(err instanceof Error) || !("code" in err)) return false;
+  return ("path" in err && typeof err.path === "string") || DISK_CODES.has(String(err.code));
 }

@@ -73,7 +73,8 @@ afterAll(async () => {
 
 describe("a hostile Hub against llmgw serve", () => {
   const failedPulls: { id: string; path: string }[] = [];
-  let trickling = "";
+  /** Pulls downloading when the server is killed. */
+  const interrupted: { id: string; model: string; path: string }[] = [];
 
   it("refuses a file name over 240 bytes (502 unsafe_listing) and writes nothing", async () => {
     const n = ++sequence;
@@ -243,37 +244,75 @@ describe("a hostile Hub against llmgw serve", () => {
   }, 30_000);
 
   it(`cuts a download trickling a byte every half second within idleSeconds (${DEADLINE_S} s) + 5 s`, async () => {
-    const n = ++sequence;
-    const repo = `hostile/Trickle${n}-GGUF`;
-    const file = randomLfsFile(`Trickle${n}-Q4_K_M.gguf`, 200_000);
-    await hub.addRepo({ repo, files: [file] });
-    const trickle = hostile.trickle(file.data ?? Buffer.alloc(0));
-    hub.knobs.intercept = (at) => at.origin === "cdn" && trickle.intercept(at);
-    const started = await postPull(server, { repo });
-    expect(started.status).toBe(202);
-    trickling = String(started.body.id);
-    await expect
-      .poll(() => trickle.held[0]?.closedAt ?? null, { timeout: DEADLINE_S * 1000 + SLACK_MS + 2000 })
-      .not.toBeNull();
-    const [first] = trickle.held;
-    expect((first?.closedAt ?? Infinity) - (first?.openedAt ?? 0)).toBeLessThan(DEADLINE_S * 1000 + SLACK_MS);
-    // Resumed, as after any broken connection: still downloading, still trickling.
-    await expect.poll(() => trickle.held.length, { timeout: 10_000 }).toBeGreaterThan(1);
-    expect((await pullOf(server, trickling)).state).toBe("downloading");
+    // Two pulls trickling at once (the most that download together): both are on record,
+    // downloading, when the server is killed in the next test.
+    const trickles: HostileCase[] = [];
+    const byPath = new Map<string, HostileCase>();
+    hub.knobs.intercept = (at) => {
+      const trickle = byPath.get(at.url.searchParams.get("path") ?? "");
+      return at.origin === "cdn" && trickle !== undefined && trickle.intercept(at);
+    };
+    for (const name of ["Trickle", "Broken"]) {
+      const n = ++sequence;
+      const repo = `hostile/${name}${n}-GGUF`;
+      const file = randomLfsFile(`${name}${n}-Q4_K_M.gguf`, 200_000);
+      await hub.addRepo({ repo, files: [file] });
+      const trickle = hostile.trickle(file.data ?? Buffer.alloc(0));
+      byPath.set(file.path, trickle);
+      trickles.push(trickle);
+      const started = await postPull(server, { repo });
+      expect(started.status).toBe(202);
+      interrupted.push({
+        id: String(started.body.id),
+        model: `${name.toLowerCase()}${n}-gguf`,
+        path: file.path,
+      });
+    }
+    for (const trickle of trickles) {
+      await expect
+        .poll(() => trickle.held[0]?.closedAt ?? null, { timeout: DEADLINE_S * 1000 + SLACK_MS + 2000 })
+        .not.toBeNull();
+      const [first] = trickle.held;
+      expect((first?.closedAt ?? Infinity) - (first?.openedAt ?? 0)).toBeLessThan(
+        DEADLINE_S * 1000 + SLACK_MS,
+      );
+      // Resumed, as after any broken connection: still downloading, still trickling.
+      await expect.poll(() => trickle.held.length, { timeout: 10_000 }).toBeGreaterThan(1);
+    }
+    for (const { id } of interrupted) expect((await pullOf(server, id)).state).toBe("downloading");
     await expectAnswers(server, "a trickle");
-  }, 30_000);
+  }, 40_000);
 
   it("starts again after kill -9 with those pulls on record, answers, and never restarts a failed one", async () => {
     await server.stop("SIGKILL");
     hub.knobs.intercept = null;
+    const [resumed, broken] = interrupted;
+    if (!resumed || !broken) throw new Error("the trickle test left no pulls");
+    // One `.part` is now a folder with a file in it: resuming it fails, and so does its cleanup
+    // (`rm` without recursive), which used to escape the runner and end the process.
+    const part = mirror(broken.model, "Q4_K_M", `${broken.path}.part`);
+    await rm(part, { force: true });
+    await mkdir(part);
+    await writeFile(join(part, "inside"), "x");
     hub.requests.length = 0;
     server = await serve(60);
     await expectAnswers(server, "kill -9");
-    // The one interrupted mid-download resumes; the failed ones stay failed and untouched.
     await expect
-      .poll(async () => (await pullOf(server, trickling)).state, { timeout: 30_000 })
+      .poll(async () => (await pullOf(server, resumed.id)).state, { timeout: 30_000 })
       .toBe("complete");
-    for (const failed of failedPulls) {
+    await expect
+      .poll(async () => (await pullOf(server, broken.id)).state, { timeout: 30_000 })
+      .toBe("failed");
+    expect((await pullOf(server, broken.id)).error).toContain("writing into the mirror failed");
+    await expectAnswers(server, "a pull whose cleanup failed");
+
+    // Killed again with a failed pull whose leftovers are still there: none is started again.
+    await server.stop("SIGKILL");
+    hub.requests.length = 0;
+    server = await serve(60);
+    await expectAnswers(server, "a second kill -9");
+    await new Promise((r) => setTimeout(r, 1000));
+    for (const failed of [...failedPulls, broken]) {
       expect((await pullOf(server, failed.id)).state).toBe("failed");
       expect(hub.requests.filter((r) => r.path.includes(failed.path))).toEqual([]);
     }
