@@ -75,6 +75,8 @@ describe("a hostile Hub against llmgw serve", () => {
   const failedPulls: { id: string; path: string }[] = [];
   /** Pulls downloading when the server is killed. */
   const interrupted: { id: string; model: string; path: string }[] = [];
+  /** A pull queued behind them when the server is killed. */
+  let queued: { id: string; model: string; path: string } | null = null;
 
   it("refuses a file name over 240 bytes (502 unsafe_listing) and writes nothing", async () => {
     const n = ++sequence;
@@ -280,6 +282,12 @@ describe("a hostile Hub against llmgw serve", () => {
       await expect.poll(() => trickle.held.length, { timeout: 10_000 }).toBeGreaterThan(1);
     }
     for (const { id } of interrupted) expect((await pullOf(server, id)).state).toBe("downloading");
+    // A third waits its turn behind them: queued when the server is killed.
+    const { repo, model, file } = await ggufRepo();
+    const waiting = await postPull(server, { repo });
+    expect(waiting.status).toBe(202);
+    queued = { id: String(waiting.body.id), model, path: file.path };
+    expect((await pullOf(server, queued.id)).state).toBe("queued");
     await expectAnswers(server, "a trickle");
   }, 40_000);
 
