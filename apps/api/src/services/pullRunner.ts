@@ -124,14 +124,25 @@ export class PullRunner {
       // Still this process's, and not cancelled, before anything reaches a final path.
       if (!(await progress.flush())) throw new Error("the pull is no longer this process's");
       await placeFiles(files);
+    } catch (err) {
+      await this.#ended(deps, claimed, files, progress, abort, err);
+      progress.close();
+      return;
+    }
+    // Placed: the pull is complete whatever follows. A digest, scan or plan that fails now is
+    // logged (the mirror's watch and hashing catch up), never a `failed` pull with its files in place.
+    let told = false;
+    try {
       // Hashed as they were written: the mirror's own digests (SPEC §8.1) never read them again.
       for (const f of files) if (f.sha256) await deps.mirror.recordDigest(f.dest, f.sha256);
       await progress.end({ state: "complete", error: null });
+      told = true;
       await deps.mirror.scan();
       const version = await deps.mirror.get(claimed.model, claimed.version);
       if (version) await mirrorChanged(deps, [version], []);
     } catch (err) {
-      await this.#ended(deps, claimed, files, progress, abort, err);
+      deps.log.error({ err, pull: claimed.id }, "a complete pull's mirror update failed");
+      if (!told) await progress.end({ state: "complete", error: null });
     } finally {
       progress.close();
     }
