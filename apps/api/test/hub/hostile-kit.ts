@@ -1,10 +1,104 @@
-import { readFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Pull } from "@llmgw/domain";
-import { expect } from "vitest";
-import type { ServeProcess } from "../multi-kit";
+import { afterAll, beforeAll, expect } from "vitest";
+import { ggufFileAt, type HostileCase, type StandInFile, StandInHub } from "../kit";
+import { type ServeProcess, spawnServe } from "../multi-kit";
 
-// What the hostile Hub suite asks of a real `llmgw serve` process: pulls and dry runs over HTTP,
-// whether it still answers, and its memory from /proc.
+// What the hostile Hub suites share: a stand-in Hub, a real `llmgw serve` process pointed at it
+// (started again after a kill -9 on the same data), pulls and dry runs over HTTP, whether it
+// still answers, and its memory from /proc.
+
+/** The short deadlines the suites test: `huggingface.idleSeconds`, and `timeoutSeconds` where said. */
+export const DEADLINE_S = 2;
+/** What a deadline may run over its setting. */
+export const SLACK_MS = 5000;
+
+export interface HostileServer {
+  readonly hub: StandInHub;
+  readonly root: string;
+  readonly server: ServeProcess;
+  /** kill -9 of the server, and a new one on the same data with this `huggingface.timeoutSeconds`. */
+  restart(timeoutSeconds: number): Promise<ServeProcess>;
+  /** A path in the server's mirror. */
+  mirror(...parts: string[]): string;
+  /** A repo of one small GGUF file (its header real), under a fresh name. */
+  ggufRepo(): Promise<{ repo: string; model: string; file: StandInFile }>;
+  /** A number no other repo of the suite has. */
+  next(): number;
+  /** Runs `work` with `hostileCase` answering for the Hub, then checks the server still answers. */
+  withCase<T>(hostileCase: HostileCase | null, what: string, work: () => Promise<T>): Promise<T>;
+}
+
+/**
+ * A suite's Hub and server. It starts with `timeoutSeconds` 60 (a loaded machine must not turn a
+ * bound into a timeout); a restart picks the deadline the tests after it need.
+ */
+export function useHostileServer(): HostileServer {
+  let hub: StandInHub | null = null;
+  let root = "";
+  let server: ServeProcess | null = null;
+  let sequence = 0;
+  const servers: ServeProcess[] = [];
+  const started = <T>(value: T | null): T => {
+    if (value === null) throw new Error("the hostile suite starts in beforeAll");
+    return value;
+  };
+  async function serve(timeoutSeconds: number): Promise<ServeProcess> {
+    const config = join(root, "llmgw.yaml");
+    const yaml = `heartbeatSeconds: 3600\nhuggingface:\n  endpoint: ${started(hub).url}\n  timeoutSeconds: ${timeoutSeconds}\n  idleSeconds: ${DEADLINE_S}\n`;
+    await writeFile(config, yaml);
+    server = await spawnServe({ dataDir: join(root, "data"), config });
+    servers.push(server);
+    return server;
+  }
+  beforeAll(async () => {
+    hub = await StandInHub.start();
+    root = await mkdtemp(join(tmpdir(), "llmgw-hostile-"));
+    await serve(60);
+  }, 90_000);
+  afterAll(async () => {
+    for (const s of servers) await s.stop("SIGKILL");
+    await hub?.close();
+    if (root) await rm(root, { recursive: true, force: true });
+  });
+  const self: HostileServer = {
+    get hub() {
+      return started(hub);
+    },
+    get root() {
+      return root;
+    },
+    get server() {
+      return started(server);
+    },
+    async restart(timeoutSeconds) {
+      await started(server).stop("SIGKILL");
+      return serve(timeoutSeconds);
+    },
+    mirror: (...parts) => join(root, "data", "mirror", ...parts),
+    next: () => ++sequence,
+    async ggufRepo() {
+      const n = ++sequence;
+      const file = await ggufFileAt(root, `Case${n}-Q4_K_M.gguf`, 4096);
+      const repo = `hostile/Case${n}-GGUF`;
+      await started(hub).addRepo({ repo, files: [file] });
+      return { repo, model: `case${n}-gguf`, file };
+    },
+    async withCase(hostileCase, what, work) {
+      const at = started(hub);
+      at.knobs.intercept = hostileCase ? (req) => hostileCase.intercept(req) : null;
+      try {
+        return await work();
+      } finally {
+        at.knobs.intercept = null;
+        await expectAnswers(started(server), what);
+      }
+    },
+  };
+  return self;
+}
 
 export interface Answer {
   status: number;
