@@ -39,11 +39,11 @@ export async function dryRunPull({
     if (first) await checkDownload(plan.access, plan.repo, plan.commit, first.path, plan.call);
     // The dry run offers every quantisation, whatever the request picked; with globs, just those files.
     // SPEC §10.5a: at most 64 quantisations, each one header read, at most 4 of them at once.
-    const offered: [string, HubFile[]][] = (
+    const all: [string, HubFile[]][] =
       plan.selection.kind === "gguf"
         ? [...ggufChoices(plan.listing)]
-        : [[selectionName(plan.selection), plan.selection.files] as [string, HubFile[]]]
-    ).slice(0, HUB_BOUNDS.quants);
+        : [[selectionName(plan.selection), plan.selection.files]];
+    const offered = firstWithPicked(all, selectionName(plan.selection), HUB_BOUNDS.quants);
     const snap = await deps.world.snapshot();
     const choices = await inBatches(offered, HUB_BOUNDS.headersAtOnce, async ([quant, files]) =>
       pullChoiceOf({ quant, files, header: await firstHeader(plan, files), index: snap.index }),
@@ -65,6 +65,14 @@ async function firstHeader(plan: PlannedPull, files: readonly HubFile[]) {
   const gguf = files.find((f) => isModelGguf(f.path));
   const url = gguf ? resolveUrl(plan.access, plan.repo, plan.commit, gguf.path) : null;
   return url ? headerAt(plan.access, url, plan.call) : null;
+}
+
+/** The first `most` choices, the one a pull would take among them even when it comes later. */
+function firstWithPicked<T extends [string, unknown]>(all: readonly T[], picked: string, most: number): T[] {
+  if (all.length <= most) return [...all];
+  const first = all.slice(0, most);
+  const chosen = all.find(([name]) => name === picked);
+  return chosen && !first.includes(chosen) ? [...first.slice(0, most - 1), chosen] : first;
 }
 
 async function inBatches<T>(

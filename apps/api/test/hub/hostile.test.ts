@@ -138,6 +138,8 @@ describe("a hostile Hub against llmgw serve", () => {
         ...gguf,
         path: `many-${String(i).padStart(3, "0")}.gguf`,
       }));
+      // The one a pull takes sorts last: it is offered all the same.
+      files.push({ ...gguf, path: "zz-Q4_K_M.gguf" });
       const repo = `hostile/Many${n}-GGUF`;
       await h.hub.addRepo({ repo, files });
       let inFlight = 0;
@@ -158,7 +160,10 @@ describe("a hostile Hub against llmgw serve", () => {
         postPull(h.server, { repo, dryRun: true }),
       );
       expect(answer.status).toBe(200);
-      expect(answer.body.choices).toHaveLength(64);
+      const choices = answer.body.choices as { quant: string }[];
+      expect(choices).toHaveLength(64);
+      expect(choices.at(-1)?.quant).toBe("Q4_K_M");
+      expect(answer.body.picked).toBe("Q4_K_M");
       expect(read.size).toBe(64);
       expect(most).toBeLessThanOrEqual(4);
     }, 60_000);
