@@ -24,7 +24,10 @@ export function discardRest(incoming: IncomingMessage, boundBytes: number): void
   let closeWanted = false;
   const close = () => {
     clearTimeout(timer);
-    if (!socket.destroyed) socket.destroy();
+    if (socket.destroyed) return;
+    // As Node's own destroySoon: once the answer is ended, its last bytes go out before the socket.
+    if (closeWanted && !socket.writableFinished) socket.once("finish", () => socket.destroy());
+    else socket.destroy();
   };
   const timer = setTimeout(close, DISCARD_MS);
   timer.unref();
