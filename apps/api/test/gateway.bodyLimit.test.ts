@@ -76,6 +76,28 @@ describe(`a ${BODY_BYTES / 1024 / 1024} MB chat body against gateway.bodyLimitMB
     120_000,
   );
 
+  it(`reaches fetch as a 413 with its message when the body is sent chunked, without a length, ${TRIES} times`, async () => {
+    const bytes = Buffer.from(JSON.stringify({ model: "anything", messages: [{ role: "user", content }] }));
+    for (let i = 0; i < TRIES; i++) {
+      // 1 MiB pieces as a stream: the server finds the body too large only as it reads it.
+      const pieces = new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (let at = 0; at < bytes.length; at += 1024 * 1024)
+            controller.enqueue(bytes.subarray(at, at + 1024 * 1024));
+          controller.close();
+        },
+      });
+      const res = await fetch(`${server.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: pieces,
+        duplex: "half",
+      } as RequestInit);
+      const answer = (await res.json()) as { error: { code: string; message: string } };
+      expect({ status: res.status, ...answer.error }, `try ${i + 1}`).toMatchObject(tooLarge);
+    }
+  }, 120_000);
+
   it("still answers afterwards", async () => {
     const res = await fetch(`${server.url}/v1/models`);
     expect(res.status).toBe(200);
