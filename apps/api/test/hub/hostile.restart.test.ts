@@ -106,7 +106,15 @@ describe("a hostile Hub, deadlines and kill -9", () => {
     h.hub.requests.length = 0;
     await h.restart(DEADLINE_S);
     await expectAnswers(h.server, "a second kill -9");
-    await new Promise((r) => setTimeout(r, 1000));
+    // The runner takes the oldest claimable pull first: once a new one has completed, it has
+    // passed over the failed ones rather than not looked yet.
+    const { repo } = await h.ggufRepo();
+    const fresh = await postPull(h.server, { repo });
+    expect(fresh.status).toBe(202);
+    const freshId = String(fresh.body.id);
+    await expect
+      .poll(async () => (await pullOf(h.server, freshId)).state, { timeout: 30_000 })
+      .toBe("complete");
     for (const gone of [failed, broken]) {
       if (!gone) throw new Error("the symlink test left no failed pull");
       expect((await pullOf(h.server, gone.id)).state).toBe("failed");
