@@ -114,8 +114,10 @@ export type Config = {
   tokens: NonNullable<ConfigFile["tokens"]>;
   models: NonNullable<ConfigFile["models"]>;
   /** The request path's bounds (SPEC §7.4, §7.6, §7.8). */
-  /** The Hugging Face Hub (or a mirror of it) pulls come from, and the token for it (SPEC §10.1). */
-  /** The deadlines (SPEC §10.5a) are always set by loadConfig; a test may leave them to the defaults. */
+  /**
+   * The Hugging Face Hub (or a mirror of it) pulls come from, and the token for it (SPEC §10.1).
+   * Its deadlines (§10.5a) are always set by loadConfig; a test may leave them to the defaults.
+   */
   huggingface: { endpoint: string; token: string | null; timeoutSeconds?: number; idleSeconds?: number };
   gateway: {
     maxQueue: number;
