@@ -27,6 +27,10 @@ export const errorCodeSchema = z.enum([
   "no_space",
   "hub_unreachable",
   "unsafe_listing",
+  // SPEC §10.5a: a Hub (or whatever answers at its address) is not trusted.
+  "bad_listing",
+  "hub_timeout",
+  "path_taken",
   "unauthorized",
   "forbidden",
   "payload_too_large",
