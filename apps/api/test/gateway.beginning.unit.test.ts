@@ -27,7 +27,7 @@ describe("beginningOf", () => {
   });
 
   it("gives a conversation's next turn the same first blocks as the turn before", () => {
-    const system = { role: "system", content: text("tenant A knows about ", 3000) };
+    const system = { role: "system", content: text("tenant A knows about ", 6000) };
     const turn1 = beginningOf(body([system, { role: "user", content: "first question" }]));
     const turn2 = beginningOf(
       body([
@@ -45,6 +45,14 @@ describe("beginningOf", () => {
   it("reads at most the first 64 kB of the prompt, whatever follows", () => {
     const long = beginningOf(body([{ role: "user", content: text("y", READ_BYTES * 4) }]));
     expect(long?.blocks.length).toBe(READ_BYTES / BLOCK_BYTES);
+  });
+
+  it("keys a beginning on its first 4 kB, past a shorter first message many share", () => {
+    const preamble = { role: "system", content: text("Be brief and polite. ", 2000) };
+    const tenant = (n: number) => ({ role: "system", content: text(`tenant ${n} sells things. `, 9000) });
+    const a = beginningOf(body([preamble, tenant(1)]));
+    const b = beginningOf(body([preamble, tenant(2)]));
+    expect(a?.firstKey).not.toBe(b?.firstKey);
   });
 
   it("reads `prompt` too, and keys it on its first 4 kB", () => {

@@ -8,21 +8,24 @@
 export const READ_BYTES = 64 * 1024;
 /** One block of the chain: a match is counted in whole blocks. */
 export const BLOCK_BYTES = 256;
-/** The deterministic choice's key: the first message, or the first 4 kB of `prompt`. */
+/**
+ * The deterministic choice's key: the prompt's first 4 kB. SPEC §7.1a keys it on the first message;
+ * a first message shorter than this is a preamble many tenants share (a platform's instructions
+ * before each tenant's own), and keying on it alone would send every tenant's unseen beginning to
+ * one replica. A first message of 4 kB or more is keyed on exactly as the spec says.
+ */
 export const FIRST_KEY_BYTES = 4096;
 
 /** What routing knows of a request's prompt. */
 export type Beginning = {
   /** Chained hashes of each whole block of the beginning read, first block first. */
   blocks: number[];
-  /** Hash of the first message (or the prompt's first 4 kB): where an unseen beginning goes. */
+  /** Hash of the prompt's first 4 kB (FIRST_KEY_BYTES): where an unseen beginning goes. */
   firstKey: number;
 };
 
 const MESSAGES = Buffer.from('"messages"');
 const PROMPT = Buffer.from('"prompt"');
-const OPEN_ARRAY = 0x5b;
-const OPEN_OBJECT = 0x7b;
 
 /**
  * The beginning of the prompt in a JSON body, or null when it has none or less than one block of
@@ -37,8 +40,10 @@ export function beginningOf(body: Uint8Array): Beginning | null {
   if (start === null) return null;
   const end = Math.min(bytes.byteLength, start + READ_BYTES);
   if (end - start < BLOCK_BYTES) return null;
-  const keyEnd = chat !== null ? firstElementEnd(bytes, start, end) : Math.min(end, start + FIRST_KEY_BYTES);
-  return { blocks: blockChain(bytes, start, end), firstKey: hashOf(bytes, start, keyEnd) };
+  return {
+    blocks: blockChain(bytes, start, end),
+    firstKey: hashOf(bytes, start, Math.min(end, start + FIRST_KEY_BYTES)),
+  };
 }
 
 /** Where the value of the member named `key` starts (after its colon), or null. */
@@ -55,32 +60,6 @@ function valueAfter(bytes: Buffer, key: Buffer): number | null {
     at = bytes.indexOf(key, at + 1);
   }
   return null;
-}
-
-/**
- * The end of the first message of `messages` (an array starting at `start`), or `end` when it is
- * longer than FIRST_KEY_BYTES or not found: its first 4 kB key it then. Depth is counted over
- * brackets outside strings only.
- */
-function firstElementEnd(bytes: Buffer, start: number, end: number): number {
-  if (bytes[start] !== OPEN_ARRAY) return Math.min(end, start + FIRST_KEY_BYTES);
-  const limit = Math.min(end, start + FIRST_KEY_BYTES);
-  let depth = 0;
-  let inString = false;
-  for (let i = start + 1; i < limit; i++) {
-    const c = bytes[i];
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === OPEN_OBJECT || c === OPEN_ARRAY) depth++;
-    else if (c === 0x7d || c === 0x5d) {
-      depth--;
-      if (depth === 0) return i + 1;
-      if (depth < 0) return i;
-    }
-  }
-  return limit;
 }
 
 /**
