@@ -78,6 +78,19 @@ async function closedLoop(concurrency: number, seconds: number, body: string) {
 
 const SMALL = JSON.stringify({ model: "bench", messages: [{ role: "user", content: "hi" }], max_tokens: 1 });
 
+/** A chat completion whose prompt is `bytes` long: a system prompt and a question (SPEC §7.1a reads it). */
+function promptBody(bytes: number): string {
+  const system = "Answer from the handbook below. ".repeat(Math.ceil(bytes / 32)).slice(0, bytes);
+  return JSON.stringify({
+    model: "bench",
+    messages: [
+      { role: "system", content: system },
+      { role: "user", content: "hi" },
+    ],
+    max_tokens: 1,
+  });
+}
+
 function streamedBody(chunks: number, everyMs: number): string {
   return JSON.stringify({
     model: "bench",
@@ -129,5 +142,7 @@ const result =
     ? await closedLoop(Number(a), Number(b), SMALL)
     : mode === "streamed"
       ? await closedLoop(Number(a), Number(b), streamedBody(Number(c), Number(d)))
-      : await streams(Number(a), Number(b), Number(c));
+      : mode === "prompt"
+        ? await closedLoop(Number(a), Number(b), promptBody(Number(c)))
+        : await streams(Number(a), Number(b), Number(c));
 process.send?.(result);

@@ -33,6 +33,10 @@ export class LearnedBeginnings {
 
   /** `blocks` went to replica `id`: each key now points there, as the most recently used. */
   sent(blocks: readonly number[], id: string): void {
+    // Sent where it went last time: nothing to learn. (Its keys keep their place in the order;
+    // a prompt sent on and on is relearned at once if it is ever dropped.)
+    const last = blocks[blocks.length - 1];
+    if (last !== undefined && this.#where.get(last) === id) return;
     for (const key of blocks) {
       this.#where.delete(key);
       this.#where.set(key, id);
