@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { makeModel, makeNode, makeProfile, makeReported, replicaOf } from "../test/factories";
 import { desiredReplicas, mergeReport } from "./agentReport";
+import { memoryReading } from "./measuredMemory";
+import type { ModelSummary } from "./schemas";
 
 // SPEC §2.6 "Profiles": a replica keeps the profile it was placed with through the agent's beats.
 
@@ -49,5 +51,19 @@ describe("a replica of a model with several profiles", () => {
   it("is sent to its agent with that profile's engine and args, not the first profile's", () => {
     const [wanted] = desiredReplicas(new Map([[model.name, model]]), [placed], () => null);
     expect(wanted).toMatchObject({ profile: "cpu", engine: "llamacpp", args: ["-c", "4096"], memoryGB: 8 });
+  });
+});
+
+describe("measured memory of a model with several profiles", () => {
+  it("reads only the default profile's replicas against the default profile's estimate", () => {
+    const model = makeModel({ profiles: [cpu, gpu] });
+    const onCpu = replicaOf(model, { profile: "cpu", measuredMemoryGB: 8.2 });
+    const onGpu = replicaOf(model, { profile: "gpu", measuredMemoryGB: 30 });
+    const reading = memoryReading({
+      profiles: model.profiles,
+      replicas: [onCpu, onGpu],
+      headroom: { need: { memoryGB: 8, cpuCores: 8, gpus: 0 } } as ModelSummary["headroom"],
+    });
+    expect(reading).toEqual({ measured: 8.2, estimate: 8, verdict: "close" });
   });
 });
