@@ -85,9 +85,9 @@ function fromReport(
   node: string,
   now: string,
 ): Replica {
-  const profile = model
-    ? (model.profiles.find((p) => p.name === reported.profile) ?? defaultProfile(model))
-    : undefined;
+  // An agent that leaves the profile out keeps the one the replica was placed with (SPEC §2.6).
+  const named = reported.profile ?? known?.profile;
+  const profile = model ? (model.profiles.find((p) => p.name === named) ?? defaultProfile(model)) : undefined;
   // Stopping, as the scheduler asked, until the agent reports it gone (or failed).
   const stopping = known?.state === "stopping" && reported.state !== "failed";
   // Draining (SPEC §9.3): the scheduler's mark and its reason stay until it stops the replica.
@@ -97,7 +97,7 @@ function fromReport(
   return {
     id: reported.id,
     model: reported.model,
-    profile: reported.profile ?? profile?.name ?? "",
+    profile: named ?? profile?.name ?? "",
     node,
     state: stopping ? "stopping" : reported.state,
     // A catalogue model's replica holds what its profile asks unless the agent says otherwise; an

@@ -22,8 +22,16 @@ export type MemoryReading = {
   verdict: "over" | "under" | "unasked" | "close";
 };
 
-export function memoryReading(model: Pick<ModelSummary, "replicas" | "headroom">): MemoryReading | null {
-  const readings = model.replicas.map((r) => r.measuredMemoryGB).filter((m): m is number => m !== null);
+export function memoryReading(
+  model: Pick<ModelSummary, "replicas" | "headroom"> & Partial<Pick<ModelSummary, "profiles">>,
+): MemoryReading | null {
+  // The estimate is the default profile's (headroom's need): another profile's replicas measure
+  // against a different ask, so only the default one's readings count (SPEC §2.6 "Profiles").
+  const first = model.profiles?.[0]?.name;
+  const readings = model.replicas
+    .filter((r) => first === undefined || model.profiles?.length === 1 || r.profile === first)
+    .map((r) => r.measuredMemoryGB)
+    .filter((m): m is number => m !== null);
   if (readings.length === 0) return null;
   const measured = Math.max(...readings);
   const estimate = model.headroom.need.memoryGB;

@@ -14,3 +14,30 @@ export function replicaNeed(model: Pick<Model, "profiles">): Resources {
     gpus: profile?.gpus ?? 0,
   };
 }
+
+/**
+ * The order placement tries a model's profiles in (SPEC §2.6): highest `priority` first, ties in
+ * declared order (the sort is stable), so a model with one profile tries just that one.
+ */
+export function profilesByPriority(model: Pick<Model, "profiles">): Profile[] {
+  return [...model.profiles].sort((a, b) => b.priority - a.priority);
+}
+
+/** What one replica run with `profile` reserves on a node. */
+export function profileNeed(profile: Profile | undefined): Resources {
+  return {
+    memoryGB: profile?.minMemoryGB ?? 0,
+    cpuCores: profile?.cpuCores ?? 0,
+    gpus: profile?.gpus ?? 0,
+  };
+}
+
+/** The first profile name declared twice, or null: a replica names its profile, so names are unique. */
+export function repeatedProfileName(profiles: readonly Pick<Profile, "name">[]): string | null {
+  const seen = new Set<string>();
+  for (const { name } of profiles) {
+    if (seen.has(name)) return name;
+    seen.add(name);
+  }
+  return null;
+}

@@ -1,7 +1,7 @@
 import { compareText } from "./compare";
 import { DIMENSIONS, type FleetIndex } from "./fleetIndex";
 import { defaultProfile } from "./need";
-import { type Model, type Resources, WHY_NOT_CAUSES, type WhyNotCause } from "./schemas";
+import { type Model, type Profile, type Resources, WHY_NOT_CAUSES, type WhyNotCause } from "./schemas";
 
 /** Which nodes can hold a model at all, whatever is free on them. */
 export interface Placement {
@@ -19,13 +19,16 @@ export interface Placement {
 export const causeCode = (cause: WhyNotCause): number => WHY_NOT_CAUSES.indexOf(cause) + 1;
 
 /**
- * Which nodes a model's default profile may use (SPEC §2.4): ready, matching its nodeSelector,
+ * Which nodes a model's profile (its default one unless given) may use (SPEC §2.4): ready, matching its nodeSelector,
  * having its engine (or reporting no engines: older agents are not empty ones), and reporting
  * memory and cores. Reasons that would still hold once the node is back come first: a down node
  * that lacks the label is told so.
  */
-export function placementOf(index: FleetIndex, model: Model): Placement {
-  const profile = defaultProfile(model);
+export function placementOf(
+  index: FleetIndex,
+  model: Model,
+  profile: Profile | undefined = defaultProfile(model),
+): Placement {
   const engine = profile?.engine ?? "";
   const selector = Object.entries(profile?.nodeSelector ?? {});
   const noEngine = `has no ${engine} engine`;
@@ -61,8 +64,7 @@ export function placementOf(index: FleetIndex, model: Model): Placement {
 }
 
 /** A key equal for models that may use the same nodes. */
-export function placementKey(model: Model): string {
-  const profile = defaultProfile(model);
+export function placementKey(model: Model, profile: Profile | undefined = defaultProfile(model)): string {
   const selector = Object.entries(profile?.nodeSelector ?? {}).sort(([a], [b]) => compareText(a, b));
   return `${profile?.engine ?? ""}\u0000${JSON.stringify(selector)}`;
 }

@@ -1,9 +1,9 @@
 import { drainOver } from "../autoscale";
 import { compareText } from "../compare";
 import { type FleetIndex, type IndexedModel, indexFleet, modelOf } from "../fleetIndex";
-import { replicaNeed } from "../need";
+import { profileNeed, profilesByPriority, replicaNeed } from "../need";
 import { type Placement, placementKey, placementOf } from "../placement";
-import type { Model, Replica, Resources } from "../schemas";
+import type { Model, Profile, Replica, Resources } from "../schemas";
 import { ChangeLog, QuotaLedger, sameNeed } from "./ledger";
 import { unplacedReason } from "./reasons";
 import { isLive, Room } from "./room";
@@ -81,6 +81,11 @@ export class Planner {
     // Models of one need and placement share a reason: worked out once.
     const reasons = new Map<string, string>();
     for (const { entry, replicas } of this.#unplaced.values()) {
+      if (entry.model.profiles.length > 1) {
+        const reason = this.#profilesReason(entry.model);
+        for (const r of replicas) this.#set(r, { ...r, node: null, state: "pending", reason });
+        continue;
+      }
       const need = replicaNeed(entry.model);
       const key = `${need.memoryGB},${need.cpuCores},${need.gpus}\u0000${placementKey(entry.model)}`;
       const reason = reasons.get(key) ?? unplacedReason(this.room, this.#placementOf(entry.model), need);
@@ -134,7 +139,8 @@ export class Planner {
     // A model of the same need, class and placement found no room, and no room has been freed since.
     let full = !known || this.#nowhere.get(shape) === this.room.releases;
     const missing = wanted - settled.length;
-    for (let i = 0; i < missing; i++) {
+    if (model.profiles.length > 1) this.#fillByPriority(entry, unplaced, missing);
+    for (let i = 0; model.profiles.length === 1 && i < missing; i++) {
       let record = unplaced[i];
       if (!record) {
         const refusal = this.#quota.refuses(model.owner, need);
@@ -142,7 +148,7 @@ export class Planner {
           this.#heldBack.push({ model: model.name, replicas: missing - i, reason: refusal });
           break;
         }
-        record = this.#create(model, need);
+        record = this.#create(model, need, model.profiles[0]?.name ?? "");
       }
       // Once one replica fits nowhere, the next fits nowhere either: the search is skipped.
       if (!full && !this.#place(entry, record, need, placement)) {
@@ -166,14 +172,18 @@ export class Planner {
   #sort(entry: IndexedModel, records: readonly Replica[], tidy: boolean): Sorted {
     const { index, room } = this;
     const need = replicaNeed(entry.model);
-    const placement = this.#placementOf(entry.model);
+    const modelPlacement = this.#placementOf(entry.model);
     const sorted: Sorted = { unplaced: [], settled: [], moving: [], draining: [] };
     for (const stored of records) {
       // As this run has left it: a higher class may have evicted it by now.
       const r = this.#current(stored);
       if (r === null || r.state === "stopping" || r.state === "failed") continue;
       const slot = r.node === null ? undefined : index.nodeSlots.get(r.node);
-      if (r.state === "pending" && tidy && !sameNeed(r, need)) {
+      // A model of several profiles: each replica is held to the profile it was placed with.
+      const own = entry.model.profiles.length > 1 ? this.#profileOf(entry.model, r) : undefined;
+      const placement = own ? this.#placementOf(entry.model, own) : modelPlacement;
+      const dropped = entry.model.profiles.length > 1 && own === undefined;
+      if (r.state === "pending" && tidy && (dropped || !sameNeed(r, own ? profileNeed(own) : need))) {
         if (slot !== undefined) room.release(slot, r, entry.rankSlot);
         this.#remove(entry.model, r);
       } else if (r.node === null) sorted.unplaced.push(r);
@@ -318,12 +328,12 @@ export class Planner {
     this.#set(r, null);
   }
 
-  #create(model: Model, need: Resources): Replica {
+  #create(model: Model, need: Resources, profile: string): Replica {
     this.#quota.charge(model.owner, need, 1);
     const record: Replica = {
       id: this.input.newId(model.name),
       model: model.name,
-      profile: model.profiles[0]?.name ?? "",
+      profile,
       node: null,
       state: "pending",
       ...need,
@@ -337,6 +347,86 @@ export class Planner {
     return record;
   }
 
+  /**
+   * Places the missing replicas of a model of several profiles (SPEC §2.6): each tries the
+   * profiles from the highest priority down, free capacity then preemption per profile, within
+   * the owner's quota charged at that profile's need. One left without a node waits for the
+   * first profile its quota admits.
+   */
+  #fillByPriority(entry: IndexedModel, unplaced: readonly Replica[], missing: number): void {
+    const { model } = entry;
+    const profiles = profilesByPriority(model);
+    for (let i = 0; i < missing; i++) {
+      let record: Replica | null = unplaced[i] ?? null;
+      let first: Profile | null = null;
+      let refusal: string | null = null;
+      let placed = false;
+      for (const profile of profiles) {
+        const need = profileNeed(profile);
+        const refused = this.#refuses(model.owner, record, need);
+        if (refused) {
+          refusal ??= refused;
+          continue;
+        }
+        first ??= profile;
+        if (need.memoryGB <= 0 && need.cpuCores <= 0 && need.gpus <= 0) continue;
+        const shape = `${need.memoryGB},${need.cpuCores},${need.gpus},${entry.rankSlot}\u0000${placementKey(model, profile)}`;
+        if (this.#nowhere.get(shape) === this.room.releases) continue;
+        record = record ? this.#retarget(model, record, profile) : this.#create(model, need, profile.name);
+        if (this.#place(entry, record, need, this.#placementOf(model, profile))) {
+          placed = true;
+          break;
+        }
+        this.#nowhere.set(shape, this.room.releases);
+      }
+      if (placed) continue;
+      if (first === null) {
+        if (record) this.#leaveUnplaced(entry, record);
+        else {
+          this.#heldBack.push({ model: model.name, replicas: missing - i, reason: refusal ?? "" });
+          break;
+        }
+        continue;
+      }
+      record = record
+        ? this.#retarget(model, record, first)
+        : this.#create(model, profileNeed(first), first.name);
+      this.#leaveUnplaced(entry, record);
+    }
+  }
+
+  /** Why the owner may not swap `record`'s charge (none when null) for one replica of `need`. */
+  #refuses(owner: string, record: Replica | null, need: Resources): string | null {
+    if (record) this.#quota.charge(owner, record, -1);
+    const refused = this.#quota.refuses(owner, need);
+    if (record) this.#quota.charge(owner, record, 1);
+    return refused;
+  }
+
+  /** A replica not yet on a node, made to run with `profile`: its need and quota charge follow. */
+  #retarget(model: Model, record: Replica, profile: Profile): Replica {
+    if (record.profile === profile.name && sameNeed(record, profileNeed(profile))) return record;
+    this.#quota.charge(model.owner, record, -1);
+    const need = profileNeed(profile);
+    this.#quota.charge(model.owner, need, 1);
+    const after: Replica = { ...record, profile: profile.name, ...need };
+    this.#set(record, after);
+    return after;
+  }
+
+  /** The profile a replica of a model runs with, by name; undefined once the model dropped it. */
+  #profileOf(model: Model, r: Replica): Profile | undefined {
+    return model.profiles.find((p) => p.name === r.profile);
+  }
+
+  /** Why a model of several profiles has a replica on no node: each profile tried, in order. */
+  #profilesReason(model: Model): string {
+    const tried = profilesByPriority(model).map(
+      (p) => `profile ${p.name}: ${unplacedReason(this.room, this.#placementOf(model, p), profileNeed(p))}`,
+    );
+    return `no profile has room (${tried.join("; ")})`;
+  }
+
   #wanted(model: Model): number {
     const { wakes, now, autoscaled } = this.input;
     return wantedReplicas(model, wakes.get(model.name), now, autoscaled?.get(model.name));
@@ -348,11 +438,11 @@ export class Planner {
     else this.#unplaced.set(entry.model.name, { entry, replicas: [r] });
   }
 
-  #placementOf(model: Model): Placement {
-    const key = placementKey(model);
+  #placementOf(model: Model, profile?: Profile): Placement {
+    const key = placementKey(model, profile);
     let placement = this.#placements.get(key);
     if (!placement) {
-      placement = placementOf(this.index, model);
+      placement = placementOf(this.index, model, profile);
       this.#placements.set(key, placement);
     }
     return placement;

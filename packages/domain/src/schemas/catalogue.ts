@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { MAX_REPLICAS } from "../autoscale";
 import { storedBenchSchema } from "../bench";
+import { repeatedProfileName } from "../need";
 import { text, textMap } from "../text";
 import {
   className,
@@ -83,7 +84,14 @@ export const modelInputSchema = z.strictObject({
   class: className.default("standard"),
   owner: ownerName.default(""),
   scaling: scalingSchema,
-  profiles: z.array(profileSchema).min(1, "a model needs at least one profile"),
+  // A replica names the profile it was placed with (SPEC §2.6), so names are unique in a model.
+  profiles: z
+    .array(profileSchema)
+    .min(1, "a model needs at least one profile")
+    .superRefine((profiles, ctx) => {
+      const name = repeatedProfileName(profiles);
+      if (name !== null) ctx.addIssue({ code: "custom", message: `profile name ${name} is used twice` });
+    }),
 });
 export type ModelInput = z.input<typeof modelInputSchema>;
 

@@ -31,6 +31,7 @@ import { ConflictNotice } from "./ConflictNotice";
 import { MeasuredMemory, MemoryHint } from "./MeasuredMemory";
 import { ModelFields } from "./ModelFields";
 import { Placing } from "./Placing";
+import { ProfileReplicas } from "./ProfileReplicas";
 import { RemoveModel } from "./RemoveModel";
 import { ReplicaList } from "./ReplicaList";
 import { WakeModel } from "./WakeModel";
@@ -217,6 +218,7 @@ export const ModelCard = memo(function ModelCard({ model, classes, highlighted =
       <BenchPanel model={model} />
       <Running model={model} />
       <ReplicaActivity replicas={model.replicas} />
+      <ProfileReplicas model={model} />
       <ReplicaList replicas={model.replicas} />
     </article>
   );
