@@ -87,6 +87,7 @@ export class AnswerWriter implements EngineListener {
       this.#done(CLIENT_GONE);
       return;
     }
+    this.flight.erred();
     if (this.engine.streaming) this.#sink.end(errorEvent(this.#why(err)));
     else this.#sink.cut();
     this.#done(this.engine.status);

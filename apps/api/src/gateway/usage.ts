@@ -1,9 +1,14 @@
 import { valueEnd } from "./jsonScan";
 
 /** Token counts an engine reports in `usage` (SPEC §7.7). */
-export type Usage = { promptTokens: number | null; completionTokens: number | null };
+export type Usage = {
+  promptTokens: number | null;
+  completionTokens: number | null;
+  /** Of the prompt, tokens the engine took from its cache (SPEC §7.1a). */
+  cachedTokens: number | null;
+};
 
-export const NO_USAGE: Usage = { promptTokens: null, completionTokens: null };
+export const NO_USAGE: Usage = { promptTokens: null, completionTokens: null, cachedTokens: null };
 
 /** An event stream's line longer than this is not looked into (SPEC §7.5a): it is passed on only. */
 export const MAX_LINE_BYTES = 1024 * 1024;
@@ -161,11 +166,19 @@ function usageAt(buf: Buffer, at: number, end: number): Usage | null {
     return null;
   }
   if (typeof value !== "object" || value === null) return null;
-  const { prompt_tokens, completion_tokens } = value as Record<string, unknown>;
+  const { prompt_tokens, completion_tokens, prompt_tokens_details } = value as Record<string, unknown>;
   return {
     promptTokens: typeof prompt_tokens === "number" ? prompt_tokens : null,
     completionTokens: typeof completion_tokens === "number" ? completion_tokens : null,
+    cachedTokens: cachedOf(prompt_tokens_details),
   };
+}
+
+/** OpenAI's `prompt_tokens_details.cached_tokens`. */
+function cachedOf(details: unknown): number | null {
+  if (typeof details !== "object" || details === null) return null;
+  const cached = (details as Record<string, unknown>).cached_tokens;
+  return typeof cached === "number" ? cached : null;
 }
 
 const isSpace = (c: number | undefined) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;

@@ -1,0 +1,75 @@
+// SPEC §12: what is counted of each request, by hour, model, client token and owner.
+
+/** The figures one hour of one (model, token, owner) holds; each only ever grows. */
+export type UsageCounts = {
+  /** Sent to an engine. */
+  requests: number;
+  /** Answered by llmgw itself (4xx or 503) and never sent. */
+  refused: number;
+  /** Sent, and answered with an engine 5xx or ended by an error event. */
+  failed: number;
+  promptTokens: number;
+  cachedTokens: number;
+  completionTokens: number;
+};
+
+/** One row of counts: its hour (ms since the epoch, on the hour, UTC) and its key. */
+export type UsageRow = UsageCounts & { hour: number; model: string; token: string; owner: string };
+
+/** The key of "none": a request without a client token, or naming no model llmgw knows. */
+export const NO_USAGE_KEY = "-";
+
+/** Counts are kept this long (SPEC §12.1); the longest period one reading may ask for. */
+export const USAGE_KEPT_DAYS = 400;
+
+export const HOUR_MS = 3_600_000;
+
+export const zeroCounts = (): UsageCounts => ({
+  requests: 0,
+  refused: 0,
+  failed: 0,
+  promptTokens: 0,
+  cachedTokens: 0,
+  completionTokens: 0,
+});
+
+/** Adds `b` into `a`. */
+export function addCounts(a: UsageCounts, b: UsageCounts): void {
+  a.requests += b.requests;
+  a.refused += b.refused;
+  a.failed += b.failed;
+  a.promptTokens += b.promptTokens;
+  a.cachedTokens += b.cachedTokens;
+  a.completionTokens += b.completionTokens;
+}
+
+/** The start of the UTC hour `at` (ms) is in. */
+export const hourOf = (at: number): number => Math.floor(at / HOUR_MS) * HOUR_MS;
+
+/**
+ * How one request counts (SPEC §12.1), from how it ended: `sent` to an engine or not, the status
+ * the client got, and whether its stream ended with an error event. A request that was never sent
+ * and whose client went away (499) or that succeeded without being sent counts nowhere.
+ */
+export function countsOf(outcome: {
+  sent: boolean;
+  status: number;
+  errorEvent: boolean;
+  promptTokens: number | null;
+  cachedTokens: number | null;
+  completionTokens: number | null;
+}): UsageCounts | null {
+  const { sent, status } = outcome;
+  if (!sent) {
+    const refused = (status >= 400 && status < 500 && status !== 499) || status === 503;
+    return refused ? { ...zeroCounts(), refused: 1 } : null;
+  }
+  return {
+    requests: 1,
+    refused: 0,
+    failed: status >= 500 || outcome.errorEvent ? 1 : 0,
+    promptTokens: outcome.promptTokens ?? 0,
+    cachedTokens: outcome.cachedTokens ?? 0,
+    completionTokens: outcome.completionTokens ?? 0,
+  };
+}
