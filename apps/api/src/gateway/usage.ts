@@ -4,11 +4,11 @@ import { valueEnd } from "./jsonScan";
 export type Usage = {
   promptTokens: number | null;
   completionTokens: number | null;
-  /** Of the prompt, tokens the engine took from its cache (SPEC §7.1a). */
-  cachedTokens: number | null;
+  /** Of the prompt, tokens the engine took from its cache (SPEC §7.1a); absent when not reported. */
+  cachedTokens?: number;
 };
 
-export const NO_USAGE: Usage = { promptTokens: null, completionTokens: null, cachedTokens: null };
+export const NO_USAGE: Usage = { promptTokens: null, completionTokens: null };
 
 /** An event stream's line longer than this is not looked into (SPEC §7.5a): it is passed on only. */
 export const MAX_LINE_BYTES = 1024 * 1024;
@@ -174,11 +174,11 @@ function usageAt(buf: Buffer, at: number, end: number): Usage | null {
   };
 }
 
-/** OpenAI's `prompt_tokens_details.cached_tokens`. */
-function cachedOf(details: unknown): number | null {
-  if (typeof details !== "object" || details === null) return null;
+/** OpenAI's `prompt_tokens_details.cached_tokens`; undefined when not reported. */
+function cachedOf(details: unknown): number | undefined {
+  if (typeof details !== "object" || details === null) return undefined;
   const cached = (details as Record<string, unknown>).cached_tokens;
-  return typeof cached === "number" ? cached : null;
+  return typeof cached === "number" ? cached : undefined;
 }
 
 const isSpace = (c: number | undefined) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
