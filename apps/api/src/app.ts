@@ -27,6 +27,7 @@ import { modelRoutes } from "./routes/models";
 import { auditRoutes, quotaRoutes } from "./routes/quotas";
 import { sessionRoutes } from "./routes/session";
 import { tokenRoutes } from "./routes/tokens";
+import { usageRoutes } from "./routes/usage";
 import { BenchRuns } from "./services/startBench";
 import { UsageTally, withUsage } from "./usage/tally";
 import { textPath } from "./validate";
@@ -148,6 +149,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
       ...pullRoutes(deps),
       ...quotaRoutes(deps),
       ...auditRoutes(deps),
+      ...usageRoutes(deps),
       ...tokenRoutes(deps, auth),
       ...sessionRoutes(deps, auth),
       ...metaRoutes(deps, metrics, dist),

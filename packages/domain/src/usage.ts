@@ -73,3 +73,58 @@ export function countsOf(outcome: {
     completionTokens: outcome.completionTokens ?? 0,
   };
 }
+
+export const USAGE_KEYS = ["model", "token", "owner"] as const;
+export type UsageKey = (typeof USAGE_KEYS)[number];
+export const USAGE_STEPS = ["hour", "day"] as const;
+export type UsageStep = (typeof USAGE_STEPS)[number];
+
+/** One row of a usage reading (SPEC §12.2): a step's start (ISO) and the chosen key's value. */
+export type UsageReadingRow = UsageCounts & { at: string; key: string };
+
+const DAY_MS = 24 * HOUR_MS;
+
+/** Stored hours summed by step and key, oldest first then by key; and the totals. */
+export function rollUp(
+  rows: readonly UsageRow[],
+  by: UsageKey,
+  step: UsageStep,
+): { rows: UsageReadingRow[]; totals: UsageCounts } {
+  const size = step === "day" ? DAY_MS : HOUR_MS;
+  const sums = new Map<string, { at: number; key: string; counts: UsageCounts }>();
+  const totals = zeroCounts();
+  for (const row of rows) {
+    const at = Math.floor(row.hour / size) * size;
+    const key = row[by];
+    const id = `${at}\u0000${key}`;
+    let sum = sums.get(id);
+    if (!sum) {
+      sum = { at, key, counts: zeroCounts() };
+      sums.set(id, sum);
+    }
+    addCounts(sum.counts, row);
+    addCounts(totals, row);
+  }
+  const out = [...sums.values()]
+    .sort((a, b) => a.at - b.at || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .map(({ at, key, counts }) => ({ at: new Date(at).toISOString(), key, ...counts }));
+  return { rows: out, totals };
+}
+
+const CSV_COLUMNS = [
+  "at",
+  "key",
+  "requests",
+  "refused",
+  "failed",
+  "promptTokens",
+  "cachedTokens",
+  "completionTokens",
+] as const;
+
+/** The rows as CSV with a header line (a key is quoted: names may hold commas in theory). */
+export function usageCsv(rows: readonly UsageReadingRow[]): string {
+  const quote = (v: string) => (/[",\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
+  const lines = rows.map((r) => CSV_COLUMNS.map((c) => quote(String(r[c]))).join(","));
+  return `${[CSV_COLUMNS.join(","), ...lines].join("\n")}\n`;
+}
