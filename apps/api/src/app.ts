@@ -29,6 +29,7 @@ import { sessionRoutes } from "./routes/session";
 import { tokenRoutes } from "./routes/tokens";
 import { usageRoutes } from "./routes/usage";
 import { BenchRuns } from "./services/startBench";
+import { UsageMetrics } from "./usage/metrics";
 import { UsageTally, withUsage } from "./usage/tally";
 import { textPath } from "./validate";
 
@@ -123,7 +124,11 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   const ownMeter = options.gateway?.meter ? null : new PromGatewayMeter({ registry: metrics.registry, now });
   const usage = new UsageTally(() => deps.now().getTime());
   gateway = new Gateway(deps, {
-    meter: withUsage(options.gateway?.meter ?? ownMeter ?? NO_METER, usage),
+    meter: withUsage(
+      options.gateway?.meter ?? ownMeter ?? NO_METER,
+      usage,
+      new UsageMetrics(metrics.registry),
+    ),
     admission: options.gateway?.admission ?? auth.clientLimits,
   });
   const benches = new BenchRuns();

@@ -2,6 +2,7 @@ import type { UsageRow } from "@llmgw/domain";
 import { describe, expect, it } from "vitest";
 import { startUsageRecorder } from "../src/usage/recorder";
 import { useGateway } from "./gateway-kit";
+import { parsePage, sampleValue } from "./prometheus";
 import { SECRETS, tokensYaml } from "./security-kit";
 
 // SPEC §12.1 on the file's store (PGlite, and PostgreSQL in the postgres project): real requests
@@ -86,6 +87,15 @@ describe("usage counting (SPEC §12.1)", () => {
     expect(rowOf(rows, model.name, "bob")).toEqual([
       expect.objectContaining({ requests: 1, promptTokens: prompt, completionTokens: 7, failed: 0 }),
     ]);
+    // SPEC §12.4: the same counts on /metrics.
+    const page = parsePage(
+      await (
+        await fetch(`${gw.url}/metrics`, { headers: { authorization: `Bearer ${SECRETS.admin}` } })
+      ).text(),
+    );
+    const series = { model: model.name, token: "alice", owner: "team-a" };
+    expect(sampleValue(page, "llmgw_usage_tokens_total", { ...series, kind: "completion" })).toBe(14);
+    expect(sampleValue(page, "llmgw_usage_tokens_total", { ...series, kind: "prompt" })).toBe(2 * prompt);
     const hour = rows[0]?.hour ?? 0;
     expect(hour % 3_600_000).toBe(0);
     expect(Date.now() - hour).toBeLessThan(3_600_000 + 60_000);

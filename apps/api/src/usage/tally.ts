@@ -1,5 +1,6 @@
 import { addCounts, countsOf, hourOf, NO_USAGE_KEY, type UsageRow } from "@llmgw/domain";
 import type { GatewayMeter, RequestOutcome } from "../gateway/meter";
+import type { UsageMetrics } from "./metrics";
 
 /**
  * This process's usage since its last write (SPEC §12.1), summed in memory per hour, model,
@@ -43,11 +44,12 @@ export class UsageTally {
 }
 
 /** A meter that tells `first` and the tally: the gateway keeps its one meter. */
-export function withUsage(first: GatewayMeter, tally: UsageTally): GatewayMeter {
+export function withUsage(first: GatewayMeter, tally: UsageTally, metrics?: UsageMetrics): GatewayMeter {
   return {
     finished(outcome) {
       first.finished(outcome);
       tally.add(outcome);
+      metrics?.add(outcome);
     },
     coldStart: (model, ms) => first.coldStart(model, ms),
   };
