@@ -37,11 +37,6 @@ function outcome(overrides: Partial<RequestOutcome> = {}): RequestOutcome {
     durationMs: 900,
     promptTokens: 12,
     completionTokens: 30,
-    cachedTokens: null,
-    clientToken: null,
-    owner: "",
-    sent: true,
-    errorEvent: false,
     ...overrides,
   };
 }

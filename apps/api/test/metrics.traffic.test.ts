@@ -38,11 +38,6 @@ const outcome = (overrides: Partial<RequestOutcome> = {}): RequestOutcome => ({
   durationMs: 400,
   promptTokens: 10,
   completionTokens: 20,
-  cachedTokens: null,
-  clientToken: null,
-  owner: "",
-  sent: true,
-  errorEvent: false,
   ...overrides,
 });
 

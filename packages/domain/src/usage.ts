@@ -52,14 +52,14 @@ export const hourOf = (at: number): number => Math.floor(at / HOUR_MS) * HOUR_MS
  * and whose client went away (499) or that succeeded without being sent counts nowhere.
  */
 export function countsOf(outcome: {
-  sent: boolean;
+  sent?: boolean;
   status: number;
-  errorEvent: boolean;
+  errorEvent?: boolean;
   promptTokens: number | null;
-  cachedTokens: number | null;
+  cachedTokens?: number | null;
   completionTokens: number | null;
 }): UsageCounts | null {
-  const { sent, status } = outcome;
+  const { sent = false, status } = outcome;
   if (!sent) {
     const refused = (status >= 400 && status < 500 && status !== 499) || status === 503;
     return refused ? { ...zeroCounts(), refused: 1 } : null;
@@ -67,7 +67,7 @@ export function countsOf(outcome: {
   return {
     requests: 1,
     refused: 0,
-    failed: status >= 500 || outcome.errorEvent ? 1 : 0,
+    failed: status >= 500 || outcome.errorEvent === true ? 1 : 0,
     promptTokens: outcome.promptTokens ?? 0,
     cachedTokens: outcome.cachedTokens ?? 0,
     completionTokens: outcome.completionTokens ?? 0,

@@ -111,7 +111,7 @@ export class Flight {
       durationMs: now - this.arrivedAt,
       promptTokens: usage.promptTokens,
       completionTokens: usage.completionTokens,
-      cachedTokens: usage.cachedTokens ?? null,
+      ...(usage.cachedTokens === undefined ? {} : { cachedTokens: usage.cachedTokens }),
       clientToken: this.clientToken,
       owner: this.owner,
       sent: this.#sentAt !== null,

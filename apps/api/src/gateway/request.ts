@@ -1,5 +1,6 @@
 import { isUtf8 } from "node:buffer";
 import { modelReferenceSchema } from "@llmgw/contract";
+import { type Beginning, beginningOf } from "./beginning";
 import { GatewayError, invalidRequest } from "./errors";
 import { topLevelMembers } from "./jsonScan";
 
@@ -14,6 +15,8 @@ export type InferenceRequest = {
    * to count it, and leaves its chunk out of the answer (SPEC §12.1).
    */
   hideUsage: boolean;
+  /** Without a session key, the prompt's beginning: where its cache is decides (SPEC §7.1a). */
+  beginning: Beginning | null;
 };
 
 /**
@@ -35,7 +38,13 @@ export function inferenceOf(bytes: Uint8Array, sessionHeader: string | undefined
   if (!named.success) throw invalidRequest(named.error.issues[0]?.message ?? "the body names no model");
   const sessionKey = sessionHeader ? sessionHeader : typeof user === "string" && user !== "" ? user : null;
   const asked = usageAsked(bytes, routing);
-  return { bytes: asked ?? bytes, model: named.data, sessionKey, hideUsage: asked !== null };
+  return {
+    bytes: asked ?? bytes,
+    model: named.data,
+    sessionKey,
+    beginning: sessionKey === null ? beginningOf(bytes) : null,
+    hideUsage: asked !== null,
+  };
 }
 
 type Routing = { model?: unknown; user?: unknown; stream?: unknown; stream_options?: unknown };

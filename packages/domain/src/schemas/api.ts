@@ -71,6 +71,12 @@ export const modelTrafficSchema = z.object({
   waking: z.boolean(),
   firstByteP50Ms: z.number().min(0).nullable(),
   tokensPerSecond: z.number().min(0),
+  /**
+   * Prompt tokens a second of the requests whose engine reported its cached ones, and the share
+   * it found cached (SPEC §7.1a); absent in a second with none.
+   */
+  promptTokensPerSecond: z.number().min(0).optional(),
+  cachedPromptRatio: z.number().min(0).max(1).optional(),
 });
 export type ModelTraffic = z.infer<typeof modelTrafficSchema>;
 
