@@ -10,6 +10,7 @@ import { RequestPathApp } from "./gateway/app";
 import { onRequestPath } from "./gateway/errors";
 import { pathOf } from "./gateway/exchange";
 import { Gateway, type GatewayOptions } from "./gateway/gateway";
+import { NO_METER } from "./gateway/meter";
 import { v1RoutesInHono } from "./gateway/routes";
 import type { AgentSource } from "./install/agentFile";
 import { AppMetrics, IDLE_GATEWAY, PromGatewayMeter, startTraffic } from "./metrics";
@@ -26,7 +27,10 @@ import { modelRoutes } from "./routes/models";
 import { auditRoutes, quotaRoutes } from "./routes/quotas";
 import { sessionRoutes } from "./routes/session";
 import { tokenRoutes } from "./routes/tokens";
+import { usageRoutes } from "./routes/usage";
 import { BenchRuns } from "./services/startBench";
+import { UsageMetrics } from "./usage/metrics";
+import { UsageTally, withUsage } from "./usage/tally";
 import { textPath } from "./validate";
 
 export type AppOptions = {
@@ -48,8 +52,14 @@ type Serving = {
   requestPath: RequestPathApp;
   benches: BenchRuns;
   startTraffic: () => () => void;
+  usage: UsageTally;
 };
 const serving = new WeakMap<object, Serving>();
+
+/** What the app's gateway counted for SPEC §12.1 and not yet written (the usage recorder takes it). */
+export function usageTallyOf(app: object): UsageTally | undefined {
+  return serving.get(app)?.usage;
+}
 
 /** The request path of an app `createApp` built: its live figures, and closing its upstream pools. */
 export function gatewayOf(app: object): Gateway | undefined {
@@ -112,14 +122,20 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   let gateway: Gateway | null = null;
   const now = () => gateway?.now() ?? IDLE_GATEWAY;
   const ownMeter = options.gateway?.meter ? null : new PromGatewayMeter({ registry: metrics.registry, now });
+  const usage = new UsageTally(() => deps.now().getTime());
   gateway = new Gateway(deps, {
-    meter: options.gateway?.meter ?? ownMeter ?? undefined,
+    meter: withUsage(
+      options.gateway?.meter ?? ownMeter ?? NO_METER,
+      usage,
+      new UsageMetrics(metrics.registry),
+    ),
     admission: options.gateway?.admission ?? auth.clientLimits,
   });
   const benches = new BenchRuns();
   const requestPath = new RequestPathApp(deps, gateway, auth);
   const sendAs = (by: string) => requestPath.sendAs(by);
   serving.set(app, {
+    usage,
     gateway,
     requestPath,
     benches,
@@ -138,6 +154,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
       ...pullRoutes(deps),
       ...quotaRoutes(deps),
       ...auditRoutes(deps),
+      ...usageRoutes(deps),
       ...tokenRoutes(deps, auth),
       ...sessionRoutes(deps, auth),
       ...metaRoutes(deps, metrics, dist),

@@ -1,6 +1,6 @@
 import { createLogger, type Logger } from "@llmgw/log";
 import { WAKES_CHANNEL } from "@llmgw/store";
-import { benchesOf, createApp, gatewayOf, nodeRequestPathOf, startTrafficOf } from "./app";
+import { benchesOf, createApp, gatewayOf, nodeRequestPathOf, startTrafficOf, usageTallyOf } from "./app";
 import { startAutoscaler } from "./autoscale/autoscaler";
 import type { Config } from "./config";
 import { type Deps, openDeps } from "./deps";
@@ -14,6 +14,7 @@ import { startScheduler } from "./scheduler";
 import { startLeadership } from "./scheduler/leader";
 import { markSilentNodesDown } from "./services/liveness";
 import { mirrorChanged } from "./services/mirrorPlans";
+import { startUsageRecorder } from "./usage/recorder";
 
 export type RunningServer = {
   url: string;
@@ -73,6 +74,8 @@ export async function startServer(
   });
 
   const stopTraffic = startTrafficOf(app);
+  const tally = usageTallyOf(app);
+  const usageRecorder = tally ? startUsageRecorder(deps, tally) : null;
   const stopHeadroomChanges = startHeadroomChanges({ hub: deps.hub, world: deps.world, log });
   await deps.mirror.scan();
   const stopWatch = deps.mirror.watch((changed, removed) => {
@@ -132,6 +135,7 @@ export async function startServer(
       await benchesOf(app)?.closeAll();
       await deps.pulls.stop();
       await gatewayOf(app)?.close();
+      await usageRecorder?.stop();
       await autoscaler.stop();
       await scheduler?.stop();
       await leadership.stop();

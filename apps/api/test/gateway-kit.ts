@@ -5,10 +5,11 @@ import { replicaOf } from "@llmgw/domain/testing";
 import { type EngineOptions, StandInEngine } from "@llmgw/simulation";
 import OpenAI from "openai";
 import { afterAll, afterEach, beforeAll } from "vitest";
-import { createApp, gatewayOf } from "../src/app";
+import { createApp, gatewayOf, usageTallyOf } from "../src/app";
 import type { ClientAdmission } from "../src/gateway/admission";
 import type { GatewayDemand } from "../src/gateway/dispatcher";
 import type { GatewayMeter, GatewayNow, RequestOutcome } from "../src/gateway/meter";
+import { UsageTally } from "../src/usage/tally";
 import {
   type Api,
   beatOk,
@@ -33,6 +34,8 @@ export type GatewayTest = {
   now(): GatewayNow;
   /** What the gateway holds as the autoscaler reads it (SPEC §9.1). */
   demand(): GatewayDemand;
+  /** What the gateway counted for SPEC §12.1 and has not written yet. */
+  usage(): UsageTally;
   /** What the meter was told, in order. */
   readonly outcomes: RequestOutcome[];
   readonly coldStarts: { model: string; ms: number }[];
@@ -61,7 +64,9 @@ export function useGateway(options: { yaml?: string; adminToken?: string } = {})
   let close = async () => {};
   let now = (): GatewayNow => ({ models: new Map(), tokens: new Map() });
   let demand = (): GatewayDemand => ({ models: new Map(), replicas: new Map() });
+  let tally = new UsageTally(() => Date.now());
   const test: GatewayTest = {
+    usage: () => tally,
     api,
     get url() {
       return url;
@@ -111,6 +116,7 @@ export function useGateway(options: { yaml?: string; adminToken?: string } = {})
     const http = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 });
     await new Promise<void>((resolve) => http.once("listening", resolve));
     url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+    tally = usageTallyOf(app) ?? tally;
     const gateway = gatewayOf(app);
     if (gateway) {
       now = () => gateway.now();

@@ -8,6 +8,7 @@ import { models } from "./models";
 import { audit, quotas } from "./quotas";
 import type { Route } from "./route";
 import { session, tokens } from "./tokens";
+import { usage } from "./usage";
 
 export {
   modelReferenceSchema,
@@ -31,6 +32,7 @@ export const contract = {
   pulls,
   quotas,
   audit,
+  usage,
   tokens,
   session,
   meta,

@@ -33,3 +33,4 @@ export * from "./servePlan";
 export * from "./slots";
 export * from "./text";
 export * from "./transferRate";
+export * from "./usage";

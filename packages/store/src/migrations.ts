@@ -237,6 +237,29 @@ export const MIGRATIONS: readonly Migration[] = [
       create index mirror_pulls_state on mirror_pulls (state, created_at);
     `,
   },
+  // --- usage2 (issue 39) ---
+  {
+    id: 12,
+    name: "usage counted by hour, model, client token and owner",
+    // SPEC §12.1: every process adds its last second's counts (upsert-add), so processes sum here.
+    // token is the client token's name, '-' for none; model '-' when the request named none known.
+    sql: `
+      create table usage_hours (
+        hour              timestamptz not null,
+        model             text not null,
+        token             text not null,
+        owner             text not null,
+        requests          bigint not null default 0,
+        refused           bigint not null default 0,
+        failed            bigint not null default 0,
+        prompt_tokens     bigint not null default 0,
+        cached_tokens     bigint not null default 0,
+        completion_tokens bigint not null default 0,
+        primary key (hour, model, token, owner)
+      );
+      create index usage_hours_token on usage_hours (token, hour);
+    `,
+  },
 ];
 
 /** Every table the migrations create, for `reset()`. */
@@ -257,6 +280,7 @@ export const TABLES = [
   "demand",
   "autoscale",
   "mirror_pulls",
+  "usage_hours",
 ] as const;
 
 /**

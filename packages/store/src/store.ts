@@ -19,6 +19,7 @@ import { type Replicas, replicas } from "./repos/replicas";
 import { type Sessions, sessions } from "./repos/sessions";
 import { TokenCache } from "./repos/tokenCache";
 import { type Tokens, tokens } from "./repos/tokens";
+import { type Usage, usage } from "./repos/usage";
 import { type Wakes, wakes } from "./repos/wakes";
 
 export interface StoreOptions {
@@ -45,6 +46,7 @@ export interface Repositories {
   readonly pulls: Pulls;
   readonly demand: Demand;
   readonly autoscale: Autoscale;
+  readonly usage: Usage;
 }
 
 export interface StoreTx extends Repositories {
@@ -96,6 +98,7 @@ function bind(sql: Queryable, caches: Caches, inTransaction: boolean): StoreTx {
     pulls: pulls(sql),
     demand: demand(sql),
     autoscale: autoscale(sql),
+    usage: usage(sql),
     transaction: (fn) => sql.transaction((tx) => fn(bind(tx, caches, true))),
     lock: (key) => lockKey(sql, key),
   };

@@ -3,6 +3,7 @@ import { errorEvent, GatewayError } from "./errors";
 import type { Exchange } from "./exchange";
 import type { Flight } from "./flight";
 import { clientHeadOf, type EngineHead } from "./head";
+import { UsageChunkFilter } from "./hideUsage";
 import type { AnswerSink } from "./sink";
 import { type EngineCall, type EngineListener, isSilence } from "./upstream";
 import { UsageCounter } from "./usage";
@@ -29,6 +30,8 @@ export type Held = {
 export class AnswerWriter implements EngineListener {
   readonly #usage: UsageCounter;
   readonly #sink: AnswerSink;
+  /** Set when the gateway asked for usage the client did not: its chunk is left out. */
+  readonly #hide: UsageChunkFilter | null;
   #stopListening: () => void = () => {};
 
   constructor(
@@ -38,9 +41,16 @@ export class AnswerWriter implements EngineListener {
     private readonly engine: EngineHead,
     /** Seconds an engine may stay silent (for the error event's words). */
     private readonly idleSeconds: number,
+    hideUsage = false,
   ) {
     this.#usage = new UsageCounter(engine.streaming);
     this.#sink = ex.sink;
+    this.#hide = hideUsage && engine.streaming ? new UsageChunkFilter() : null;
+  }
+
+  /** What of an engine's chunk the client gets. */
+  #out(chunk: Buffer): Buffer {
+    return this.#hide ? this.#hide.push(chunk) : chunk;
   }
 
   /** Takes the call over with what it brought so far. */
@@ -50,14 +60,18 @@ export class AnswerWriter implements EngineListener {
     if (chunks.length > 0) this.flight.firstByte();
     if (ended) {
       // The whole answer came at once: it goes out in one write, with its length.
-      const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+      const whole = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+      const body = this.#hide ? Buffer.concat([this.#hide.push(whole), this.#hide.end()]) : whole;
       this.#sink.head(this.engine.status, clientHeadOf(this.engine, body.byteLength));
       this.#sink.end(body);
       this.#done(this.engine.status);
       return;
     }
     this.#sink.head(this.engine.status, clientHeadOf(this.engine, null));
-    for (const chunk of chunks) this.#sink.write(chunk);
+    for (const chunk of chunks) {
+      const out = this.#out(chunk);
+      if (out.byteLength > 0) this.#sink.write(out);
+    }
     if (failed) {
       this.onFailed(failed);
       return;
@@ -71,13 +85,16 @@ export class AnswerWriter implements EngineListener {
 
   onChunk(chunk: Buffer): boolean {
     this.#usage.push(chunk);
-    if (this.#sink.write(chunk)) return true;
+    const out = this.#out(chunk);
+    if (out.byteLength === 0 || this.#sink.write(out)) return true;
     this.#sink.onDrain(() => this.call.resume());
     return false;
   }
 
   onEnd(): void {
-    this.#sink.end();
+    const rest = this.#hide?.end();
+    if (rest && rest.byteLength > 0) this.#sink.end(rest);
+    else this.#sink.end();
     this.#done(this.engine.status);
   }
 
@@ -87,6 +104,9 @@ export class AnswerWriter implements EngineListener {
       this.#done(CLIENT_GONE);
       return;
     }
+    this.flight.erred();
+    const rest = this.#hide?.end();
+    if (rest && rest.byteLength > 0) this.#sink.write(rest);
     if (this.engine.streaming) this.#sink.end(errorEvent(this.#why(err)));
     else this.#sink.cut();
     this.#done(this.engine.status);

@@ -44,6 +44,11 @@ export class TokenFlights {
 export class Flight {
   readonly arrivedAt = performance.now();
   model = "";
+  /** The model's owner, once the model is known (SPEC §12.1 counts by it). */
+  owner = "";
+  /** The client token's name, when a client token sent it. */
+  clientToken: string | null = null;
+  #errorEvent = false;
   #sentAt: number | null = null;
   #firstByteAt: number | null = null;
   #releases: (() => void)[] = [];
@@ -75,6 +80,11 @@ export class Flight {
     this.#sentAt ??= performance.now();
   }
 
+  /** Its stream was ended with an error event (counted as failed). */
+  erred(): void {
+    this.#errorEvent = true;
+  }
+
   firstByte(): void {
     this.#firstByteAt ??= performance.now();
   }
@@ -102,6 +112,10 @@ export class Flight {
       promptTokens: usage.promptTokens,
       completionTokens: usage.completionTokens,
       ...(usage.cachedTokens === undefined ? {} : { cachedTokens: usage.cachedTokens }),
+      clientToken: this.clientToken,
+      owner: this.owner,
+      sent: this.#sentAt !== null,
+      errorEvent: this.#errorEvent,
     });
   }
 }

@@ -59,12 +59,14 @@ export class Gateway {
    */
   async handle(ex: Exchange, sender: Sender): Promise<void> {
     const flight = new Flight(sender.actor, this.meter, this.tokens, this.deps.log);
+    flight.clientToken = sender.token?.role === "client" ? sender.token.name : null;
     try {
       const { gateway } = this.deps.config;
       const request = inferenceOf(await ex.readBody(gateway.bodyLimitMB * MB), ex.header("x-session-id"));
       const snap = await this.deps.world.snapshot();
       const model = modelNamed(snap, request.model);
       flight.model = model.name;
+      flight.owner = model.owner;
       const stopped = stoppedReason(model);
       if (stopped !== null) throw unavailable("model_stopped", stopped, 60);
       // Keyed by the token's hash (a token made again under its name starts afresh).

@@ -21,6 +21,14 @@ export type RequestOutcome = {
   completionTokens: number | null;
   /** Of the prompt tokens, those the engine found cached (SPEC §7.1a), when it said. */
   cachedTokens?: number;
+  /** SPEC §12.1 (the gateway always says; optional for meters' tests). The client token's name; null for none (no tokens, or a user's session). */
+  clientToken?: string | null;
+  /** The model's owner when the request ended; "" when no model was found. */
+  owner?: string;
+  /** Whether it was sent to an engine (else llmgw answered it itself). */
+  sent?: boolean;
+  /** A stream the gateway ended with an error event (its status stays the engine's). */
+  errorEvent?: boolean;
 };
 
 /** What the gateway holds right now, read by the meter when it reports (gauges, traffic events). */

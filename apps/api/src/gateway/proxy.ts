@@ -81,7 +81,7 @@ export async function proxy(parts: ProxyParts, job: Proxied): Promise<void> {
     stopListening();
     if (held.kind === "answer") {
       flight.onEnd(hold);
-      new AnswerWriter(flight, ex, call, held.head, job.idleSeconds).start(held.held);
+      new AnswerWriter(flight, ex, call, held.head, job.idleSeconds, request.hideUsage).start(held.held);
       return;
     }
     hold();

@@ -10,6 +10,11 @@ export type InferenceRequest = {
   model: string;
   /** `X-Session-Id`, else the body's `user`: requests with one stick to one replica. */
   sessionKey: string | null;
+  /**
+   * A stream whose client did not ask for usage: the gateway asked the engine for it (in `bytes`)
+   * to count it, and leaves its chunk out of the answer (SPEC §12.1).
+   */
+  hideUsage: boolean;
   /** Without a session key, the prompt's beginning: where its cache is decides (SPEC §7.1a). */
   beginning: Beginning | null;
 };
@@ -19,7 +24,7 @@ export type InferenceRequest = {
  * walked once for its top-level `model` and `user` and never built (jsonScan.ts).
  */
 export const PARSED_WHOLE_BYTES = 64 * 1024;
-const ROUTING_KEYS = ["model", "user"] as const;
+const ROUTING_KEYS = ["model", "user", "stream", "stream_options"] as const;
 
 /**
  * The fields routing needs, from a body that must be a JSON object naming a model (400
@@ -27,14 +32,48 @@ const ROUTING_KEYS = ["model", "user"] as const;
  */
 export function inferenceOf(bytes: Uint8Array, sessionHeader: string | undefined): InferenceRequest {
   if (!isUtf8(bytes)) throw invalidRequest("the body is not valid JSON");
-  const { model, user } = bytes.byteLength <= PARSED_WHOLE_BYTES ? parsedWhole(bytes) : scanned(bytes);
+  const routing = bytes.byteLength <= PARSED_WHOLE_BYTES ? parsedWhole(bytes) : scanned(bytes);
+  const { model, user } = routing;
   const named = modelReferenceSchema.safeParse(model);
   if (!named.success) throw invalidRequest(named.error.issues[0]?.message ?? "the body names no model");
   const sessionKey = sessionHeader ? sessionHeader : typeof user === "string" && user !== "" ? user : null;
-  return { bytes, model: named.data, sessionKey, beginning: sessionKey === null ? beginningOf(bytes) : null };
+  const asked = usageAsked(bytes, routing);
+  return {
+    bytes: asked ?? bytes,
+    model: named.data,
+    sessionKey,
+    beginning: sessionKey === null ? beginningOf(bytes) : null,
+    hideUsage: asked !== null,
+  };
 }
 
-type Routing = { model?: unknown; user?: unknown };
+type Routing = { model?: unknown; user?: unknown; stream?: unknown; stream_options?: unknown };
+
+const ASK_USAGE = Buffer.from('"stream_options":{"include_usage":true},');
+
+/**
+ * The body asking the engine for usage, for a stream whose client did not (SPEC §12.1); null when
+ * it is no stream or already asks. Without `stream_options` the member is spliced in after the
+ * opening brace (the rest goes on byte for byte); a small body with other options is written anew.
+ */
+function usageAsked(bytes: Uint8Array, { stream, stream_options: options }: Routing): Uint8Array | null {
+  if (stream !== true) return null;
+  if (options === undefined) {
+    const open = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf(0x7b);
+    if (open === -1) return null;
+    const asked = new Uint8Array(bytes.byteLength + ASK_USAGE.byteLength);
+    asked.set(bytes.subarray(0, open + 1), 0);
+    asked.set(ASK_USAGE, open + 1);
+    asked.set(bytes.subarray(open + 1), open + 1 + ASK_USAGE.byteLength);
+    return asked;
+  }
+  if (typeof options !== "object" || options === null || Array.isArray(options)) return null;
+  if ((options as { include_usage?: unknown }).include_usage === true) return null;
+  if (bytes.byteLength > PARSED_WHOLE_BYTES) return null;
+  const body = JSON.parse(textOf(bytes, 0, bytes.byteLength)) as Record<string, unknown>;
+  body.stream_options = { ...options, include_usage: true };
+  return Buffer.from(JSON.stringify(body));
+}
 
 function parsedWhole(bytes: Uint8Array): Routing {
   let body: unknown;
@@ -45,8 +84,8 @@ function parsedWhole(bytes: Uint8Array): Routing {
   }
   if (typeof body !== "object" || body === null || Array.isArray(body))
     throw invalidRequest("the body must be a JSON object");
-  const { model, user } = body as Routing;
-  return { model, user };
+  const { model, user, stream, stream_options } = body as Routing;
+  return { model, user, stream, stream_options };
 }
 
 function scanned(bytes: Uint8Array): Routing {

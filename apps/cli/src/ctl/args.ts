@@ -37,6 +37,11 @@ export const OPTIONS = {
   revision: { type: "string" },
   file: { type: "string", multiple: true },
   version: { type: "string" },
+  // usage2 (issue 39): `ctl usage`
+  by: { type: "string" },
+  since: { type: "string" },
+  step: { type: "string" },
+  csv: { type: "boolean" },
 } as const;
 
 export type OptionName = keyof typeof OPTIONS;

@@ -11,6 +11,7 @@ import { modelCommands } from "./models";
 import { quotaCommands } from "./quotas";
 import { printable } from "./table";
 import { tokenCommands } from "./tokens";
+import { usageCommands } from "./usage";
 
 export { CtlError } from "./client";
 
@@ -23,6 +24,7 @@ const COMMANDS: readonly Command[] = [
   ...quotaCommands,
   ...headroomCommands,
   ...auditCommands,
+  ...usageCommands,
   ...tokenCommands,
 ];
 

@@ -1,0 +1,76 @@
+import type { UsageRow } from "@llmgw/domain";
+import { describe, expect, it } from "vitest";
+import { errorOf, useApi } from "./harness";
+
+// SPEC §12.2: GET /api/v1/usage over stored hours, on the file's store, JSON and CSV.
+
+const api = useApi();
+const HOUR = 3_600_000;
+const T0 = Date.UTC(2026, 0, 10, 0, 0, 0);
+
+const row = (hour: number, model: string, token: string, owner: string, n: number): UsageRow => ({
+  hour,
+  model,
+  token,
+  owner,
+  requests: n,
+  refused: 0,
+  failed: 0,
+  promptTokens: 10 * n,
+  cachedTokens: 0,
+  completionTokens: 5 * n,
+});
+
+const get = (query: string, accept = "application/json") =>
+  api.app.request(`/api/v1/usage${query}`, { headers: { accept } });
+
+describe("GET /api/v1/usage", () => {
+  it("sums by the chosen key and step, with totals, as JSON and as CSV", async () => {
+    await api.deps.store.usage.add([
+      row(T0, "chat", "alice", "team-a", 1),
+      row(T0 + HOUR, "chat", "bob", "team-a", 2),
+      row(T0 + HOUR, "code", "alice", "team-b", 4),
+      row(T0 + 30 * HOUR, "chat", "alice", "team-a", 8),
+    ]);
+    const from = new Date(T0).toISOString();
+    const to = new Date(T0 + 48 * HOUR).toISOString();
+
+    const res = await get(`?by=owner&step=day&from=${from}&to=${to}`);
+    expect(res.status, await res.clone().text()).toBe(200);
+    const body = (await res.json()) as { rows: Record<string, unknown>[]; totals: Record<string, number> };
+    expect(body.rows.map((r) => [r.at, r.key, r.requests, r.promptTokens])).toEqual([
+      ["2026-01-10T00:00:00.000Z", "team-a", 3, 30],
+      ["2026-01-10T00:00:00.000Z", "team-b", 4, 40],
+      ["2026-01-11T00:00:00.000Z", "team-a", 8, 80],
+    ]);
+    expect(body.totals).toMatchObject({ requests: 15, promptTokens: 150, completionTokens: 75 });
+
+    const byToken = (await (await get(`?by=token&from=${from}&to=${to}`)).json()) as typeof body;
+    expect(byToken.rows.map((r) => [r.key, r.requests])).toEqual([
+      ["alice", 1],
+      ["alice", 4],
+      ["bob", 2],
+      ["alice", 8],
+    ]);
+
+    const csv = await get(`?by=model&step=day&from=${from}&to=${to}`, "text/csv");
+    expect(csv.headers.get("content-type")).toContain("text/csv");
+    expect(await csv.text()).toBe(
+      "at,key,requests,refused,failed,promptTokens,cachedTokens,completionTokens\n" +
+        "2026-01-10T00:00:00.000Z,chat,3,0,0,30,0,15\n" +
+        "2026-01-10T00:00:00.000Z,code,4,0,0,40,0,20\n" +
+        "2026-01-11T00:00:00.000Z,chat,8,0,0,80,0,40\n",
+    );
+  });
+
+  it.each([
+    ["an unknown by", "?by=color", "by"],
+    ["an unknown step", "?step=week", "step"],
+    ["from after to", "?from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z", "from"],
+    ["a period over 400 days", "?from=2024-01-01T00:00:00Z&to=2026-01-01T00:00:00Z", "to"],
+    ["a time that is no ISO time", "?from=yesterday", "from"],
+  ])("refuses %s (400 naming the field)", async (_what, query, field) => {
+    const error = await errorOf(await get(query), 400);
+    expect(Object.keys(error.fields ?? {})).toEqual([field]);
+  });
+});
