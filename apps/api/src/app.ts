@@ -12,7 +12,7 @@ import { pathOf } from "./gateway/exchange";
 import { Gateway, type GatewayOptions } from "./gateway/gateway";
 import { v1RoutesInHono } from "./gateway/routes";
 import type { AgentSource } from "./install/agentFile";
-import { AppMetrics, IDLE_GATEWAY, PromGatewayMeter, startTraffic } from "./metrics";
+import { AppMetrics, IDLE_GATEWAY, PromGatewayMeter, RecentTraffic, startTraffic } from "./metrics";
 import { weightsRoutes } from "./mirror/serveFiles";
 import { requestId } from "./requestId";
 import { agentRoutes } from "./routes/agents";
@@ -26,6 +26,7 @@ import { modelRoutes } from "./routes/models";
 import { auditRoutes, quotaRoutes } from "./routes/quotas";
 import { sessionRoutes } from "./routes/session";
 import { tokenRoutes } from "./routes/tokens";
+import { trafficRoutes } from "./routes/traffic";
 import { BenchRuns } from "./services/startBench";
 import { textPath } from "./validate";
 
@@ -119,12 +120,13 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   const benches = new BenchRuns();
   const requestPath = new RequestPathApp(deps, gateway, auth);
   const sendAs = (by: string) => requestPath.sendAs(by);
+  const recent = new RecentTraffic();
   serving.set(app, {
     gateway,
     requestPath,
     benches,
     startTraffic: () =>
-      ownMeter ? startTraffic({ hub: deps.hub, log: deps.log, now, meter: ownMeter }) : () => {},
+      ownMeter ? startTraffic({ hub: deps.hub, log: deps.log, now, meter: ownMeter, recent }) : () => {},
   });
   const dist = options.webDist ?? null;
   register(
@@ -134,6 +136,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
       ...fleetRoutes(deps),
       ...agentRoutes(deps, auth),
       ...capacityRoutes(deps),
+      ...trafficRoutes(deps, recent),
       ...mirrorRoutes(deps),
       ...pullRoutes(deps),
       ...quotaRoutes(deps),

@@ -8,6 +8,7 @@ import { models } from "./models";
 import { audit, quotas } from "./quotas";
 import type { Route } from "./route";
 import { session, tokens } from "./tokens";
+import { traffic } from "./traffic";
 
 export {
   modelReferenceSchema,
@@ -17,6 +18,12 @@ export {
 } from "./inference";
 export type { MirrorListingEntry } from "./mirror";
 export * from "./route";
+export {
+  type TrafficHistory,
+  type TrafficSecond,
+  trafficHistorySchema,
+  trafficSecondSchema,
+} from "./traffic";
 
 /**
  * The whole HTTP surface, by resource and operation (`contract.models.get`). Each route is written
@@ -27,6 +34,7 @@ export const contract = {
   fleet,
   agents,
   capacity,
+  traffic,
   mirror,
   pulls,
   quotas,

@@ -3,6 +3,7 @@ import { type Logger, silentLogger } from "@llmgw/log";
 import type { EventHub } from "../events/hub";
 import type { GatewayNow } from "../gateway/meter";
 import type { ModelSecond } from "./gateway";
+import type { RecentTraffic } from "./recentTraffic";
 
 const TICK_MS = 1_000;
 
@@ -57,11 +58,13 @@ export function startTraffic(options: {
   hub: EventHub;
   now: () => GatewayNow;
   meter: { takeSecond(): Map<string, ModelSecond> };
+  /** Keeps each tick's events for `GET /models/:name/traffic` (SPEC §7.7). */
+  recent?: RecentTraffic;
   /** Tests tick faster; SPEC §7.7 says every second. */
   intervalMs?: number;
   log?: Logger;
 }): () => void {
-  const { hub, now, meter, intervalMs = TICK_MS, log = silentLogger() } = options;
+  const { hub, now, meter, recent, intervalMs = TICK_MS, log = silentLogger() } = options;
   // What finished before the timer started is not this tick's.
   meter.takeSecond();
   let last = performance.now();
@@ -70,9 +73,9 @@ export function startTraffic(options: {
     const elapsed = (at - last) / 1000;
     last = at;
     try {
-      for (const data of trafficOf(meter.takeSecond(), now(), elapsed)) {
-        hub.sendEphemeral({ type: "model.traffic", data });
-      }
+      const events = trafficOf(meter.takeSecond(), now(), elapsed);
+      recent?.record(Math.floor(Date.now() / 1000), events);
+      for (const data of events) hub.sendEphemeral({ type: "model.traffic", data });
     } catch (err) {
       log.error({ err }, "sending model.traffic failed");
     }
