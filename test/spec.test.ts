@@ -2,7 +2,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { anchorsOf, citationsIn, shippedSources, unresolved } from "./specCitations";
+import { anchorsOf, citationsIn, unresolved } from "./specCitations";
+import { shippedSources } from "./workspace";
 
 // The contract the code cites is in the repository (docs/SPEC.md), so every "SPEC §x" in it can be
 // followed from a clone; it is the product spec's copy (../shared/SPEC.md beside the checkout, where

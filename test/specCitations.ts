@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
 // What a "SPEC §x" in the source can point at (test/spec.test.ts): docs/SPEC.md's sections
@@ -45,27 +45,6 @@ export function citationsIn(text: string): { line: number; anchor: string }[] {
     }
   });
   return found;
-}
-
-const SHIPPED = /\.(ts|tsx|mts|mjs|js|md)$/;
-const TEST = /(\.test\.tsx?$)|(^|\/)(test|testing)\//;
-
-/** Files under each package's src/ that ship (tests and testing modules left out), relative to root. */
-export function shippedSources(root: string): string[] {
-  return ["apps", "packages"].flatMap((group) =>
-    readdirSync(join(root, group), { withFileTypes: true })
-      .filter((entry) => entry.isDirectory())
-      .flatMap((entry) => {
-        const src = `${group}/${entry.name}/src`;
-        try {
-          return readdirSync(join(root, src), { recursive: true, encoding: "utf8" })
-            .filter((file) => SHIPPED.test(file) && !TEST.test(file) && !file.includes("node_modules"))
-            .map((file) => `${src}/${file}`);
-        } catch {
-          return [];
-        }
-      }),
-  );
 }
 
 /** `file:line §x` for each citation in the files that names nothing in the spec. */
