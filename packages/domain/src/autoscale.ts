@@ -1,13 +1,11 @@
 import { z } from "zod";
 import { counted } from "./counted";
-import type { Model, Scaling } from "./schemas";
+import type { Model, Scaling } from "./schemas/catalogue";
 import { slotsOf } from "./slots";
 
 // Capacity follows traffic (SPEC §9): how many replicas a model's demand asks for, and how that
 // number is held for a window so that it rises at once and falls only after the window.
 
-/** The most replicas `maxReplicas` may ask for (SPEC §9.6). */
-export const MAX_REPLICAS = 64;
 /** How long wanted holds its highest desired (SPEC §9.3, `autoscale.scaleDownSeconds`). */
 export const DEFAULT_SCALE_DOWN_SECONDS = 300;
 /** Each process records its demand this often (SPEC §9.1). */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Replica } from "./schemas";
+import type { Replica } from "./schemas/fleet";
 import { text } from "./text";
 
 // `llmgw ctl bench` (SPEC §5): what a model's replicas can actually do, measured through the

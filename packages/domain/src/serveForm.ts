@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MAX_REPLICAS } from "./autoscale";
+import { MAX_REPLICAS } from "./bounds";
 import { scalingFor } from "./runModes";
 import {
   DEFAULT_CTX_POOL,

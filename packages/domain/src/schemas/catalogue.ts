@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { MAX_REPLICAS } from "../autoscale";
 import { storedBenchSchema } from "../bench";
+import { MAX_REPLICAS } from "../bounds";
 import { text, textMap } from "../text";
 import {
   className,
