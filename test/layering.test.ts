@@ -22,7 +22,6 @@ const SERVER_ONLY = ["@llmgw/api", "@llmgw/store", "@llmgw/web"];
 const KNOWN_CIRCLES: readonly KnownCircle[] = [
   { through: "apps/api/src/deps.ts", atMost: 12 },
   { through: "packages/domain/src/schedule/planner.ts", atMost: 3 },
-  { through: "packages/store/src/repos/tokens.ts", atMost: 2 },
 ];
 
 describe("the workspace's layers", () => {

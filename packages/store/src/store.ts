@@ -18,7 +18,7 @@ import { type Quotas, quotas } from "./repos/quotas";
 import { type Replicas, replicas } from "./repos/replicas";
 import { type Sessions, sessions } from "./repos/sessions";
 import { TokenCache } from "./repos/tokenCache";
-import { type Tokens, tokens } from "./repos/tokens";
+import { type StoredToken, type Tokens, tokens } from "./repos/tokens";
 import { type Wakes, wakes } from "./repos/wakes";
 
 export interface StoreOptions {
@@ -76,7 +76,7 @@ export interface Store extends Omit<StoreTx, "lock"> {
 }
 
 /** Caches shared by the store and its transactions; a transaction writes through, never reads from them. */
-type Caches = { tokens: TokenCache };
+type Caches = { tokens: TokenCache<StoredToken> };
 
 function bind(sql: Queryable, caches: Caches, inTransaction: boolean): StoreTx {
   return {
@@ -119,7 +119,7 @@ export async function storeOn(db: Db): Promise<Store> {
     await db.close();
     throw err;
   }
-  const caches: Caches = { tokens: new TokenCache(db) };
+  const caches: Caches = { tokens: new TokenCache<StoredToken>(db) };
   const { lock: _outsideTransaction, ...repositories } = bind(db, caches, false);
   return {
     ...repositories,
