@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { withinFloorAndMax } from "./bounds";
 import { counted } from "./counted";
 import type { Model, Scaling } from "./schemas/catalogue";
 import { slotsOf } from "./slots";
@@ -81,7 +82,7 @@ export function quietAutoscale(model: Pick<Model, "scaling" | "profiles">): Auto
 /** `ceil(demand / target)` within `[floor, max]` (SPEC §9.2). */
 export function desiredForDemand(demand: number, target: number, floor: number, max: number): number {
   const asked = demand > 0 ? Math.ceil(demand / Math.max(1, target)) : 0;
-  return Math.max(floor, Math.min(max, asked));
+  return withinFloorAndMax(asked, floor, max);
 }
 
 /** One second's desired, at `at` (ms since the epoch). */
@@ -117,11 +118,11 @@ export function scaleStep(
 ): ScaleStep {
   const { at, floor, max, windowMs } = input;
   if (floor === 0 && input.desired === 0) return { window: [], wanted: 0, holdUntil: null };
-  const desired = Math.max(floor, Math.min(max, input.desired));
+  const desired = withinFloorAndMax(input.desired, floor, max);
   const kept = window.filter((s) => at - s.at < windowMs && s.desired > desired);
   const next = [...kept, { at, desired }];
   const head = next[0] ?? { at, desired };
-  const wanted = Math.max(floor, Math.min(max, head.desired));
+  const wanted = withinFloorAndMax(head.desired, floor, max);
   return { window: next, wanted, holdUntil: wanted > desired ? head.at + windowMs : null };
 }
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_MEMORY_GB } from "./bounds";
 import type { Replica } from "./schemas/fleet";
 import { text } from "./text";
 
@@ -76,7 +77,7 @@ export type BenchRun = z.infer<typeof benchRunSchema>;
 export const benchReplicaSchema = z.strictObject({
   id: text().min(1).max(128),
   node: text().max(64).nullable(),
-  measuredMemoryGB: z.number().min(0).max(1_000_000).nullable(),
+  measuredMemoryGB: z.number().min(0).max(MAX_MEMORY_GB).nullable(),
 });
 
 /** What `llmgw ctl bench --json` prints and `PUT /models/:name/bench` takes. */
@@ -84,7 +85,7 @@ export const benchResultSchema = z.strictObject({
   model: text().min(1).max(128),
   runs: z.array(benchRunSchema).min(1).max(32),
   /** The largest a replica measured after the run, per replica (what the estimate is compared with). */
-  measuredMemoryGB: z.number().min(0).max(1_000_000).nullable(),
+  measuredMemoryGB: z.number().min(0).max(MAX_MEMORY_GB).nullable(),
   replicas: z.array(benchReplicaSchema).max(1024).default([]),
 });
 export type BenchResult = z.infer<typeof benchResultSchema>;
