@@ -1,7 +1,7 @@
 import type { EventOf } from "@llmgw/domain";
 import { Hono } from "hono";
 import { afterEach, describe, expect, it } from "vitest";
-import { type CommittedEvent, EventHub } from "../src/events/hub";
+import { type CommittedEvent, EventHub } from "../src/events/eventHub";
 import type { EventLog } from "../src/events/openStream";
 import { eventRoutes } from "../src/routes/events";
 import { EventStream, parsed } from "./sse";

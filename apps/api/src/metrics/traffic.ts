@@ -1,6 +1,6 @@
 import type { ModelTraffic } from "@llmgw/domain";
 import { type Logger, silentLogger } from "@llmgw/log";
-import type { EventHub } from "../events/hub";
+import type { EventHub } from "../events/eventHub";
 import type { GatewayNow } from "../gateway/meter";
 import type { ModelSecond } from "./gateway";
 import type { RecentTraffic } from "./recentTraffic";
