@@ -2,7 +2,7 @@ import { answer, segment } from "@llmgw/client";
 import { StandInEngine } from "@llmgw/simulation";
 import { expect } from "@playwright/test";
 import OpenAI from "openai";
-import { gotoLive, modelInput, test, uniqueName } from "./fixtures";
+import { gotoLive, modelInput, modelServedAt, test } from "./fixtures";
 
 // SPEC §7.7: the server keeps each model's last 10 minutes of traffic, so a Capacity page opened
 // after a model served requests draws them, and never says "no traffic" about a time it did not see.
@@ -14,24 +14,7 @@ test("a page opened after the traffic draws it from the server's history, not 'N
 }) => {
   const engine = await StandInEngine.start({ tokensPerSecond: 1000, replyTokens: 4 });
   try {
-    const pool = uniqueName("pool");
-    const model = await answer(
-      api.models.$post({
-        json: modelInput({
-          scaling: { min: 1, max: 1 },
-          profile: { minMemoryGB: 6, cpuCores: 1, nodeSelector: { pool } },
-        }),
-      }),
-    );
-    const node = uniqueName("e2e-node");
-    await answer(
-      api.agents.heartbeat.$post({
-        json: {
-          node: { name: node, memoryGB: 64, cpuCount: 16, engines: ["llamacpp"], labels: { pool } },
-          replicas: [{ id: `${node}-r1`, model: model.name, state: "ready", endpoint: engine.url }],
-        },
-      }),
-    );
+    const model = await modelServedAt(api, engine.url);
 
     // As a new user would: 8 chat completions, and only then the Capacity page.
     const client = new OpenAI({ baseURL: `${baseURL}/v1`, apiKey: "unused", maxRetries: 0 });

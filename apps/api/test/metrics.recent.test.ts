@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type TrafficHistory, trafficHistorySchema } from "@llmgw/contract";
-import type { ModelTraffic } from "@llmgw/domain";
+import { makeTraffic } from "@llmgw/domain/testing";
 import { silentLogger } from "@llmgw/log";
 import { StandInEngine } from "@llmgw/simulation";
 import OpenAI from "openai";
@@ -15,16 +15,9 @@ import { modelInput } from "./harness";
 // `GET /models/:name/traffic` (SPEC §7.7): the server keeps each model's last 10 minutes of
 // `model.traffic`, so a page opened after the traffic draws it.
 
-const traffic = (model: string, requestsPerSecond: number): ModelTraffic => ({
-  model,
-  requestsPerSecond,
-  inFlight: 0,
-  queued: 0,
-  waitingSeconds: null,
-  waking: false,
-  firstByteP50Ms: null,
-  tokensPerSecond: 0,
-});
+const traffic = (model: string, requestsPerSecond: number) => makeTraffic({ model, requestsPerSecond });
+
+const withoutModel = ({ model: _, ...figures }: ReturnType<typeof makeTraffic>) => figures;
 
 describe("RecentTraffic", () => {
   it("knows nothing before its first tick, and every second from it on", () => {
@@ -37,18 +30,7 @@ describe("RecentTraffic", () => {
       model: "tiny",
       now: 1_002,
       since: 1_000,
-      seconds: [
-        {
-          at: 1_001,
-          requestsPerSecond: 3,
-          inFlight: 0,
-          queued: 0,
-          waitingSeconds: null,
-          waking: false,
-          firstByteP50Ms: null,
-          tokensPerSecond: 0,
-        },
-      ],
+      seconds: [{ ...withoutModel(traffic("tiny", 3)), at: 1_001 }],
     });
   });
 
