@@ -19,6 +19,7 @@ import { type Replicas, replicas } from "./repos/replicas";
 import { type Sessions, sessions } from "./repos/sessions";
 import { TokenCache } from "./repos/tokenCache";
 import { type StoredToken, type Tokens, tokens } from "./repos/tokens";
+import { type TrafficSeconds, traffic } from "./repos/traffic";
 import { type Wakes, wakes } from "./repos/wakes";
 
 export interface StoreOptions {
@@ -45,6 +46,7 @@ export interface Repositories {
   readonly pulls: Pulls;
   readonly demand: Demand;
   readonly autoscale: Autoscale;
+  readonly traffic: TrafficSeconds;
 }
 
 export interface StoreTx extends Repositories {
@@ -96,6 +98,7 @@ function bind(sql: Queryable, caches: Caches, inTransaction: boolean): StoreTx {
     pulls: pulls(sql),
     demand: demand(sql),
     autoscale: autoscale(sql),
+    traffic: traffic(sql),
     transaction: (fn) => sql.transaction((tx) => fn(bind(tx, caches, true))),
     lock: (key) => lockKey(sql, key),
   };
