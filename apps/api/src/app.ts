@@ -12,7 +12,14 @@ import { pathOf } from "./gateway/exchange";
 import { Gateway, type GatewayOptions } from "./gateway/gateway";
 import { v1RoutesInHono } from "./gateway/routes";
 import type { AgentSource } from "./install/agentFile";
-import { AppMetrics, IDLE_GATEWAY, PromGatewayMeter, RecentTraffic, startTraffic } from "./metrics";
+import {
+  AppMetrics,
+  IDLE_GATEWAY,
+  PromGatewayMeter,
+  RecentTraffic,
+  sharedTraffic,
+  startTraffic,
+} from "./metrics";
 import { weightsRoutes } from "./mirror/serveFiles";
 import { requestId } from "./requestId";
 import { agentRoutes } from "./routes/agents";
@@ -121,12 +128,15 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   const requestPath = new RequestPathApp(deps, gateway, auth);
   const sendAs = (by: string) => requestPath.sendAs(by);
   const recent = new RecentTraffic();
+  const share = sharedTraffic(deps.store, deps.origin);
   serving.set(app, {
     gateway,
     requestPath,
     benches,
     startTraffic: () =>
-      ownMeter ? startTraffic({ hub: deps.hub, log: deps.log, now, meter: ownMeter, recent }) : () => {},
+      ownMeter
+        ? startTraffic({ hub: deps.hub, log: deps.log, now, meter: ownMeter, recent, share })
+        : () => {},
   });
   const dist = options.webDist ?? null;
   register(

@@ -6,9 +6,13 @@ import { makeTraffic } from "@llmgw/domain/testing";
 import { silentLogger } from "@llmgw/log";
 import { StandInEngine } from "@llmgw/simulation";
 import OpenAI from "openai";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Registry } from "prom-client";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { loadConfig } from "../src/config";
+import { EventHub } from "../src/events/eventHub";
+import { IDLE_GATEWAY, PromGatewayMeter } from "../src/metrics/gateway";
 import { RecentTraffic, TRAFFIC_HISTORY_SECONDS } from "../src/metrics/recentTraffic";
+import { startTraffic } from "../src/metrics/traffic";
 import { type RunningServer, startServer } from "../src/server";
 import { modelInput } from "./harness";
 
@@ -52,6 +56,55 @@ describe("RecentTraffic", () => {
     );
     expect(recent.of("once", now).seconds).toEqual([]);
     expect(recent.size).toBe(1);
+  });
+});
+
+describe("startTraffic's share", () => {
+  it("hands each tick with traffic to the other processes, one write at a time", async () => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "performance", "Date"] });
+    try {
+      const meter = new PromGatewayMeter({ registry: new Registry(), now: () => IDLE_GATEWAY });
+      const finished = () =>
+        meter.finished({
+          model: "tiny",
+          token: "local",
+          status: 200,
+          queuedMs: 0,
+          firstByteMs: 50,
+          durationMs: 100,
+          promptTokens: 1,
+          completionTokens: 2,
+        });
+      const written: { at: number; models: string[] }[] = [];
+      let release = () => {};
+      const share = vi.fn(async (at: number, events: readonly { model: string }[]) => {
+        written.push({ at, models: events.map((e) => e.model) });
+        await new Promise<void>((resolve) => {
+          release = resolve;
+        });
+      });
+      const stop = startTraffic({ hub: new EventHub(), now: () => IDLE_GATEWAY, meter, share });
+
+      vi.advanceTimersByTime(1_000);
+      expect(share).not.toHaveBeenCalled();
+      finished();
+      vi.advanceTimersByTime(1_000);
+      expect(written).toEqual([{ at: Math.floor(Date.now() / 1000), models: ["tiny"] }]);
+      // The first write still runs: the next tick's is not written behind it.
+      finished();
+      vi.advanceTimersByTime(1_000);
+      expect(share).toHaveBeenCalledTimes(1);
+      // Once it is written, the next tick with traffic is.
+      release();
+      await new Promise((resolve) => setImmediate(resolve));
+      finished();
+      vi.advanceTimersByTime(1_000);
+      expect(share).toHaveBeenCalledTimes(2);
+      stop();
+      release();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
