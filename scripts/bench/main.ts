@@ -13,6 +13,7 @@ const suites: Array<() => Promise<Suite>> = [
   () => import("./firstBeats"),
   () => import("./scale"),
   () => import("./gateway"),
+  () => import("./promptRouting"),
   () => import("./coldStart"),
   () => import("./demoIdle"),
   () => import("./autoscale"),

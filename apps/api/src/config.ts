@@ -11,6 +11,7 @@ import {
 } from "@llmgw/domain";
 import { isNode, LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
+import { DEFAULT_HUB_IDLE_SECONDS, DEFAULT_HUB_TIMEOUT_SECONDS } from "./hub/bounds";
 
 // SPEC §4: every key optional; a wrong file stops start-up naming the file, the path inside it
 // and the problem. The same schema checks the file and the flags/environment that override it.
@@ -44,7 +45,20 @@ export const configFileSchema = z.strictObject({
   listen: hostPort.optional(),
   dataDir: text().min(1).optional(),
   mirror: z
-    .strictObject({ dir: text().min(1).optional(), baseUrl: text().pipe(z.url()).optional() })
+    .strictObject({
+      dir: text().min(1).optional(),
+      // SPEC §5: install.sh and the agents' sources are public answers; a URL with a user and
+      // password in it would hand them out. The message names the key and never echoes the URL.
+      baseUrl: z
+        .string()
+        .refine((url) => !hasUserInfo(url), {
+          message:
+            "must not hold a user name or password (user:password@): install.sh hands this address out",
+          abort: true,
+        })
+        .pipe(text().pipe(z.url({ error: "expected an http(s) URL" })))
+        .optional(),
+    })
     .optional(),
   heartbeatSeconds: z.int().positive().max(3600).optional(),
   sessionTtlSeconds: sessionTtl.optional(),
@@ -59,6 +73,10 @@ export const configFileSchema = z.strictObject({
         .pipe(z.url({ protocol: /^https?$/ }))
         .optional(),
       token: text().min(1).optional(),
+      // SPEC §10.5a: each listing, resolving or header call ends after timeoutSeconds; a download
+      // under 1 kB/s for idleSeconds is cut and resumed.
+      timeoutSeconds: z.int("expected whole seconds").min(1).max(3600).optional(),
+      idleSeconds: z.int("expected whole seconds").min(1).max(3600).optional(),
     })
     .optional(),
   gateway: z
@@ -96,8 +114,11 @@ export type Config = {
   tokens: NonNullable<ConfigFile["tokens"]>;
   models: NonNullable<ConfigFile["models"]>;
   /** The request path's bounds (SPEC §7.4, §7.6, §7.8). */
-  /** The Hugging Face Hub (or a mirror of it) pulls come from, and the token for it (SPEC §10.1). */
-  huggingface: { endpoint: string; token: string | null };
+  /**
+   * The Hugging Face Hub (or a mirror of it) pulls come from, and the token for it (SPEC §10.1).
+   * Its deadlines (§10.5a) are always set by loadConfig; a test may leave them to the defaults.
+   */
+  huggingface: { endpoint: string; token: string | null; timeoutSeconds?: number; idleSeconds?: number };
   gateway: {
     maxQueue: number;
     maxWaitSeconds: number;
@@ -176,12 +197,27 @@ export function loadConfig(flags: ConfigOverrides = {}, env: NodeJS.ProcessEnv =
 
 export const PUBLIC_HUB = "https://huggingface.co";
 
+/** `http://user:pw@host`: a URL that carries credentials (checked without echoing it). */
+function hasUserInfo(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return parsed.username !== "" || parsed.password !== "";
+  } catch {
+    return /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(url);
+  }
+}
+
 /** The file's `huggingface:` first, then HF_ENDPOINT / HF_TOKEN (the Hub's own tools read those). */
 function huggingfaceOf(file: ConfigFile["huggingface"], env: NodeJS.ProcessEnv): Config["huggingface"] {
   const endpoint = file?.endpoint ?? (env.HF_ENDPOINT || PUBLIC_HUB);
   const check = z.url({ protocol: /^https?$/ }).safeParse(endpoint);
   if (!check.success) throw new ConfigError(`HF_ENDPOINT: "${endpoint}": expected an http(s) URL`);
-  return { endpoint: endpoint.replace(/\/+$/, ""), token: file?.token ?? (env.HF_TOKEN || null) };
+  return {
+    endpoint: endpoint.replace(/\/+$/, ""),
+    token: file?.token ?? (env.HF_TOKEN || null),
+    timeoutSeconds: file?.timeoutSeconds ?? DEFAULT_HUB_TIMEOUT_SECONDS,
+    idleSeconds: file?.idleSeconds ?? DEFAULT_HUB_IDLE_SECONDS,
+  };
 }
 
 export function splitHostPort(text: string): { host: string; port: number } {

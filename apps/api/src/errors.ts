@@ -30,6 +30,10 @@ export const API_REFUSALS = {
   no_space: 507,
   hub_unreachable: 502,
   unsafe_listing: 502,
+  // SPEC §10.5a: a listing of the wrong kind, a Hub past its deadline, a mirror path not a folder.
+  bad_listing: 502,
+  hub_timeout: 504,
+  path_taken: 409,
   precondition_failed: 412,
   payload_too_large: 413,
   precondition_required: 428,

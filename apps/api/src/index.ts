@@ -20,6 +20,7 @@ export type { Gateway, GatewayOptions } from "./gateway/gateway";
 export type { GatewayMeter, GatewayNow, RequestOutcome } from "./gateway/meter";
 export type { AgentBuild, AgentSource } from "./install/agentFile";
 export { listen } from "./listen";
+export { guardProcess } from "./processGuard";
 export { type RunningServer, startServer } from "./server";
 export { markSilentNodesDown } from "./services/liveness";
 export { Snapshot, withNode } from "./world";

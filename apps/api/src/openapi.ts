@@ -111,7 +111,7 @@ const STATUS_WORDS: Record<number, string> = {
   429: "too many; Retry-After says when to try again",
   502: "the engine, or the Hugging Face Hub, failed",
   503: "nothing can serve it now",
-  504: "the engine did not answer in time",
+  504: "the engine, or the Hugging Face Hub, did not answer in time",
   507: "too little disk for it",
 };
 

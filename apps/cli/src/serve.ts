@@ -7,6 +7,7 @@ import { agentBundle } from "@llmgw/agent/bundle";
 import {
   type AgentBuild,
   type AgentSource,
+  guardProcess,
   type Logger,
   loadConfig,
   type RunningServer,
@@ -89,6 +90,7 @@ export async function serve(args: string[]): Promise<void> {
     return;
   }
   const log = loggerFrom(values);
+  guardProcess(log);
   const config = loadConfig({ config: values.config, dataDir: values["data-dir"], listen: values.listen });
   const server = await startServer(config, { webDist: ensureDashboard(log), log, agent: agentSource(log) });
   stopOnSignals(server);

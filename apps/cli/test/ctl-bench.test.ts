@@ -207,6 +207,46 @@ describe("llmgw ctl bench", () => {
     expect(zero.code).toBe(2);
     expect(zero.stderr).toContain("--max-tokens");
   });
+  it("--shared-prefix N --tenants K: requests of a tenant share a beginning, and the cached share is printed", async () => {
+    const { view, node, selector } = await model();
+    const cached = await StandInEngine.start({
+      tokensPerSecond: 2000,
+      replyTokens: 6,
+      promptCacheTokens: 100_000,
+    });
+    engines.push(cached);
+    await serve(view, node, selector, cached);
+
+    const args = [
+      "bench",
+      view.name,
+      "--concurrency",
+      "1",
+      "--requests",
+      "16",
+      "--shared-prefix",
+      "300",
+      "--tenants",
+      "4",
+    ];
+    const run = await t.ctl([...args, "--json"]);
+
+    expect(run.code, run.stderr).toBe(0);
+    const [only] = benchResultSchema.parse(JSON.parse(run.stdout)).runs;
+    // 4 of 16 requests read their tenant's beginning for the first time; the rest find it cached.
+    expect(only?.cachedPromptRatio).toBeGreaterThan(0.4);
+    const systems = new Set(
+      cached.received.map((r) => JSON.stringify((r.body as { messages: unknown[] }).messages[0])),
+    );
+    expect(systems.size).toBe(4);
+    const table = await t.ctl(args);
+    expect(table.stdout).toMatch(/CACHED/);
+    expect(table.stdout).toMatch(/\d+%/);
+
+    const alone = await t.ctl(["bench", view.name, "--tenants", "4"]);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain("--tenants: needs --shared-prefix");
+  });
 });
 
 async function until(check: () => Promise<boolean>): Promise<void> {

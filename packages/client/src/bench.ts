@@ -6,6 +6,7 @@ import {
   benchPrompt,
   type Replica,
   summarizeRun,
+  tenantPrefix,
 } from "@llmgw/domain";
 import { sseFrames } from "./events";
 
@@ -33,6 +34,9 @@ export type BenchOptions = {
   requests: number;
   maxTokens: number;
   promptTokens: number;
+  /** Each request begins with one of `tenants` tenants' beginnings of this many tokens (SPEC §7.1a). */
+  sharedPrefix?: number | undefined;
+  tenants?: number | undefined;
   send: BenchSend;
   /** The model's replicas as the API has them after the runs, for their measured memory. */
   replicas: () => Promise<readonly Replica[]>;
@@ -105,14 +109,13 @@ async function measureRun(
   onSample: (sample: BenchSample) => void,
 ): Promise<BenchRun> {
   options.signal?.throwIfAborted();
-  const body = bodyOf(options, options.maxTokens);
   const samples: BenchSample[] = [];
   let next = 0;
   const started = performance.now();
   const worker = async () => {
     while (next < options.requests) {
-      next++;
-      const sample = await oneRequest(options, body);
+      const nth = next++;
+      const sample = await oneRequest(options, bodyOf(options, options.maxTokens, nth));
       samples.push(sample);
       onSample(sample);
     }
@@ -121,10 +124,23 @@ async function measureRun(
   return summarizeRun(concurrency, samples, performance.now() - started);
 }
 
-function bodyOf(options: Pick<BenchOptions, "model" | "promptTokens">, maxTokens: number): string {
+function bodyOf(
+  options: Pick<BenchOptions, "model" | "promptTokens" | "sharedPrefix" | "tenants">,
+  maxTokens: number,
+  nth = 0,
+): string {
+  const { sharedPrefix, tenants = 1 } = options;
+  const messages =
+    sharedPrefix === undefined
+      ? [{ role: "user", content: benchPrompt(options.promptTokens) }]
+      : [
+          { role: "system", content: tenantPrefix(nth % tenants, sharedPrefix) },
+          // Its own question: requests of one tenant share the beginning, not the whole prompt.
+          { role: "user", content: `${nth}. ${benchPrompt(options.promptTokens)}` },
+        ];
   return JSON.stringify({
     model: options.model,
-    messages: [{ role: "user", content: benchPrompt(options.promptTokens) }],
+    messages,
     max_tokens: maxTokens,
     stream: true,
     stream_options: { include_usage: true },
@@ -162,6 +178,7 @@ async function streamed(
 ): Promise<BenchSample> {
   const times: number[] = [];
   let usageTokens: number | null = null;
+  let cache: { promptTokens?: number; cachedTokens?: number } = {};
   for await (const frame of sseFrames(body, signal)) {
     if (frame.kind !== "event") continue;
     if (frame.data === "[DONE]") break;
@@ -172,6 +189,7 @@ async function streamed(
     }
     const completion = isRecord(chunk.usage) ? chunk.usage.completion_tokens : undefined;
     if (typeof completion === "number") usageTokens = completion;
+    if (isRecord(chunk.usage)) cache = cacheOf(chunk);
     if (hasContent(chunk)) times.push(performance.now());
   }
   const first = times[0];
@@ -185,7 +203,20 @@ async function streamed(
     // SPEC §5: the engine's count when it gives one, else one per streamed chunk.
     tokens: usageTokens ?? times.length,
     generatingMs: last - first,
+    ...cache,
   };
+}
+
+/** The engine's prompt tokens and cached ones (`prompt_tokens_details`, or llama-server's `timings`). */
+function cacheOf(chunk: Record<string, unknown>): { promptTokens?: number; cachedTokens?: number } {
+  const usage = isRecord(chunk.usage) ? chunk.usage : {};
+  const details = isRecord(usage.prompt_tokens_details)
+    ? usage.prompt_tokens_details.cached_tokens
+    : undefined;
+  const timings = isRecord(chunk.timings) ? chunk.timings.cache_n : undefined;
+  const cached = typeof details === "number" ? details : typeof timings === "number" ? timings : undefined;
+  if (typeof usage.prompt_tokens !== "number" || cached === undefined) return {};
+  return { promptTokens: usage.prompt_tokens, cachedTokens: cached };
 }
 
 function hasContent(chunk: Record<string, unknown>): boolean {

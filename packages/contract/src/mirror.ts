@@ -66,7 +66,7 @@ export const pulls = {
       description: "the pull, queued or already under way; a dry run answers 200 with the choices",
       schema: pullAnswerSchema,
     },
-    refusals: [400, 404, 409, 502, 507],
+    refusals: [400, 404, 409, 502, 504, 507],
     refusalBodies: { 404: noMatchingFilesSchema },
   }),
   list: route({

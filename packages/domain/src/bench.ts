@@ -33,6 +33,14 @@ export const benchRequestSchema = z.strictObject({
   requests: z.int().min(1).max(MAX_BENCH_REQUESTS).default(DEFAULT_BENCH_REQUESTS),
   maxTokens: z.int().min(1).max(MAX_BENCH_TOKENS).default(DEFAULT_BENCH_MAX_TOKENS),
   promptTokens: z.int().min(1).max(MAX_BENCH_TOKENS).default(DEFAULT_BENCH_PROMPT_TOKENS),
+  /**
+   * SPEC §7.1a: each request begins with its tenant's own beginning of this many tokens (a system
+   * prompt), before the `promptTokens` of its own, so the engines' prompt caches and the routing
+   * by beginning show in the figures.
+   */
+  sharedPrefix: z.int().min(1).max(MAX_BENCH_TOKENS).optional(),
+  /** How many tenants' beginnings the requests take in turn (with `sharedPrefix`). */
+  tenants: z.int().min(1).max(MAX_BENCH_CONCURRENCY).optional(),
 });
 export type BenchRequest = z.infer<typeof benchRequestSchema>;
 
@@ -70,6 +78,8 @@ export const benchRunSchema = z.strictObject({
   /** The median request's own output tokens per second, first token to last. */
   tokensPerSecondPerRequest: rate.nullable(),
   requestsPerSecond: rate,
+  /** Of the prompt tokens the engines reported, the share they found cached (absent: none said). */
+  cachedPromptRatio: z.number().min(0).max(1).optional(),
 });
 export type BenchRun = z.infer<typeof benchRunSchema>;
 
@@ -121,6 +131,9 @@ export type BenchSample =
       tokens: number;
       /** From the first token to the last. */
       generatingMs: number;
+      /** The engine's prompt tokens and, of them, those it found cached, when it said. */
+      promptTokens?: number;
+      cachedTokens?: number;
     }
   | { ok: false; message: string };
 
@@ -158,7 +171,19 @@ export function summarizeRun(concurrency: number, samples: readonly BenchSample[
     tokensPerSecond: round(tokens / seconds) ?? 0,
     tokensPerSecondPerRequest: round(percentile(perRequest, 50)),
     requestsPerSecond: round(ok.length / seconds, 2) ?? 0,
+    ...cachedRatioOf(ok),
   };
+}
+
+function cachedRatioOf(samples: readonly BenchSample[]): { cachedPromptRatio?: number } {
+  let prompt = 0;
+  let cached = 0;
+  for (const s of samples) {
+    if (!s.ok || s.promptTokens === undefined || s.cachedTokens === undefined) continue;
+    prompt += s.promptTokens;
+    cached += Math.min(s.cachedTokens, s.promptTokens);
+  }
+  return prompt > 0 ? { cachedPromptRatio: round(cached / prompt, 3) ?? 0 } : {};
 }
 
 // Common short English words: most tokenizers give each, with its leading space, one token, so
@@ -173,6 +198,18 @@ export function benchPrompt(tokens: number): string {
   const ask = "Continue this list for as long as you can:";
   const words = Array.from({ length: Math.max(0, tokens - 9) }, (_, i) => WORDS[(i * 7) % WORDS.length]);
   return [ask, ...words].join(" ");
+}
+
+/**
+ * A tenant's own beginning of about `tokens` tokens (`ctl bench --shared-prefix`): the same for
+ * every request of the tenant, different from the first words for each tenant.
+ */
+export function tenantPrefix(tenant: number, tokens: number): string {
+  const words = Array.from(
+    { length: Math.max(0, tokens - 4) },
+    (_, i) => WORDS[(i * 7 + tenant * 13 + Math.floor(i / WORDS.length) * tenant) % WORDS.length],
+  );
+  return [`Tenant ${tenant}'s documents:`, ...words].join(" ");
 }
 
 /**

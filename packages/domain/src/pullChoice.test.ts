@@ -139,6 +139,12 @@ describe("listed paths", () => {
     expect(unsafeListedPath(path)).toContain(why);
   });
 
+  it("refuses a name over 240 bytes, counted in UTF-8, and keeps one of 240", () => {
+    expect(unsafeListedPath(`${"L".repeat(296)}.gguf`)).toContain("301 bytes");
+    expect(unsafeListedPath(`sub/${"é".repeat(121)}`)).toContain("242 bytes");
+    expect(unsafeListedPath(`${"L".repeat(235)}.gguf`)).toBeNull();
+  });
+
   it("keeps a path inside the version's folder", () => {
     expect(unsafeListedPath("Q4_K_M/M-00001-of-00002.gguf")).toBeNull();
   });

@@ -156,11 +156,21 @@ export function selectFiles(
 }
 
 /**
+ * The longest file name a listing may give, in UTF-8 bytes (SPEC §10.5a): file systems stop at
+ * 255, and the mirror writes `<name>.part` and `<name>.size` beside it.
+ */
+export const MAX_LISTED_NAME_BYTES = 240;
+
+/**
  * Why a listed path may not be written (SPEC §10.5): a `..` or empty segment, a leading `/`, a
- * backslash, or a control character. Null when it stays inside the version's folder.
+ * backslash, a control character, or a name longer than the mirror can write (§10.5a). Null when
+ * it stays inside the version's folder.
  */
 export function unsafeListedPath(path: string): string | null {
   if (path.length === 0) return "an empty path";
+  const long = path.split("/").find((s) => new TextEncoder().encode(s).length > MAX_LISTED_NAME_BYTES);
+  if (long !== undefined)
+    return `a name of ${new TextEncoder().encode(long).length} bytes (at most ${MAX_LISTED_NAME_BYTES}): ${JSON.stringify(long.slice(0, 40))}…`;
   if (path.startsWith("/")) return `${JSON.stringify(path)} is absolute`;
   if (path.includes("\\")) return `${JSON.stringify(path)} holds a backslash`;
   if (hasControl(path)) return "a path holds a control character";

@@ -1,6 +1,7 @@
 import { EventEmitter, once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { PromptCache, promptWords } from "./promptCache";
 
 // A stand-in for an OpenAI-compatible engine (llama.cpp's server, vLLM): a real HTTP server on
 // loopback answering what the gateway sends, at a token rate, with knobs to fail the ways real
@@ -29,6 +30,15 @@ export type EngineOptions = {
   replyTokens?: number;
   /** Keeps no record of requests (the demo's engines answer for hours; tests read the records). */
   forgetful?: boolean;
+  /**
+   * A prompt cache of this many tokens (words): prompts beginning like a cached one are read only
+   * past the match, and the answer reports the cached count. 0 (the default): none, nothing reported.
+   */
+  promptCacheTokens?: number;
+  /** Prompt tokens read a second (uncached ones only); the default reads prompts in no time. */
+  prefillTokensPerSecond?: number;
+  /** How the cached count is reported: OpenAI's `usage.prompt_tokens_details` or llama-server's `timings`. */
+  cacheReport?: "usage" | "timings";
 };
 
 /** The knobs a test turns while the engine runs. */
@@ -55,12 +65,19 @@ export class StandInEngine extends EventEmitter<{ request: [ReceivedRequest]; cl
   #held: Promise<void> | null = null;
   #server: Server;
   readonly #forgetful: boolean;
+  readonly #cache: PromptCache | null;
+  readonly #prefillPerSecond: number;
+  readonly #cacheReport: "usage" | "timings";
   #url = "";
 
   private constructor(options: EngineOptions) {
     super();
     this.model = options.model ?? "stand-in";
     this.#forgetful = options.forgetful ?? false;
+    this.#cache =
+      (options.promptCacheTokens ?? 0) > 0 ? new PromptCache(options.promptCacheTokens ?? 0) : null;
+    this.#prefillPerSecond = options.prefillTokensPerSecond ?? Number.POSITIVE_INFINITY;
+    this.#cacheReport = options.cacheReport ?? "usage";
     this.knobs = {
       tokensPerSecond: options.tokensPerSecond ?? 200,
       replyTokens: options.replyTokens ?? 8,
@@ -192,13 +209,24 @@ export class StandInEngine extends EventEmitter<{ request: [ReceivedRequest]; cl
   async #complete(res: ServerResponse, request: Record<string, unknown>, chat: boolean, done: () => void) {
     const maxTokens = typeof request.max_tokens === "number" ? request.max_tokens : Number.POSITIVE_INFINITY;
     const count = Math.min(this.knobs.replyTokens, maxTokens);
-    const words = Array.from({ length: count }, (_, i) => `word${i}`);
-    const promptTokens = chat ? wordsOf(request.messages) : wordsOf(request.prompt);
+    const reply = Array.from({ length: count }, (_, i) => `word${i}`);
+    const words = this.#cache || Number.isFinite(this.#prefillPerSecond) ? promptWords(request) : null;
+    const promptTokens = words ? words.length : chat ? wordsOf(request.messages) : wordsOf(request.prompt);
+    const cached = words && this.#cache ? this.#cache.read(words) : 0;
+    const uncached = promptTokens - cached;
+    if (Number.isFinite(this.#prefillPerSecond)) await sleep((uncached / this.#prefillPerSecond) * 1000);
     const usage = {
       prompt_tokens: promptTokens,
       completion_tokens: count,
       total_tokens: promptTokens + count,
+      ...(this.#cache && this.#cacheReport === "usage"
+        ? { prompt_tokens_details: { cached_tokens: cached } }
+        : {}),
     };
+    const timings =
+      this.#cache && this.#cacheReport === "timings"
+        ? { timings: { cache_n: cached, prompt_n: uncached } }
+        : {};
     const id = `cmpl-${Math.random().toString(36).slice(2)}`;
     const base = { id, created: Math.floor(Date.now() / 1000), model: this.model };
     const object = chat ? "chat.completion" : "text_completion";
@@ -206,9 +234,9 @@ export class StandInEngine extends EventEmitter<{ request: [ReceivedRequest]; cl
     if (request.stream !== true) {
       await sleep(count * tick);
       const choice = chat
-        ? { index: 0, message: { role: "assistant", content: words.join(" ") }, finish_reason: "stop" }
-        : { index: 0, text: words.join(" "), finish_reason: "stop" };
-      return json(res, 200, { ...base, object, choices: [choice], usage }, done);
+        ? { index: 0, message: { role: "assistant", content: reply.join(" ") }, finish_reason: "stop" }
+        : { index: 0, text: reply.join(" "), finish_reason: "stop" };
+      return json(res, 200, { ...base, object, choices: [choice], usage, ...timings }, done);
     }
     res.writeHead(200, { "Content-Type": "text/event-stream", "Cache-Control": "no-cache" });
     const send = (data: unknown) => res.write(`data: ${JSON.stringify(data)}\n\n`);
@@ -228,7 +256,7 @@ export class StandInEngine extends EventEmitter<{ request: [ReceivedRequest]; cl
         object: chunkObject,
         choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }],
       });
-    for (let i = 0; i < words.length; i++) {
+    for (let i = 0; i < reply.length; i++) {
       if (res.destroyed) return;
       if (this.knobs.breakAfterTokens !== null && i >= this.knobs.breakAfterTokens) {
         done();
@@ -238,11 +266,12 @@ export class StandInEngine extends EventEmitter<{ request: [ReceivedRequest]; cl
         return;
       }
       await sleep(tick);
-      send(piece(i === 0 ? (words[i] ?? "") : ` ${words[i]}`, null));
+      send(piece(i === 0 ? (reply[i] ?? "") : ` ${reply[i]}`, null));
     }
     send(piece(null, "stop"));
     const options = request.stream_options as { include_usage?: unknown } | undefined;
-    if (options?.include_usage === true) send({ ...base, object: chunkObject, choices: [], usage });
+    if (options?.include_usage === true)
+      send({ ...base, object: chunkObject, choices: [], usage, ...timings });
     res.write("data: [DONE]\n\n");
     done();
     res.end();

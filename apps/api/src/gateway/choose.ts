@@ -73,3 +73,60 @@ export class SessionScores {
     };
   }
 }
+
+/** An unseen beginning goes to a replica at most this many times the average load (rounded up). */
+const UNSEEN_LOAD_FACTOR = 1;
+
+/** A candidate with what the cache-aware choice needs: its profile's weight and its id's hash. */
+export type WeightedCandidate = Candidate & { weight: number; idHash: number };
+
+/**
+ * Which replica takes a request without a session key (SPEC §7.1a), or null when it should wait.
+ * `holder` (the replica that served the longest matching beginning, when the match counts) is
+ * waited for while it is full but not far ahead of the rest: reading the prompt again elsewhere
+ * costs more. It is passed over when its requests (this one counted, as one waiting for it) are
+ * more than its slots and more than twice the average of the others. Then, or with no holder, no
+ * replica holds the prompt and none is worth waiting for: the replicas are taken in the order of
+ * weighted rendezvous on the first message's key — deterministic over the ready replicas, so every
+ * process sends an unseen beginning to the same one, and a profile with twice the weight takes
+ * twice the unseen beginnings — the first with a free slot and no more than the average load.
+ */
+export function chooseByBeginning(
+  candidates: readonly WeightedCandidate[],
+  holder: string | null,
+  firstKey: number,
+): WeightedCandidate | null {
+  const total = candidates.reduce((sum, c) => sum + c.inFlight, 0);
+  const held = holder === null ? undefined : candidates.find((c) => c.id === holder);
+  if (held) {
+    const others = candidates.length > 1 ? (total - held.inFlight) / (candidates.length - 1) : 0;
+    const load = held.inFlight + 1;
+    if (!(load > held.slots && load > 2 * others)) return held.inFlight < held.slots ? held : null;
+  }
+  const free = candidates.filter((c) => c !== held && c.inFlight < c.slots);
+  if (free.length === 0) return null;
+  // A tighter bound than a session's: where an unseen beginning goes, its tenant's next requests
+  // follow, so the first placements decide how evenly the prompts end up spread.
+  const bound = Math.ceil((UNSEEN_LOAD_FACTOR * (total + 1)) / candidates.length);
+  const ranked = free
+    .map((c) => ({ c, score: weightedScore(firstKey, c) }))
+    .sort((a, b) => b.score - a.score || compareText(a.c.id, b.c.id));
+  const within = ranked.find(({ c }) => c.inFlight + 1 <= bound);
+  if (within) return within.c;
+  return ranked.reduce((least, r) => (r.c.inFlight < least.c.inFlight ? r : least)).c;
+}
+
+/** Weighted rendezvous (Schindelhauer and Schomaker): weight / −ln(u), u uniform from the pair's hash. */
+function weightedScore(key: number, c: WeightedCandidate): number {
+  if (c.weight <= 0) return 0;
+  const u = (mix32(key ^ Math.imul(c.idHash, 0x9e3779b1)) + 0.5) / 0x100000000;
+  return c.weight / -Math.log(u);
+}
+
+/** murmur3's finaliser: every input bit moves every output bit. */
+function mix32(x: number): number {
+  let h = x >>> 0;
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}

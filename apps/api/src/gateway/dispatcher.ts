@@ -27,6 +27,9 @@ const MOVES: ReadonlySet<EventType> = new Set([
 /** A request's client, as the queue watches it: gone, or how to hear that it went. */
 export type Departing = { readonly gone: boolean; onGone(then: () => void): () => void };
 
+/** One request asking for a slot: what the queue and the choice of replica read of it. */
+export type Asking = Pick<Waiter, "arrivedAt" | "sessionKey" | "beginning" | "avoid"> & { client: Departing };
+
 /** Why a waiting request was let go: its client went away (nobody to answer). */
 export const CLIENT_WENT_AWAY = new Error("the client went away");
 
@@ -63,7 +66,7 @@ export class Dispatcher {
   acquire(
     model: Model,
     snap: Snapshot,
-    request: { arrivedAt: number; sessionKey: string | null; avoid: string | null; client: Departing },
+    request: Asking,
     /** A retry keeps its place: it goes back to the head of the queue, not the tail. */
     retry = false,
   ): Lease | Promise<Lease> {
@@ -77,13 +80,7 @@ export class Dispatcher {
     return this.#wait(lane, snap, current, request, retry);
   }
 
-  #wait(
-    lane: Lane,
-    snap: Snapshot,
-    model: Model,
-    request: { arrivedAt: number; sessionKey: string | null; avoid: string | null; client: Departing },
-    retry: boolean,
-  ): Promise<Lease> {
+  #wait(lane: Lane, snap: Snapshot, model: Model, request: Asking, retry: boolean): Promise<Lease> {
     const limits = this.limits();
     if (lane.queue.length >= limits.maxQueue && !retry) {
       throw unavailable(
@@ -102,6 +99,7 @@ export class Dispatcher {
       const waiter: Waiter = {
         arrivedAt: request.arrivedAt,
         sessionKey: request.sessionKey,
+        beginning: request.beginning,
         avoid: request.avoid,
         grant: (lease) => {
           done();

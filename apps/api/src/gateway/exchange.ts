@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Caller } from "../auth/guards";
+import { discardRest } from "./discard";
 import { joined, tooLarge } from "./request";
 import { type AnswerSink, type Head, NodeSink, WebSink } from "./sink";
 
@@ -101,11 +102,13 @@ export class NodeExchange implements Exchange {
   }
 
   /**
-   * A body over the limit is not read: the connection closes once the 413 is out, so the bytes
-   * left on it are never taken for the next request.
+   * A body over the limit is not kept: the connection closes after the 413, so the bytes left on
+   * it are never taken for the next request, but only once the client has sent them (read and
+   * dropped, the whole body up to twice the limit): closed earlier, the client may never read its 413.
    */
-  #unread(limitBytes: number) {
+  #unread(limitBytes: number, read: number) {
     this.outgoing.shouldKeepAlive = false;
+    discardRest(this.incoming, Math.max(0, 2 * limitBytes - read));
     return tooLarge(limitBytes);
   }
 
@@ -117,7 +120,7 @@ export class NodeExchange implements Exchange {
   readBody(limitBytes: number): Promise<Uint8Array> {
     const incoming = this.incoming;
     const declared = Number(incoming.headers["content-length"] ?? Number.NaN);
-    if (declared > limitBytes) return Promise.reject(this.#unread(limitBytes));
+    if (declared > limitBytes) return Promise.reject(this.#unread(limitBytes, 0));
     if (incoming.readableEnded) return Promise.resolve(new Uint8Array());
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
@@ -133,7 +136,7 @@ export class NodeExchange implements Exchange {
         if (size > limitBytes) {
           stop();
           incoming.pause();
-          reject(this.#unread(limitBytes));
+          reject(this.#unread(limitBytes, size));
           return;
         }
         chunks.push(chunk);

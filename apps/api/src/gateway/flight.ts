@@ -101,6 +101,7 @@ export class Flight {
       durationMs: now - this.arrivedAt,
       promptTokens: usage.promptTokens,
       completionTokens: usage.completionTokens,
+      ...(usage.cachedTokens === undefined ? {} : { cachedTokens: usage.cachedTokens }),
     });
   }
 }

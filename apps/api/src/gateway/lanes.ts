@@ -1,13 +1,24 @@
 import { type Model, type Replica, slotsOf, stoppedReason } from "@llmgw/domain";
 import type { Snapshot } from "../world";
-import { type Candidate, chooseReplica, SessionScores } from "./choose";
+import type { Beginning } from "./beginning";
+import { hashOf } from "./beginning";
+import {
+  type Candidate,
+  chooseByBeginning,
+  chooseReplica,
+  SessionScores,
+  type WeightedCandidate,
+} from "./choose";
 import { GatewayError, unavailable } from "./errors";
+import { LearnedBeginnings } from "./learned";
 
 /** A request waiting in its model's queue for a replica with a free slot. */
 export type Waiter = {
   /** performance.now() at arrival: the wait bound counts from here, a retry's too. */
   arrivedAt: number;
   sessionKey: string | null;
+  /** The prompt's beginning, when the request has one and no session key (SPEC §7.1a). */
+  beginning: Beginning | null;
   /** A replica that just failed this request: another is preferred when one is ready. */
   avoid: string | null;
   grant(lease: Lease): void;
@@ -17,8 +28,11 @@ export type Waiter = {
 /** A slot on one replica, held while a request is on its way to it or being answered. */
 export type Lease = { replica: Replica; endpoint: string; release(): void };
 
+/** How far past a waiter held for its prompt's replica the queue is looked at, per pump. */
+const SCANNED_WAITERS = 64;
+
 /** A routable replica with what the choice needs of it, worked out once per snapshot. */
-type Target = { replica: Replica & { endpoint: string }; slots: number };
+type Target = { replica: Replica & { endpoint: string }; slots: number; weight: number; idHash: number };
 type Routes = { targets: Target[]; scores: SessionScores };
 
 /** Per snapshot, per model: its routable replicas, their slots and its sessions' scores. */
@@ -32,9 +46,12 @@ function routesOf(snap: Snapshot, model: Model): Routes {
   }
   let routes = byModel.get(model.name);
   if (!routes) {
-    const targets = (snap.replicasByModel.get(model.name) ?? [])
-      .filter(isRoutable)
-      .map((replica) => ({ replica, slots: slotsOf(model, replica) }));
+    const targets = (snap.replicasByModel.get(model.name) ?? []).filter(isRoutable).map((replica) => ({
+      replica,
+      slots: slotsOf(model, replica),
+      weight: model.profiles.find((p) => p.name === replica.profile)?.weight ?? 1,
+      idHash: hashOf(Buffer.from(replica.id), 0, replica.id.length),
+    }));
     routes = { targets, scores: new SessionScores() };
     byModel.set(model.name, routes);
   }
@@ -62,6 +79,8 @@ export function noCapacityReason(snap: Snapshot, model: Model): string | null {
 export class Lane {
   readonly queue: Waiter[] = [];
   readonly inFlight = new Map<string, number>();
+  /** Where this model's prompt beginnings went (SPEC §7.1a). */
+  readonly learned = new LearnedBeginnings();
   /** When this process recorded the wake its waiters wait on (performance.now()), for the cold-start figure. */
   wokenAt: number | null = null;
   /** Whether the model had no ready replica when last looked at (its waiters wait for one). */
@@ -86,7 +105,11 @@ export class Lane {
   }
 
   /** A slot for `waiter` on the best replica with one free, taken; null when all are full. */
-  take(snap: Snapshot, model: Model, waiter: Pick<Waiter, "sessionKey" | "avoid">): Lease | null {
+  take(
+    snap: Snapshot,
+    model: Model,
+    waiter: Pick<Waiter, "sessionKey" | "avoid" | "beginning">,
+  ): Lease | null {
     const routes = routesOf(snap, model);
     let pool = routes.targets;
     if (waiter.avoid !== null && pool.length > 1) {
@@ -94,12 +117,13 @@ export class Lane {
       if (others.length > 0) pool = others;
     }
     if (pool.length === 0) return null;
+    const key = waiter.sessionKey;
+    if (key === null && waiter.beginning !== null) return this.#takeByBeginning(pool, waiter.beginning);
     const candidates: Candidate[] = pool.map((t) => ({
       id: t.replica.id,
       inFlight: this.inFlight.get(t.replica.id) ?? 0,
       slots: t.slots,
     }));
-    const key = waiter.sessionKey;
     const chosen = chooseReplica(
       candidates,
       key,
@@ -109,6 +133,34 @@ export class Lane {
     if (!chosen) return null;
     const target = pool[candidates.indexOf(chosen)] as Target;
     if (key === null) this.#turn++;
+    return this.#hold(target);
+  }
+
+  /**
+   * SPEC §7.1a: the replica that served the longest beginning of this prompt, when the match
+   * covers at least half of what was read; else the deterministic choice. Whichever takes it now
+   * holds every block of it.
+   */
+  #takeByBeginning(pool: readonly Target[], beginning: Beginning): Lease | null {
+    const candidates: WeightedCandidate[] = pool.map((t) => ({
+      id: t.replica.id,
+      inFlight: this.inFlight.get(t.replica.id) ?? 0,
+      slots: t.slots,
+      weight: t.weight,
+      idHash: t.idHash,
+    }));
+    const { blocks } = beginning;
+    const match =
+      blocks.length > 0 ? this.learned.longest(blocks, (id) => pool.some((t) => t.replica.id === id)) : null;
+    const holder = match !== null && match.blocks * 2 >= blocks.length ? match.id : null;
+    const chosen = chooseByBeginning(candidates, holder, beginning.firstKey);
+    if (!chosen) return null;
+    const target = pool[candidates.indexOf(chosen)] as Target;
+    this.learned.sent(blocks, target.replica.id);
+    return this.#hold(target);
+  }
+
+  #hold(target: Target): Lease {
     const id = target.replica.id;
     this.inFlight.set(id, (this.inFlight.get(id) ?? 0) + 1);
     return new HeldSlot(this, target.replica);
@@ -147,12 +199,19 @@ export class Lane {
       if (reason) this.#refuseAll(unavailable("no_capacity", reason, 30));
       return false;
     }
-    while (this.queue.length > 0) {
-      const waiter = this.queue[0];
+    // In arrival order; a waiter that waits for the replica holding its prompt (SPEC §7.1a) does
+    // not hold up those behind it that another replica can take now.
+    let at = 0;
+    while (at < this.queue.length && at < SCANNED_WAITERS) {
+      const waiter = this.queue[at];
       if (!waiter) break;
       const lease = this.take(snap, model, waiter);
-      if (!lease) break;
-      this.queue.shift();
+      if (!lease) {
+        if (waiter.beginning === null || waiter.sessionKey !== null) break;
+        at++;
+        continue;
+      }
+      this.queue.splice(at, 1);
       waiter.grant(lease);
     }
     return true;

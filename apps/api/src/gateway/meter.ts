@@ -19,6 +19,8 @@ export type RequestOutcome = {
   /** From the engine's `usage`, when it reported one. */
   promptTokens: number | null;
   completionTokens: number | null;
+  /** Of the prompt tokens, those the engine found cached (SPEC §7.1a), when it said. */
+  cachedTokens?: number;
 };
 
 /** What the gateway holds right now, read by the meter when it reports (gauges, traffic events). */

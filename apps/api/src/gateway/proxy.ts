@@ -44,7 +44,13 @@ export async function proxy(parts: ProxyParts, job: Proxied): Promise<void> {
     const taking = parts.dispatcher.acquire(
       model,
       snap,
-      { arrivedAt: flight.arrivedAt, sessionKey: request.sessionKey, avoid, client: ex },
+      {
+        arrivedAt: flight.arrivedAt,
+        sessionKey: request.sessionKey,
+        beginning: request.beginning,
+        avoid,
+        client: ex,
+      },
       last,
     );
     const lease = taking instanceof Promise ? await taking : taking;

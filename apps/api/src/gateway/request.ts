@@ -1,5 +1,6 @@
 import { isUtf8 } from "node:buffer";
 import { modelReferenceSchema } from "@llmgw/contract";
+import { type Beginning, beginningOf } from "./beginning";
 import { GatewayError, invalidRequest } from "./errors";
 import { topLevelMembers } from "./jsonScan";
 
@@ -9,6 +10,8 @@ export type InferenceRequest = {
   model: string;
   /** `X-Session-Id`, else the body's `user`: requests with one stick to one replica. */
   sessionKey: string | null;
+  /** Without a session key, the prompt's beginning: where its cache is decides (SPEC §7.1a). */
+  beginning: Beginning | null;
 };
 
 /**
@@ -28,7 +31,7 @@ export function inferenceOf(bytes: Uint8Array, sessionHeader: string | undefined
   const named = modelReferenceSchema.safeParse(model);
   if (!named.success) throw invalidRequest(named.error.issues[0]?.message ?? "the body names no model");
   const sessionKey = sessionHeader ? sessionHeader : typeof user === "string" && user !== "" ? user : null;
-  return { bytes, model: named.data, sessionKey };
+  return { bytes, model: named.data, sessionKey, beginning: sessionKey === null ? beginningOf(bytes) : null };
 }
 
 type Routing = { model?: unknown; user?: unknown };

@@ -1,7 +1,15 @@
 import { valueEnd } from "./jsonScan";
 
 /** Token counts an engine reports in `usage` (SPEC §7.7). */
-export type Usage = { promptTokens: number | null; completionTokens: number | null };
+export type Usage = {
+  promptTokens: number | null;
+  completionTokens: number | null;
+  /**
+   * Prompt tokens the engine found in its cache (SPEC §7.1a): `usage.prompt_tokens_details.
+   * cached_tokens`, else llama-server's `timings.cache_n`; absent when it said neither.
+   */
+  cachedTokens?: number;
+};
 
 export const NO_USAGE: Usage = { promptTokens: null, completionTokens: null };
 
@@ -161,11 +169,33 @@ function usageAt(buf: Buffer, at: number, end: number): Usage | null {
     return null;
   }
   if (typeof value !== "object" || value === null) return null;
-  const { prompt_tokens, completion_tokens } = value as Record<string, unknown>;
+  const { prompt_tokens, completion_tokens, prompt_tokens_details } = value as Record<string, unknown>;
+  const cached =
+    typeof prompt_tokens_details === "object" && prompt_tokens_details !== null
+      ? (prompt_tokens_details as Record<string, unknown>).cached_tokens
+      : undefined;
+  const cachedTokens = typeof cached === "number" ? cached : cacheNear(buf, at, end);
   return {
     promptTokens: typeof prompt_tokens === "number" ? prompt_tokens : null,
     completionTokens: typeof completion_tokens === "number" ? completion_tokens : null,
+    ...(cachedTokens === null ? {} : { cachedTokens }),
   };
+}
+
+const TIMINGS_KEY = Buffer.from('"timings"');
+const CACHE_N = /"cache_n"\s*:\s*(\d+)/;
+
+/**
+ * llama-server's own count of cached prompt tokens (`timings.cache_n`), written beside `usage` in
+ * the same object: looked for within the same bounded stretch the usage was found in.
+ */
+function cacheNear(buf: Buffer, at: number, end: number): number | null {
+  const from = Math.max(0, at - MAX_USAGE_BYTES);
+  const to = Math.min(end, at + MAX_USAGE_BYTES);
+  const timings = buf.indexOf(TIMINGS_KEY, from);
+  if (timings === -1 || timings >= to) return null;
+  const found = CACHE_N.exec(buf.toString("utf8", timings, Math.min(to, timings + 1024)));
+  return found ? Number(found[1]) : null;
 }
 
 const isSpace = (c: number | undefined) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;

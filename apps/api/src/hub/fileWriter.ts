@@ -1,12 +1,14 @@
 import { createHash, type Hash } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { type FileHandle, mkdir, open, rename, rm, rmdir, stat, writeFile } from "node:fs/promises";
+import { type FileHandle, mkdir, rm } from "node:fs/promises";
 import { dirname } from "node:path";
 import { Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { setTimeout as sleep } from "node:timers/promises";
-import { PART_SUFFIX, SIZE_SUFFIX } from "../mirror/paths";
-import { type HubAccess, HubRefused, hubGet } from "./hubHttp";
+import { type HubAccess, HubRefused, hubGet, idleMsOf } from "./hubHttp";
+import { partOf, removeLeftovers, sizeFileOf } from "./leftovers";
+import { openNoFollow, SymlinkRefused, sizeNoFollow, writeNoFollow } from "./noFollow";
+import { cutTrickle } from "./trickle";
 
 // llmgw's own writer for Hub files (SPEC §10.4): `@huggingface/hub` neither resumes nor verifies.
 // A file is written as `<dest>.part` with `<dest>.size` beside it (the mirror shows the progress),
@@ -37,22 +39,21 @@ export interface WriteOptions {
   tries?: number;
   /** The first wait between tries; each next one doubles (capped at 30 s). */
   backoffMs?: number;
-  /** A connection that sends nothing for this long is cut and resumed. */
+  /** A connection that sends nothing, or under 1 kB/s, for this long is cut and resumed (default `huggingface.idleSeconds`). */
   idleMs?: number;
 }
 
 /** The file is not what the Hub listed: a pull with it fails, and the file is gone. */
 export class FileMismatch extends Error {}
 
-export const partOf = (dest: string) => dest + PART_SUFFIX;
-export const sizeFileOf = (dest: string) => dest + SIZE_SUFFIX;
+export { partOf, placeFiles, removeLeftovers, sizeFileOf } from "./leftovers";
 
 /** Fetches one file into `<dest>.part` until it is whole and checked; throws why not. */
 export async function downloadChecked(file: FileToWrite, options: WriteOptions): Promise<void> {
   const part = partOf(file.dest);
   await mkdir(dirname(file.dest), { recursive: true });
-  await writeFile(sizeFileOf(file.dest), `${file.bytes}\n`);
-  if ((await sizeOf(part)) > file.bytes) await rm(part, { force: true });
+  await writeNoFollow(sizeFileOf(file.dest), `${file.bytes}\n`);
+  if ((await sizeNoFollow(part)) > file.bytes) await rm(part, { force: true });
   // What a restart left is hashed once, from disk; from then on every byte is hashed as written.
   const digest = new Digest(file);
   await digest.fromDisk(part, options.signal);
@@ -74,6 +75,7 @@ export async function downloadChecked(file: FileToWrite, options: WriteOptions):
   }
   const got = digest.hex();
   if (got !== (file.sha256 ?? file.gitOid)) {
+    // The mismatch is the pull's reason; a cleanup that fails too is the runner's to retry.
     await removeLeftovers([file]);
     throw new FileMismatch(`checksum mismatch for ${file.path}`);
   }
@@ -87,10 +89,11 @@ async function fetchRest(
   options: WriteOptions,
 ): Promise<void> {
   const from = digest.done;
+  const idleMs = options.idleMs ?? idleMsOf(options.access);
   const res = await hubGet(options.access, file.url, {
     headers: from > 0 ? { range: `bytes=${from}-` } : {},
     signal: options.signal,
-    idleMs: options.idleMs,
+    idleMs,
   });
   if (res.status === 416) {
     res.body.resume();
@@ -104,10 +107,15 @@ async function fetchRest(
     res.body.resume();
     throw new Error(`the Hub answered another range than bytes=${from}- for ${file.path}`);
   }
-  const handle = await open(part, "a");
+  const handle = await openNoFollow(part, "append").catch((err: unknown) => {
+    res.body.destroy();
+    throw err;
+  });
+  const unwatch = cutTrickle(res.body, () => digest.done, idleMs, file.path);
   try {
     await pipeline(res.body, new PartSink(handle, digest, file, options.onBytes), { signal: options.signal });
   } finally {
+    unwatch();
     await handle.close();
   }
   if (digest.done < file.bytes)
@@ -188,7 +196,7 @@ class Digest {
   /** Starts again from what `part` holds on disk: a restart's leftover, or after a failed write. */
   async fromDisk(part: string, signal: AbortSignal): Promise<void> {
     this.restart();
-    const bytes = Math.min(await sizeOf(part), this.file.bytes);
+    const bytes = Math.min(await sizeNoFollow(part), this.file.bytes);
     if (bytes > 0) await this.#readPrefix(part, bytes, signal);
   }
 
@@ -209,37 +217,8 @@ class Digest {
 
 /** A refusal no retry changes: the Hub said no (not a 408 or 429), or the bytes are wrong. */
 function isFinal(err: unknown): boolean {
-  if (err instanceof FileMismatch) return true;
+  if (err instanceof FileMismatch || err instanceof SymlinkRefused) return true;
   return err instanceof HubRefused && err.status < 500 && err.status !== 408 && err.status !== 429;
-}
-
-/** Moves each checked `.part` to its final name and drops its `.size`: the pull is in the mirror. */
-export async function placeFiles(files: readonly Pick<FileToWrite, "dest">[]): Promise<void> {
-  for (const { dest } of files) await rename(partOf(dest), dest);
-  for (const { dest } of files) await rm(sizeFileOf(dest), { force: true });
-}
-
-/**
- * Removes what a pull that failed or was cancelled wrote: its `.part` and `.size` files, and the
- * version's and model's folders when that leaves them empty. Final files are never touched.
- */
-export async function removeLeftovers(files: readonly Pick<FileToWrite, "dest">[]): Promise<void> {
-  for (const { dest } of files) {
-    await rm(partOf(dest), { force: true });
-    await rm(sizeFileOf(dest), { force: true });
-  }
-  const dirs = new Set(files.map((f) => dirname(f.dest)));
-  for (const dir of dirs) {
-    await rmdir(dir).catch(() => undefined);
-    await rmdir(dirname(dir)).catch(() => undefined);
-  }
-}
-
-async function sizeOf(path: string): Promise<number> {
-  return stat(path).then(
-    (s) => s.size,
-    () => 0,
-  );
 }
 
 /** The first byte a 206's `Content-Range: bytes 100-199/200` covers. */

@@ -1,6 +1,12 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { Readable } from "node:stream";
+import {
+  DEFAULT_HUB_IDLE_SECONDS,
+  DEFAULT_HUB_TIMEOUT_SECONDS,
+  type ReadBudget,
+  rangeCapped,
+} from "./bounds";
 
 // SPEC §10.1: the token goes to the Hub as `Authorization: Bearer` and never to a host a redirect
 // leads to (the Hub sends downloads to a CDN on another origin). Neither `fetch` nor undici can be
@@ -12,6 +18,40 @@ export interface HubAccess {
   /** The Hub's base URL, without a trailing slash: `https://huggingface.co` or a mirror of it. */
   endpoint: string;
   token: string | null;
+  /** `huggingface.timeoutSeconds`: each listing, resolving and header call ends after this long. */
+  timeoutSeconds?: number;
+  /** `huggingface.idleSeconds`: a download under 1 kB/s for this long is cut and resumed. */
+  idleSeconds?: number;
+}
+
+/** One call's deadline (SPEC §10.5a), in milliseconds. */
+export const timeoutMsOf = (access: HubAccess) =>
+  (access.timeoutSeconds ?? DEFAULT_HUB_TIMEOUT_SECONDS) * 1000;
+export const idleMsOf = (access: HubAccess) => (access.idleSeconds ?? DEFAULT_HUB_IDLE_SECONDS) * 1000;
+
+/** A call to the Hub ran past `huggingface.timeoutSeconds` (504 `hub_timeout`). */
+export class HubTimeout extends Error {
+  constructor(
+    readonly url: string,
+    readonly seconds: number,
+  ) {
+    super(`${new URL(url).host} did not answer within ${seconds} s`);
+  }
+}
+
+/** A deadline passed: ours, or the same abort surfacing from a body the library was reading. */
+export function isHubTimeout(err: unknown): boolean {
+  if (err instanceof HubTimeout) return true;
+  if (!(err instanceof Error)) return false;
+  return err.name === "TimeoutError" || (err.cause instanceof Error && err.cause.name === "TimeoutError");
+}
+
+/** What one request to llmgw (a plan, a dry run) shares across its calls to the Hub. */
+export interface HubCall {
+  /** The asking client's: it going away ends the call. */
+  signal?: AbortSignal | undefined;
+  /** The listing's bounds (pages, bytes); none for header reads. */
+  budget?: ReadBudget | undefined;
 }
 
 /** The Hub answered, and said no: its status and the `X-Error-Code` it gives (whatever the status). */
@@ -48,47 +88,98 @@ function plainHeaders(init: HeadersInit | undefined): Record<string, string> {
 /**
  * A `fetch` for `@huggingface/hub` and `@huggingface/gguf`: the token rule above, redirects followed
  * by hand, and every answer that is not a success thrown as `HubRefused` with the Hub's
- * `X-Error-Code` (the libraries' own errors drop that header). `rangesOnly`: a 200 to a request
- * with a Range is refused, so a server that ignores Range never has us read a whole file.
+ * `X-Error-Code` (the libraries' own errors drop that header). SPEC §10.5a: each call ends after
+ * `huggingface.timeoutSeconds` or when the asking client goes away; a listing's pages and bytes
+ * count against `call.budget`. `rangesOnly`: a Range is asked uncompressed and its answer must be a
+ * 206 of at most the range's length (a 200 would be the whole file; a gzip one could inflate to
+ * anything), read no further than that.
  */
-export function hubFetch(access: HubAccess, options: { rangesOnly?: boolean } = {}): typeof fetch {
+export function hubFetch(
+  access: HubAccess,
+  options: { rangesOnly?: boolean; call?: HubCall } = {},
+): typeof fetch {
   const hubFetcher = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
-    let url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
-    let method = init.method ?? "GET";
-    let body = init.body;
-    const given = plainHeaders(init.headers);
-    for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-      const res = await fetch(url, {
-        ...init,
-        method,
-        body,
-        headers: headersFor(access, url, given),
-        redirect: "manual",
-      });
-      const location = res.headers.get("location");
-      if (REDIRECTS.has(res.status) && location) {
-        await res.body?.cancel();
-        url = new URL(location, url).href;
-        // 303, and 301/302 after a POST, become a GET as browsers do; 307/308 repeat the request.
-        if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === "POST")) {
-          method = "GET";
-          body = undefined;
-        }
-        continue;
-      }
-      if (!res.ok) {
-        await res.body?.cancel();
-        throw refusedBy(res.status, res.headers, url);
-      }
-      if (options.rangesOnly && res.status === 200 && "range" in given) {
-        await res.body?.cancel();
-        throw new Error(`${new URL(url).host} ignored a Range request: llmgw will not read the whole file`);
-      }
-      return res;
+    const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+    const deadline = AbortSignal.timeout(timeoutMsOf(access));
+    const signals = [deadline, options.call?.signal, init.signal ?? undefined].filter((s) => s !== undefined);
+    const signal = AbortSignal.any(signals);
+    try {
+      return await follow(access, url, init, signal, options);
+    } catch (err) {
+      if (deadline.aborted) throw new HubTimeout(url, timeoutMsOf(access) / 1000);
+      throw err;
     }
-    throw new Error(`more than ${MAX_REDIRECTS} redirects from ${new URL(url).host}`);
   };
   return hubFetcher as typeof fetch;
+}
+
+async function follow(
+  access: HubAccess,
+  first: string,
+  init: RequestInit,
+  signal: AbortSignal,
+  options: { rangesOnly?: boolean; call?: HubCall },
+): Promise<Response> {
+  let url = first;
+  let method = init.method ?? "GET";
+  let body = init.body;
+  const given = plainHeaders(init.headers);
+  const range = "range" in given ? rangeLength(given.range ?? "") : null;
+  if ("range" in given) given["accept-encoding"] = "identity";
+  else options.call?.budget?.page(`${method} ${url}`);
+  for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+    const res = await fetch(url, {
+      ...init,
+      method,
+      body,
+      headers: headersFor(access, url, given),
+      redirect: "manual",
+      signal,
+    });
+    const location = res.headers.get("location");
+    if (REDIRECTS.has(res.status) && location) {
+      await res.body?.cancel();
+      url = new URL(location, url).href;
+      // 303, and 301/302 after a POST, become a GET as browsers do; 307/308 repeat the request.
+      if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === "POST")) {
+        method = "GET";
+        body = undefined;
+      }
+      continue;
+    }
+    if (!res.ok) {
+      await res.body?.cancel();
+      throw refusedBy(res.status, res.headers, url);
+    }
+    if ("range" in given) return rangeAnswer(res, url, range, options.rangesOnly === true);
+    const budget = options.call?.budget;
+    if (!budget || !res.body) return res;
+    return new Response(budget.read(res.body), { status: res.status, headers: res.headers });
+  }
+  throw new Error(`more than ${MAX_REDIRECTS} redirects from ${new URL(url).host}`);
+}
+
+/** A Range answer, checked: uncompressed, a 206 when `rangesOnly`, and read no further than asked. */
+async function rangeAnswer(res: Response, url: string, length: number | null, rangesOnly: boolean) {
+  const host = new URL(url).host;
+  const refuse = async (why: string) => {
+    await res.body?.cancel();
+    return new Error(`${host} ${why}: llmgw will not read it`);
+  };
+  if (rangesOnly && res.status === 200) throw await refuse("ignored a Range request");
+  const encoding = res.headers.get("content-encoding");
+  if (encoding && encoding.toLowerCase() !== "identity")
+    throw await refuse(`answered a Range request compressed (${encoding.slice(0, 20)})`);
+  if (length === null || !res.body) return res;
+  const declared = Number(res.headers.get("content-length") ?? Number.NaN);
+  if (declared > length) throw await refuse(`answered ${declared} bytes to a range of ${length}`);
+  return new Response(rangeCapped(res.body, length, host), { status: res.status, headers: res.headers });
+}
+
+/** The bytes `bytes=a-b` asks for; null for an open end. */
+function rangeLength(range: string): number | null {
+  const m = /^bytes=(\d+)-(\d+)$/.exec(range.trim());
+  return m ? Number(m[2]) - Number(m[1]) + 1 : null;
 }
 
 function refusedBy(status: number, headers: Headers | Record<string, unknown>, url: string): HubRefused {
@@ -166,7 +257,7 @@ export async function hubGet(
       method: options.method ?? "GET",
       headers: headersFor(access, at, options.headers ?? {}),
       signal: options.signal,
-      idleMs: options.idleMs ?? 60_000,
+      idleMs: options.idleMs ?? idleMsOf(access),
     });
     const status = res.statusCode ?? 0;
     const location = res.headers.location;

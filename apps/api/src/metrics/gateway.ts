@@ -23,6 +23,9 @@ export type ModelSecond = {
   /** Their times to first byte (ms): all of them, or a uniform sample of FIRST_BYTE_SAMPLE. */
   firstByteMs: number[];
   completionTokens: number;
+  /** Prompt tokens reported, and of them those the engine found cached (SPEC §7.1a). */
+  promptTokens?: number;
+  cachedTokens?: number;
 };
 
 /** Nothing held: for a meter created before its gateway exists. */
@@ -49,6 +52,7 @@ export class PromGatewayMeter implements GatewayMeter {
   readonly #duration: Histogram<"model" | "token">;
   readonly #promptTokens: Counter<"model" | "token">;
   readonly #completionTokens: Counter<"model" | "token">;
+  readonly #cachedTokens: Counter<"model" | "token">;
   readonly #coldStart: Histogram<"model">;
 
   constructor(options: { registry: Registry; now: () => GatewayNow }) {
@@ -91,6 +95,12 @@ export class PromGatewayMeter implements GatewayMeter {
       labelNames: byRequest,
       registers,
     });
+    this.#cachedTokens = new Counter({
+      name: "llmgw_gateway_prompt_tokens_cached_total",
+      help: "Prompt tokens the engine found in its cache (usage.prompt_tokens_details.cached_tokens, or llama-server's timings.cache_n).",
+      labelNames: byRequest,
+      registers,
+    });
     this.#coldStart = new Histogram({
       name: "llmgw_gateway_cold_start_seconds",
       help: "From a wake this process recorded to the model's first replica being ready.",
@@ -114,6 +124,8 @@ export class PromGatewayMeter implements GatewayMeter {
     const completion = tokensOf(outcome.completionTokens);
     if (outcome.promptTokens !== null) this.#promptTokens.inc(labels, prompt);
     if (outcome.completionTokens !== null) this.#completionTokens.inc(labels, completion);
+    const cached = tokensOf(outcome.cachedTokens ?? null);
+    if (outcome.cachedTokens !== undefined) this.#cachedTokens.inc(labels, cached);
     // A request naming no known model is not any model's traffic.
     if (outcome.model === "") return;
     const second = this.#second.get(outcome.model) ?? {
@@ -125,6 +137,11 @@ export class PromGatewayMeter implements GatewayMeter {
     second.requests += 1;
     if (firstByte !== null) sampleFirstByte(second, firstByte * 1000);
     second.completionTokens += completion;
+    // The ratio is over requests whose engine said both: a prompt count alone says nothing cached.
+    if (outcome.promptTokens !== null && outcome.cachedTokens !== undefined) {
+      second.promptTokens = (second.promptTokens ?? 0) + prompt;
+      second.cachedTokens = (second.cachedTokens ?? 0) + Math.min(cached, prompt);
+    }
     this.#second.set(outcome.model, second);
   }
 

@@ -17,6 +17,16 @@ function median(values: readonly number[]): number | null {
   return sorted[Math.ceil(sorted.length / 2) - 1] ?? null;
 }
 
+/** The second's prompt tokens and cache hit ratio, when an engine reported what it had cached. */
+function cacheOf(done: ModelSecond | undefined, seconds: number) {
+  const prompt = done?.promptTokens ?? 0;
+  if (prompt === 0) return {};
+  return {
+    promptTokensPerSecond: round(prompt / seconds),
+    cachedPromptRatio: round((done?.cachedTokens ?? 0) / prompt),
+  };
+}
+
 /**
  * The `model.traffic` events (SPEC §7.7) for one tick: one per model with traffic, that is with a
  * request that finished since the last tick or one in flight or queued now; by model name. Rates
@@ -45,6 +55,7 @@ export function trafficOf(
       waking: held?.waking ?? false,
       firstByteP50Ms: p50 === null ? null : round(p50),
       tokensPerSecond: round((done?.completionTokens ?? 0) / seconds),
+      ...cacheOf(done, seconds),
     };
   });
 }

@@ -70,7 +70,9 @@ export function installRoutes(deps: Deps, auth: Auth, source: AgentSource | null
           : new AppError({
               status: 503,
               code: "internal",
-              message: `mirror.baseUrl ${server} cannot be written into a shell script: give a plain http(s) URL`,
+              // A public answer (SPEC §5): it names the key, never the configured value.
+              message:
+                "mirror.baseUrl in the server's llmgw.yaml cannot be written into a shell script: the operator must give a plain http(s) URL",
             });
       }
       const script = installScript({

@@ -23,8 +23,8 @@ export const pullRoutes = (deps: Deps) =>
   handlers(contract.pulls, {
     create: async (c, { body }) =>
       body.dryRun
-        ? c.json(await dryRunPull({ deps, input: body }), 200)
-        : c.json(await startPull({ deps, input: body, by: c.get("actor") }), 202),
+        ? c.json(await dryRunPull({ deps, input: body, signal: c.req.raw.signal }), 200)
+        : c.json(await startPull({ deps, input: body, by: c.get("actor"), signal: c.req.raw.signal }), 202),
     list: () => listPulls({ deps }),
     get: (_c, { param }) => getPull({ deps, id: param.id }),
     cancel: (c, { param }) => cancelPull({ deps, id: param.id, by: c.get("actor") }),

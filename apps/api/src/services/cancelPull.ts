@@ -44,6 +44,9 @@ export async function cancelPull({ deps, id, by }: { deps: Deps; id: string; by:
   // It ended between the read and the cancel: answer it as it ended.
   if (!cancelled) return cancelPull({ deps, id, by });
   if (cancelled.running === deps.origin) await deps.pulls.cancel(id);
-  else if (cancelled.running === null) await removeLeftovers(filesToWrite(deps, cancelled.pull));
+  else if (cancelled.running === null) {
+    const problem = await removeLeftovers(filesToWrite(deps, cancelled.pull));
+    if (problem) deps.log.warn({ pull: id, problem }, "a cancelled pull's leftovers stay on disk");
+  }
   return cancelled.pull;
 }

@@ -10,13 +10,16 @@ import {
 } from "@llmgw/domain";
 import type { Deps } from "../deps";
 import { AppError, badRequest } from "../errors";
+import { ListingBudget } from "../hub/bounds";
 import { hubError } from "../hub/hubErrors";
-import type { HubAccess } from "../hub/hubHttp";
+import type { HubAccess, HubCall } from "../hub/hubHttp";
 import { listFilesAt, resolveRevision } from "../hub/hubRepo";
 
 /** What a request for a repo comes to at the Hub now: the commit, the listing and the files chosen. */
 export interface PlannedPull {
   access: HubAccess;
+  /** The asking client's signal, for the calls after the plan (SPEC §10.5a). */
+  call: HubCall;
   repo: string;
   revision: string;
   commit: string;
@@ -37,8 +40,15 @@ export function hubAccessOf(deps: Pick<Deps, "config">): HubAccess {
  * §10.5 says: an unknown repo or revision, nothing that matches (naming the quantisations there
  * are), or a listing with a path that would leave the version's folder. Writes nothing.
  */
-export async function planPull(deps: Pick<Deps, "config">, input: PullRequest): Promise<PlannedPull> {
+export async function planPull(
+  deps: Pick<Deps, "config">,
+  input: PullRequest,
+  signal?: AbortSignal,
+): Promise<PlannedPull> {
   const access = hubAccessOf(deps);
+  // One listing's bounds for the whole plan: its pages and bytes (SPEC §10.5a).
+  const budget = new ListingBudget();
+  const call: HubCall = { signal, budget };
   const revision = input.revision ?? "main";
   const at = { access, repo: input.repo, revision };
   const model = input.model ?? defaultPullModel(input.repo);
@@ -48,10 +58,12 @@ export async function planPull(deps: Pick<Deps, "config">, input: PullRequest): 
     });
   }
   try {
-    const { commit, gated } = await resolveRevision(access, input.repo, revision);
+    // The revision's info counts against the listing's bytes; it is not one of its pages.
+    const info = { signal, budget: budget.notPages() };
+    const { commit, gated } = await resolveRevision(access, input.repo, revision, info);
     // Literal `files` are asked for by name; globs, and the default choice, need the whole tree.
     const literal = input.files?.every((f) => !/[*?]/.test(f)) ? input.files : null;
-    const listing = await listFilesAt(access, input.repo, commit, literal);
+    const listing = await listFilesAt(access, input.repo, commit, literal, call);
     const selection = selectFiles(listing, input);
     if (selection.kind === "none") throw noMatch(input, selection.quants);
     const problem = selectionProblem(selection.files);
@@ -63,7 +75,18 @@ export async function planPull(deps: Pick<Deps, "config">, input: PullRequest): 
         version: "required: the files' names make no version name",
       });
     }
-    return { access, repo: input.repo, revision, commit, gated, listing, selection, model, version };
+    return {
+      access,
+      call: { signal },
+      repo: input.repo,
+      revision,
+      commit,
+      gated,
+      listing,
+      selection,
+      model,
+      version,
+    };
   } catch (err) {
     throw hubError(err, at);
   }

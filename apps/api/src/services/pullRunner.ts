@@ -3,16 +3,12 @@ import { join } from "node:path";
 import { mirrorFileOf, noSpaceMessage, type Pull } from "@llmgw/domain";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
-import {
-  downloadChecked,
-  FileMismatch,
-  type FileToWrite,
-  partOf,
-  placeFiles,
-  removeLeftovers,
-} from "../hub/fileWriter";
+import { downloadChecked, FileMismatch, type FileToWrite } from "../hub/fileWriter";
 import { hubError } from "../hub/hubErrors";
 import { resolveUrl } from "../hub/hubHttp";
+import { diskProblem, isDiskError, partOf, placeFiles, removeLeftovers } from "../hub/leftovers";
+import { SymlinkRefused } from "../hub/noFollow";
+import { checkPlace } from "../hub/place";
 import { mirrorChanged } from "./mirrorPlans";
 import { PullProgress } from "./pullProgress";
 
@@ -98,10 +94,14 @@ export class PullRunner {
       const pull = await deps.store.pulls.claimNext(deps.origin, this.leaseMs, this.maxRunning);
       if (!pull) return;
       const abort = new AbortController();
-      const done = this.#download(deps, pull, abort).finally(() => {
-        this.#running.delete(pull.id);
-        if (!this.#stopped) this.nudge(deps);
-      });
+      // SPEC §10.5a: whatever a pull throws is that pull's. #download catches its own errors;
+      // this catch is the last word, so its promise can never reject into the process.
+      const done = this.#download(deps, pull, abort)
+        .catch((err: unknown) => deps.log.error({ err, pull: pull.id }, "a pull's runner failed"))
+        .finally(() => {
+          this.#running.delete(pull.id);
+          if (!this.#stopped) this.nudge(deps);
+        });
       this.#running.set(pull.id, { abort, done });
     }
   }
@@ -111,6 +111,7 @@ export class PullRunner {
     const progress = new PullProgress(deps, claimed, this.leaseMs, () => abort.abort("lost" satisfies Stop));
     progress.announce();
     try {
+      await checkPlace(deps.mirror.dir, claimed);
       await checkSpace(deps, files);
       for (const [i, file] of files.entries()) {
         await downloadChecked(file, {
@@ -123,14 +124,25 @@ export class PullRunner {
       // Still this process's, and not cancelled, before anything reaches a final path.
       if (!(await progress.flush())) throw new Error("the pull is no longer this process's");
       await placeFiles(files);
+    } catch (err) {
+      await this.#ended(deps, claimed, files, progress, abort, err);
+      progress.close();
+      return;
+    }
+    // Placed: the pull is complete whatever follows. A digest, scan or plan that fails now is
+    // logged (the mirror's watch and hashing catch up), never a `failed` pull with its files in place.
+    let told = false;
+    try {
       // Hashed as they were written: the mirror's own digests (SPEC §8.1) never read them again.
       for (const f of files) if (f.sha256) await deps.mirror.recordDigest(f.dest, f.sha256);
       await progress.end({ state: "complete", error: null });
+      told = true;
       await deps.mirror.scan();
       const version = await deps.mirror.get(claimed.model, claimed.version);
       if (version) await mirrorChanged(deps, [version], []);
     } catch (err) {
-      await this.#ended(deps, claimed, files, progress, abort, err);
+      deps.log.error({ err, pull: claimed.id }, "a complete pull's mirror update failed");
+      if (!told) await progress.end({ state: "complete", error: null });
     } finally {
       progress.close();
     }
@@ -149,20 +161,26 @@ export class PullRunner {
     // The server stopping keeps the `.part` files and the claim lapses: the next start resumes it.
     // A pull taken over by another process is that process's to finish.
     if (why === "stopping" || why === "lost") return;
-    await removeLeftovers(files);
+    const leftover = await removeLeftovers(files);
+    if (leftover) deps.log.warn({ pull: pull.id, problem: leftover }, "a pull's leftovers stay on disk");
     if (why === "cancelled") {
       await progress.end({ state: "cancelled" }, { announce: false });
       return;
     }
-    const message = err instanceof FileMismatch ? err.message : hubError(err, atOf(deps, pull)).message;
-    if (!(err instanceof FileMismatch || err instanceof AppError))
+    const message = failureOf(deps, pull, err);
+    if (!(err instanceof FileMismatch || err instanceof SymlinkRefused || err instanceof AppError))
       deps.log.warn({ err, pull: pull.id }, "a pull failed");
+    // Failed is final: the store never hands a failed pull out again, so a restart cannot retry it.
     await progress.end({ state: "failed", error: message });
   }
 }
 
-function atOf(deps: Deps, pull: Pull) {
-  return { access: deps.config.huggingface, repo: pull.repo, revision: pull.revision };
+/** The reason a failed pull gives: the file's, the disk's (a code, not a stack), else the Hub's. */
+function failureOf(deps: Deps, pull: Pull, err: unknown): string {
+  if (err instanceof FileMismatch || err instanceof SymlinkRefused) return err.message;
+  if (isDiskError(err)) return `writing into the mirror failed: ${diskProblem(err)}`;
+  const at = { access: deps.config.huggingface, repo: pull.repo, revision: pull.revision };
+  return hubError(err, at).message;
 }
 
 /** Where each file of a pull comes from and goes: `<mirror>/<model>/<version>/<file name>`. */

@@ -5,6 +5,7 @@ import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { hubError } from "../hub/hubErrors";
 import { checkDownload } from "../hub/hubRepo";
+import { checkPlace } from "../hub/place";
 import { commit, UNCHANGED } from "./commit";
 import { planPull } from "./planPull";
 import { bytesStillNeeded, filesToWrite, freeBytes } from "./pullRunner";
@@ -19,16 +20,19 @@ export async function startPull({
   deps,
   input,
   by,
+  signal,
 }: {
   deps: Deps;
   input: PullRequest;
   by: string;
+  /** The asking client's: it going away ends the calls to the Hub (SPEC §10.5a). */
+  signal?: AbortSignal;
 }): Promise<Pull> {
-  const plan = await planPull(deps, input);
+  const plan = await planPull(deps, input, signal);
   const files = plan.selection.files;
   const first = files[0];
   try {
-    if (first) await checkDownload(plan.access, plan.repo, plan.commit, first.path);
+    if (first) await checkDownload(plan.access, plan.repo, plan.commit, first.path, plan.call);
   } catch (err) {
     throw hubError(err, { access: plan.access, repo: plan.repo, revision: plan.revision });
   }
@@ -70,6 +74,7 @@ export async function startPull({
       message: `pull ${into.id} (${into.repo}) is writing into ${pull.model}/${pull.version}; cancel it or pull into another version`,
     });
   }
+  await checkPlace(deps.mirror.dir, pull);
   const writes = filesToWrite(deps, pull);
   for (const w of writes) {
     if (

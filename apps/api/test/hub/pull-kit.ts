@@ -37,6 +37,7 @@ export function usePullKit(api: Api, options: { token?: string | null } = {}): P
     hub.knobs.bytesPerSecond = null;
     hub.knobs.cutAfter.clear();
     hub.knobs.failNext.clear();
+    hub.knobs.intercept = null;
     hub.tokens.clear();
   });
   // Each test's runner stops with it: one left going would claim the next test's pulls, out of reach

@@ -27,6 +27,8 @@ export interface StandInFile {
   sha256?: string;
   /** The listed size; the real one when not given. */
   listedBytes?: number;
+  /** Members of its tree entry replaced as they are, of any kind (a hostile Hub's `size: "12"`). */
+  listedAs?: Record<string, unknown>;
 }
 
 export interface StandInRepo {
@@ -56,6 +58,19 @@ export interface HubKnobs {
   failNext: Map<string, number[]>;
   /** Tree entries per page. */
   pageSize: number;
+  /**
+   * Answers a request before the stand-in does (hostileHub.ts's cases); true when it answered.
+   * Null: the stand-in answers everything itself.
+   */
+  intercept: ((at: Intercepted) => boolean | Promise<boolean>) | null;
+}
+
+/** A request a hostile case may answer instead of the stand-in. */
+export interface Intercepted {
+  origin: "hub" | "cdn";
+  url: URL;
+  req: IncomingMessage;
+  res: ServerResponse;
 }
 
 interface Served {
@@ -81,6 +96,7 @@ export class StandInHub {
     stallAfter: new Map(),
     failNext: new Map(),
     pageSize: 1000,
+    intercept: null,
   };
   /** Tokens the Hub accepts, and the gated repos each may download. */
   readonly tokens = new Map<string, Set<string>>();
@@ -134,6 +150,7 @@ export class StandInHub {
       authorization: header("authorization"),
     });
     try {
+      if (this.knobs.intercept && (await this.knobs.intercept({ origin, url, req, res }))) return;
       if (origin === "cdn") return await this.#cdnFile(url, req, res);
       const api = /^\/api\/models\/([^/]+\/[^/]+)\/(revision|tree|paths-info)\/([^/]+)(?:\/(.*))?$/.exec(
         url.pathname,
@@ -299,17 +316,18 @@ function pace(
 }
 
 function treeEntry(f: Served) {
-  const { path, lfs } = f.entry;
+  const { path, lfs, listedAs } = f.entry;
   const size = f.entry.listedBytes ?? f.bytes;
-  return lfs
+  const entry = lfs
     ? {
         type: "file",
         oid: f.gitOid,
         size,
         path,
-        lfs: { oid: f.entry.sha256 ?? f.sha256, size, pointerSize: 134 },
+        lfs: { oid: f.entry.sha256 ?? f.sha256, size, pointerSize: 134, ...listedAs },
       }
-    : { type: "file", oid: f.gitOid, size, path };
+    : { type: "file", oid: f.gitOid, size, path, ...listedAs };
+  return entry;
 }
 
 async function servedOf(entry: StandInFile): Promise<Served> {

@@ -3,6 +3,7 @@
 export * from "./agentProcess";
 export * from "./bigFleet";
 export * from "./ggufLlama";
+export * from "./hostileHub";
 export * from "./hubRepos";
 export * from "./hubStandIn";
 export * from "./llamaProcess";

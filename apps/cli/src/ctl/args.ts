@@ -32,6 +32,8 @@ export const OPTIONS = {
   requests: { type: "string" },
   "max-tokens": { type: "string" },
   "prompt-tokens": { type: "string" },
+  "shared-prefix": { type: "string" },
+  tenants: { type: "string" },
   revision: { type: "string" },
   file: { type: "string", multiple: true },
   version: { type: "string" },

@@ -29,10 +29,20 @@ function requestOf(values: Values): BenchRequest {
     ...(values["prompt-tokens"]
       ? { promptTokens: wholeNumber("--prompt-tokens", values["prompt-tokens"]) }
       : {}),
+    ...(values["shared-prefix"]
+      ? { sharedPrefix: wholeNumber("--shared-prefix", values["shared-prefix"]) }
+      : {}),
+    ...(values.tenants ? { tenants: wholeNumber("--tenants", values.tenants) } : {}),
   });
+  if (parsed.success && parsed.data.tenants !== undefined && parsed.data.sharedPrefix === undefined)
+    throw usage("--tenants: needs --shared-prefix (the beginning each tenant's requests share)");
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const flag = { maxTokens: "--max-tokens", promptTokens: "--prompt-tokens" }[String(issue?.path[0])];
+    const flag = {
+      maxTokens: "--max-tokens",
+      promptTokens: "--prompt-tokens",
+      sharedPrefix: "--shared-prefix",
+    }[String(issue?.path[0])];
     throw usage(`${flag ?? `--${String(issue?.path[0] ?? "")}`}: ${issue?.message ?? "not valid"}`);
   }
   return parsed.data;
@@ -81,6 +91,7 @@ function progressLine(ctx: Ctx, model: string) {
 
 const ms = (n: number | null) => (n === null ? "-" : `${Math.round(n)} ms`);
 const rate = (n: number | null) => (n === null ? "-" : String(n));
+const share = (n: number | undefined) => (n === undefined ? "-" : `${Math.round(n * 100)}%`);
 
 function benchText(
   result: BenchResult,
@@ -99,6 +110,7 @@ function benchText(
       { header: "TOK/S", align: "right" },
       { header: "TOK/S/REQ", align: "right" },
       { header: "REQ/S", align: "right" },
+      { header: "CACHED", align: "right" },
     ],
     result.runs.map((r) => [
       String(r.concurrency),
@@ -110,6 +122,7 @@ function benchText(
       rate(r.tokensPerSecond),
       rate(r.tokensPerSecondPerRequest),
       rate(r.requestsPerSecond),
+      share(r.cachedPromptRatio),
     ]),
     ctx.style,
   );
@@ -151,8 +164,9 @@ async function modelNamed(ctx: Ctx, name: string): Promise<ModelView> {
 export const benchCommand: Command = {
   words: ["bench"],
   operands: ["NAME"],
-  options: ["concurrency", "requests", "max-tokens", "prompt-tokens"],
-  flags: "[--concurrency 1,4,16] [--requests N] [--max-tokens N] [--prompt-tokens N]",
+  options: ["concurrency", "requests", "max-tokens", "prompt-tokens", "shared-prefix", "tenants"],
+  flags:
+    "[--concurrency 1,4,16] [--requests N] [--max-tokens N] [--prompt-tokens N] [--shared-prefix N --tenants K]",
   summary:
     "measure what the model's replicas can do, through the gateway like a client (waking it if it must): time to first token, tokens/s, requests/s per concurrency and the memory measured; stored as its bench (operator)",
   async run(ctx, operands, values) {

@@ -12,7 +12,7 @@ import {
   Supervisor,
   simulatedMachine,
 } from "@llmgw/agent";
-import { type Logger, loadConfig, startServer } from "@llmgw/api";
+import { guardProcess, type Logger, loadConfig, startServer } from "@llmgw/api";
 import type { ModelInput } from "@llmgw/domain";
 import { LOG_USAGE, loggerFrom, logOptions } from "@llmgw/log";
 import { fancynet3b, llama31_8b, writeGgufFile, writeNotGguf, writeSafetensorsFile } from "@llmgw/simulation";
@@ -271,6 +271,8 @@ export async function demo(args: string[]): Promise<void> {
     ].join("\n"),
   );
   const config = loadConfig({ config: configFile, dataDir, listen: values.listen });
+  // As `llmgw serve`: a rejection nobody handled is logged, not the end of the server.
+  guardProcess(log);
   const advance = await writeMirror(config.mirror.dir);
   const server = await startServer(config, { webDist: ensureDashboard(log), log, agent: agentSource(log) });
   stopOnSignals(server);

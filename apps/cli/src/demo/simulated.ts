@@ -40,6 +40,10 @@ export function simulatedEngines(options: SimulationOptions = {}): SimulatedEngi
         tokensPerSecond: 25 + Math.round(random() * 25),
         replyTokens: 48,
         forgetful: true,
+        // A CPU node's llama-server: prompts read at a few thousand tokens a second, recent ones
+        // kept, so a card's cache hit ratio and routing by beginning show (SPEC §7.1a).
+        promptCacheTokens: 32_768,
+        prefillTokensPerSecond: 2_000,
       });
       running.add(engine);
       const weightsBytes = Math.round(targetGB * 1e9);

@@ -2,6 +2,7 @@ import type { ModelTraffic } from "@llmgw/domain";
 import { lazy, type ReactNode, Suspense, useEffect, useMemo } from "react";
 import { type ScalePoint, scaleSeries, useModelScaling } from "../lib/scaling";
 import {
+  cacheHitRatio,
   traffic as pageTraffic,
   TRAFFIC_WINDOW_SECONDS,
   type TrafficSnapshot,
@@ -27,6 +28,8 @@ const RequestsChart = lazy(
       return { default: () => null };
     }),
 );
+
+const percentOrDash = (ratio: number | null) => (ratio === null ? "—" : `${Math.round(ratio * 100)}%`);
 
 const WINDOW_MINUTES = Math.round(TRAFFIC_WINDOW_SECONDS / 60);
 
@@ -234,6 +237,10 @@ function TrafficBody({
         <div>
           <dt>Tokens/s</dt>
           <dd data-testid="traffic-tokens">{rate(current?.tokensPerSecond ?? 0)}</dd>
+        </div>
+        <div>
+          <dt title="Share of prompt tokens the engines found in their cache (SPEC §7.1a)">Prompt cached</dt>
+          <dd data-testid="traffic-cache">{percentOrDash(cacheHitRatio(traffic.prompt))}</dd>
         </div>
       </dl>
     </section>

@@ -35,7 +35,19 @@ export type TrafficSnapshot = {
   perSecond: readonly number[];
   /** The latest event while the model has traffic; null once it has been quiet TRAFFIC_STALE_MS. */
   current: ModelTraffic | null;
+  /**
+   * Prompt tokens heard of (from seconds whose engines reported their cache) and of them cached,
+   * since the model's traffic was first heard of here: the card's cache hit ratio (SPEC §7.1a).
+   */
+  prompt?: PromptCacheSums;
 };
+
+export type PromptCacheSums = { tokens: number; cached: number };
+
+/** The share of prompt tokens found cached, or null when no engine reported any. */
+export function cacheHitRatio(sums: PromptCacheSums | undefined): number | null {
+  return sums && sums.tokens > 0 ? sums.cached / sums.tokens : null;
+}
 
 type Entry = {
   snapshot: TrafficSnapshot;
@@ -77,8 +89,14 @@ export class TrafficStore {
     }
     perSecond[perSecond.length - 1] = event.requestsPerSecond;
     heard[heard.length - 1] = true;
+    const heardPrompt = held?.snapshot.prompt ?? { tokens: 0, cached: 0 };
+    const promptTokens = event.promptTokensPerSecond ?? 0;
+    const prompt = {
+      tokens: heardPrompt.tokens + promptTokens,
+      cached: heardPrompt.cached + promptTokens * (event.cachedPromptRatio ?? 0),
+    };
     this.#entries.set(event.model, {
-      snapshot: { model: event.model, from, perSecond, current: event },
+      snapshot: { model: event.model, from, perSecond, current: event, prompt },
       heard,
       lastEventAt: now,
     });
@@ -104,7 +122,17 @@ export class TrafficStore {
       if (current === null && perSecond.every((n) => n === 0)) {
         this.#entries.delete(model);
       } else {
-        this.#entries.set(model, { ...entry, snapshot: { model, from, perSecond, current }, heard });
+        this.#entries.set(model, {
+          ...entry,
+          snapshot: {
+            model,
+            from,
+            perSecond,
+            current,
+            ...(snapshot.prompt ? { prompt: snapshot.prompt } : {}),
+          },
+          heard,
+        });
       }
       this.#notify(model);
     }
@@ -174,6 +202,7 @@ function emptyEntry(model: string, second: number): Entry {
       from: second - TRAFFIC_WINDOW_SECONDS + 1,
       perSecond: Array.from({ length: TRAFFIC_WINDOW_SECONDS }, () => 0),
       current: null,
+      prompt: { tokens: 0, cached: 0 },
     },
     heard: Array.from({ length: TRAFFIC_WINDOW_SECONDS }, () => false),
     lastEventAt: 0,

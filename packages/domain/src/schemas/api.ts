@@ -27,6 +27,10 @@ export const errorCodeSchema = z.enum([
   "no_space",
   "hub_unreachable",
   "unsafe_listing",
+  // SPEC §10.5a: a Hub (or whatever answers at its address) is not trusted.
+  "bad_listing",
+  "hub_timeout",
+  "path_taken",
   "unauthorized",
   "forbidden",
   "payload_too_large",
@@ -67,6 +71,12 @@ export const modelTrafficSchema = z.object({
   waking: z.boolean(),
   firstByteP50Ms: z.number().min(0).nullable(),
   tokensPerSecond: z.number().min(0),
+  /**
+   * Prompt tokens a second of the requests whose engine reported its cached ones, and the share
+   * it found cached (SPEC §7.1a); absent in a second with none.
+   */
+  promptTokensPerSecond: z.number().min(0).optional(),
+  cachedPromptRatio: z.number().min(0).max(1).optional(),
 });
 export type ModelTraffic = z.infer<typeof modelTrafficSchema>;
 

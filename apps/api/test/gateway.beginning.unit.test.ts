@@ -1,0 +1,127 @@
+import { describe, expect, it } from "vitest";
+import { BLOCK_BYTES, beginningOf, READ_BYTES } from "../src/gateway/beginning";
+import { chooseByBeginning, type WeightedCandidate } from "../src/gateway/choose";
+import { LearnedBeginnings } from "../src/gateway/learned";
+
+// The pure parts of SPEC §7.1a: how a prompt's beginning is read, remembered and chosen by.
+
+const body = (messages: { role: string; content: string }[], extra: Record<string, unknown> = {}) =>
+  new TextEncoder().encode(JSON.stringify({ model: "m", messages, ...extra }));
+const text = (seed: string, bytes: number) => seed.repeat(Math.ceil(bytes / seed.length)).slice(0, bytes);
+
+const candidates = (weights: number[], inFlight: number[] = weights.map(() => 0)): WeightedCandidate[] =>
+  weights.map((weight, i) => ({
+    id: `r${i}`,
+    inFlight: inFlight[i] ?? 0,
+    slots: 4,
+    weight,
+    idHash: i * 7919 + 1,
+  }));
+
+describe("beginningOf", () => {
+  it("has none for a prompt shorter than one block, or a body without one", () => {
+    expect(beginningOf(body([{ role: "user", content: "hi" }]))).toBeNull();
+    expect(
+      beginningOf(new TextEncoder().encode(JSON.stringify({ model: "m", input: text("x", 4000) }))),
+    ).toBeNull();
+  });
+
+  it("gives a conversation's next turn the same first blocks as the turn before", () => {
+    const system = { role: "system", content: text("tenant A knows about ", 6000) };
+    const turn1 = beginningOf(body([system, { role: "user", content: "first question" }]));
+    const turn2 = beginningOf(
+      body([
+        system,
+        { role: "user", content: "first question" },
+        { role: "assistant", content: "an answer" },
+        { role: "user", content: "next" },
+      ]),
+    );
+    if (!turn1 || !turn2) throw new Error("no beginning");
+    expect(turn2.blocks.slice(0, turn1.blocks.length - 1)).toEqual(turn1.blocks.slice(0, -1));
+    expect(turn2.firstKey).toBe(turn1.firstKey);
+  });
+
+  it("reads at most the first 64 kB of the prompt, whatever follows", () => {
+    const long = beginningOf(body([{ role: "user", content: text("y", READ_BYTES * 4) }]));
+    expect(long?.blocks.length).toBe(READ_BYTES / BLOCK_BYTES);
+  });
+
+  it("keys a beginning on its first 4 kB, past a shorter first message many share", () => {
+    const preamble = { role: "system", content: text("Be brief and polite. ", 2000) };
+    const tenant = (n: number) => ({ role: "system", content: text(`tenant ${n} sells things. `, 9000) });
+    const a = beginningOf(body([preamble, tenant(1)]));
+    const b = beginningOf(body([preamble, tenant(2)]));
+    expect(a?.firstKey).not.toBe(b?.firstKey);
+  });
+
+  it("reads `prompt` too, and keys it on its first 4 kB", () => {
+    const a = beginningOf(
+      new TextEncoder().encode(JSON.stringify({ model: "m", prompt: `${text("p", 4096)}one` })),
+    );
+    const b = beginningOf(
+      new TextEncoder().encode(JSON.stringify({ model: "m", prompt: `${text("p", 4096)}two` })),
+    );
+    expect(a?.firstKey).toBe(b?.firstKey);
+  });
+});
+
+describe("LearnedBeginnings", () => {
+  it("finds the longest run that went to a replica still there", () => {
+    const learned = new LearnedBeginnings();
+    learned.sent([1, 2], "r0");
+    learned.sent([1, 2, 3, 4], "r1");
+    expect(learned.longest([1, 2, 3, 4, 5], () => true)).toEqual({ id: "r1", blocks: 4 });
+    expect(learned.longest([1, 2, 3, 4, 5], (id) => id === "r0")).toBeNull();
+  });
+
+  it("forgets the least recently used first, past its bound", () => {
+    const learned = new LearnedBeginnings(3);
+    learned.sent([1, 2], "r0");
+    learned.sent([3, 4], "r1");
+    expect(learned.size).toBe(3);
+    expect(learned.longest([1], () => true)).toBeNull();
+    expect(learned.longest([2], () => true)?.id).toBe("r0");
+  });
+});
+
+describe("chooseByBeginning", () => {
+  it("takes the holder of the prompt while it is not far busier than the rest", () => {
+    expect(chooseByBeginning(candidates([1, 1, 1], [3, 0, 0]), "r0", 42)?.id).toBe("r0");
+  });
+
+  it("waits for a full holder when the others are about as busy", () => {
+    expect(chooseByBeginning(candidates([1, 1], [4, 3]), "r0", 42)).toBeNull();
+  });
+
+  it("passes a full holder over once it has more than twice the others' average", () => {
+    const chosen = chooseByBeginning(candidates([1, 1, 1], [4, 1, 0]), "r0", 42);
+    expect(chosen?.id).not.toBe("r0");
+  });
+
+  it("sends an unseen beginning to the same replica every time, in any order of replicas", () => {
+    const list = candidates([1, 1, 1, 1]);
+    const first = chooseByBeginning(list, null, 12345)?.id;
+    expect(chooseByBeginning([...list].reverse(), null, 12345)?.id).toBe(first);
+  });
+
+  it("moves only the beginnings of a replica that leaves", () => {
+    const four = candidates([1, 1, 1, 1]);
+    const three = four.filter((c) => c.id !== "r3");
+    for (let key = 0; key < 500; key++) {
+      const before = chooseByBeginning(four, null, key)?.id;
+      if (before !== "r3") expect(chooseByBeginning(three, null, key)?.id).toBe(before);
+    }
+  });
+
+  it("shares unseen beginnings between profiles by weight, within ±10% over 1,000", () => {
+    const list = candidates([3, 3, 1, 1]);
+    let heavy = 0;
+    for (let key = 0; key < 1000; key++) {
+      const id = chooseByBeginning(list, null, (key * 2654435761) >>> 0)?.id;
+      if (id === "r0" || id === "r1") heavy++;
+    }
+    expect(heavy / 1000).toBeGreaterThan(0.75 - 0.1);
+    expect(heavy / 1000).toBeLessThan(0.75 + 0.1);
+  });
+});

@@ -1,0 +1,56 @@
+import { answer } from "@llmgw/client";
+import { StandInEngine } from "@llmgw/simulation";
+import { expect } from "@playwright/test";
+import OpenAI from "openai";
+import { gotoLive, modelInput, openModelCard, test, uniqueName } from "./fixtures";
+
+// SPEC §7.1a on the model card: the share of prompt tokens the engines found in their cache, from
+// real requests through the gateway to an engine that keeps a prompt cache.
+
+test("a model's card shows its prompt cache hit ratio while it serves", async ({ page, api, baseURL }) => {
+  const engine = await StandInEngine.start({ promptCacheTokens: 100_000, forgetful: true });
+  try {
+    const pool = uniqueName("pool");
+    const model = await answer(
+      api.models.$post({
+        json: modelInput({
+          scaling: { min: 1, max: 1 },
+          profile: { minMemoryGB: 6, cpuCores: 1, nodeSelector: { pool } },
+        }),
+      }),
+    );
+    const node = uniqueName("e2e-node");
+    await answer(
+      api.agents.heartbeat.$post({
+        json: {
+          node: { name: node, memoryGB: 64, cpuCount: 16, engines: ["llamacpp"], labels: { pool } },
+          replicas: [{ id: `${node}-r1`, model: model.name, state: "ready", endpoint: engine.url }],
+        },
+      }),
+    );
+    await gotoLive(page, "/");
+    const card = await openModelCard(page, model.name);
+
+    const client = new OpenAI({ baseURL: `${baseURL}/v1`, apiKey: "none", maxRetries: 0 });
+    const system = {
+      role: "system" as const,
+      content: "The same long instructions for every question. ".repeat(50),
+    };
+    let stop = false;
+    // Keeps sending until the card has heard of it: events come once a second while there is traffic.
+    const sending = (async () => {
+      for (let i = 0; i < 40 && !stop; i++) {
+        await client.chat.completions.create({
+          model: model.name,
+          messages: [system, { role: "user", content: `question ${i}` }],
+        });
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    })();
+    await expect(card.getByTestId("traffic-cache")).toHaveText(/^(8\d|9\d)%$/, { timeout: 15_000 });
+    stop = true;
+    await sending;
+  } finally {
+    await engine.close();
+  }
+});
