@@ -160,3 +160,24 @@ export function shippedTestImports(root: string): string[] {
   }
   return hits;
 }
+
+const SHIPPED_TEXT = /\.(ts|tsx|mts|mjs|js|md)$/;
+
+/** Files (sources and notes) under each package's src/ that ship: tests and testing modules left out. */
+export function shippedSources(root: string): string[] {
+  return ["apps", "packages"].flatMap((group) =>
+    readdirSync(join(root, group), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .flatMap((entry) => {
+        const src = `${group}/${entry.name}/src`;
+        try {
+          return readdirSync(join(root, src), { recursive: true, encoding: "utf8" })
+            .filter((file) => SHIPPED_TEXT.test(file) && !file.includes("node_modules"))
+            .map((file) => `${src}/${file}`)
+            .filter((file) => !isTestFile(file));
+        } catch {
+          return [];
+        }
+      }),
+  );
+}

@@ -1,7 +1,7 @@
 import { answer, segment } from "@llmgw/client";
 import { StandInEngine } from "@llmgw/simulation";
 import { expect } from "@playwright/test";
-import { modelInput, openModelCard, test, uniqueName } from "./fixtures";
+import { modelServedAt, openModelCard, test } from "./fixtures";
 
 // SPEC §5 on the model card: "Measure" benches the model through the server's own gateway (to a
 // stand-in engine on loopback, reported ready as an agent would), a bar while it runs, then the
@@ -13,32 +13,7 @@ test("Measure benches the model: a bar while it runs, then the figures beside th
 }) => {
   const engine = await StandInEngine.start({ tokensPerSecond: 1000, replyTokens: 8, forgetful: true });
   try {
-    const pool = uniqueName("pool");
-    const model = await answer(
-      api.models.$post({
-        json: modelInput({
-          scaling: { min: 1, max: 1 },
-          profile: { minMemoryGB: 6, cpuCores: 1, nodeSelector: { pool } },
-        }),
-      }),
-    );
-    const node = uniqueName("e2e-node");
-    await answer(
-      api.agents.heartbeat.$post({
-        json: {
-          node: { name: node, memoryGB: 64, cpuCount: 16, engines: ["llamacpp"], labels: { pool } },
-          replicas: [
-            {
-              id: `${node}-r1`,
-              model: model.name,
-              state: "ready",
-              endpoint: engine.url,
-              measuredMemoryGB: 5.2,
-            },
-          ],
-        },
-      }),
-    );
+    const model = await modelServedAt(api, engine.url, { measuredMemoryGB: 5.2 });
 
     const card = await openModelCard(page, model.name);
     await expect(card.getByTestId("bench-none")).toBeVisible();

@@ -6,7 +6,7 @@ import { answer, type Connection, connect, segment } from "@llmgw/client";
 
 export { segment } from "@llmgw/client";
 
-import type { ModelInput, QuotaUsage } from "@llmgw/domain";
+import type { Heartbeat, ModelInput, QuotaUsage } from "@llmgw/domain";
 import { test as base, expect, type Page, type Request } from "@playwright/test";
 
 /**
@@ -68,6 +68,37 @@ export function modelInput({ profile, ...overrides }: ModelOverrides = {}): Mode
     ...overrides,
     profiles: [{ name: "cpu", engine: "llamacpp", minMemoryGB: 8, cpuCores: 2, ...profile }],
   };
+}
+
+/**
+ * A model of its own pool with one ready replica answering at `endpoint` (a stand-in engine),
+ * reported as its node's agent would: the e2e server places nothing itself, so that replica is the
+ * model's, and its own pool keeps other tests' nodes off it.
+ */
+export async function modelServedAt(
+  api: Connection["api"],
+  endpoint: string,
+  replica: Partial<NonNullable<Heartbeat["replicas"]>[number]> = {},
+) {
+  const pool = uniqueName("pool");
+  const model = await answer(
+    api.models.$post({
+      json: modelInput({
+        scaling: { min: 1, max: 1 },
+        profile: { minMemoryGB: 6, cpuCores: 1, nodeSelector: { pool } },
+      }),
+    }),
+  );
+  const node = uniqueName("e2e-node");
+  await answer(
+    api.agents.heartbeat.$post({
+      json: {
+        node: { name: node, memoryGB: 64, cpuCount: 16, engines: ["llamacpp"], labels: { pool } },
+        replicas: [{ id: `${node}-r1`, model: model.name, state: "ready", endpoint, ...replica }],
+      },
+    }),
+  );
+  return model;
 }
 
 /** Every request the page sends that matches, from now on, to assert what was (not) sent. */

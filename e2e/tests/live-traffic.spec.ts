@@ -1,5 +1,6 @@
 import { answer } from "@llmgw/client";
 import type { ModelTraffic } from "@llmgw/domain";
+import { makeTraffic } from "@llmgw/domain/testing";
 import { expect, type Page } from "@playwright/test";
 import { gotoLive, modelInput, openModelCard, test, uniqueName } from "./fixtures";
 
@@ -76,17 +77,7 @@ test("traffic events draw each card's chart and numbers; at 1280 and at a phone'
     answer(api.models.$post({ json: modelInput() })),
     answer(api.models.$post({ json: modelInput() })),
   ]);
-  const traffic = (model: string, overrides: Partial<ModelTraffic>): ModelTraffic => ({
-    model,
-    requestsPerSecond: 0,
-    inFlight: 0,
-    queued: 0,
-    waitingSeconds: null,
-    waking: false,
-    firstByteP50Ms: null,
-    tokensPerSecond: 0,
-    ...overrides,
-  });
+  const traffic = (model: string, overrides: Partial<ModelTraffic>) => makeTraffic({ model, ...overrides });
   await streamTraffic(page, [
     traffic(busy.name, { requestsPerSecond: 2 }),
     traffic(busy.name, {

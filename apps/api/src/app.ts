@@ -13,7 +13,14 @@ import { Gateway, type GatewayOptions } from "./gateway/gateway";
 import { NO_METER } from "./gateway/meter";
 import { v1RoutesInHono } from "./gateway/routes";
 import type { AgentSource } from "./install/agentFile";
-import { AppMetrics, IDLE_GATEWAY, PromGatewayMeter, startTraffic } from "./metrics";
+import {
+  AppMetrics,
+  IDLE_GATEWAY,
+  PromGatewayMeter,
+  RecentTraffic,
+  sharedTraffic,
+  startTraffic,
+} from "./metrics";
 import { weightsRoutes } from "./mirror/serveFiles";
 import { requestId } from "./requestId";
 import { agentRoutes } from "./routes/agents";
@@ -27,6 +34,7 @@ import { modelRoutes } from "./routes/models";
 import { auditRoutes, quotaRoutes } from "./routes/quotas";
 import { sessionRoutes } from "./routes/session";
 import { tokenRoutes } from "./routes/tokens";
+import { trafficRoutes } from "./routes/traffic";
 import { usageRoutes } from "./routes/usage";
 import { BenchRuns } from "./services/startBench";
 import { UsageMetrics } from "./usage/metrics";
@@ -134,13 +142,17 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   const benches = new BenchRuns();
   const requestPath = new RequestPathApp(deps, gateway, auth);
   const sendAs = (by: string) => requestPath.sendAs(by);
+  const recent = new RecentTraffic();
+  const share = sharedTraffic(deps.store, deps.origin);
   serving.set(app, {
     usage,
     gateway,
     requestPath,
     benches,
     startTraffic: () =>
-      ownMeter ? startTraffic({ hub: deps.hub, log: deps.log, now, meter: ownMeter }) : () => {},
+      ownMeter
+        ? startTraffic({ hub: deps.hub, log: deps.log, now, meter: ownMeter, recent, share })
+        : () => {},
   });
   const dist = options.webDist ?? null;
   register(
@@ -150,6 +162,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
       ...fleetRoutes(deps),
       ...agentRoutes(deps, auth),
       ...capacityRoutes(deps),
+      ...trafficRoutes(deps, recent),
       ...mirrorRoutes(deps),
       ...pullRoutes(deps),
       ...quotaRoutes(deps),

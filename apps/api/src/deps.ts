@@ -3,7 +3,7 @@ import { mkdir } from "node:fs/promises";
 import { type Logger, silentLogger } from "@llmgw/log";
 import { openStore, type Store } from "@llmgw/store";
 import type { Config } from "./config";
-import { EventHub } from "./events/hub";
+import { EventHub } from "./events/eventHub";
 import { createMirror, type Mirror } from "./mirror/scanner";
 import { SchedulerRuntime } from "./scheduler/runtime";
 import { BeatQueue } from "./services/heartbeatWrites";

@@ -1,7 +1,8 @@
 import type { EventOf } from "@llmgw/domain";
+import { makeTraffic } from "@llmgw/domain/testing";
 import { Hono } from "hono";
 import { afterEach, describe, expect, it } from "vitest";
-import { type CommittedEvent, EventHub } from "../src/events/hub";
+import { type CommittedEvent, EventHub } from "../src/events/eventHub";
 import type { EventLog } from "../src/events/openStream";
 import { eventRoutes } from "../src/routes/events";
 import { EventStream, parsed } from "./sse";
@@ -18,16 +19,7 @@ let nextId = 1;
 const stored = (): CommittedEvent => ({ id: nextId++, type: "model.removed", data: { name: `m-${nextId}` } });
 const traffic = (model: string): EventOf<"model.traffic"> => ({
   type: "model.traffic",
-  data: {
-    model,
-    requestsPerSecond: 1,
-    inFlight: 0,
-    queued: 0,
-    waitingSeconds: null,
-    waking: false,
-    firstByteP50Ms: null,
-    tokensPerSecond: 0,
-  },
+  data: makeTraffic({ model, requestsPerSecond: 1 }),
 });
 
 async function streamOf(app: Hono, headers: Record<string, string> = {}): Promise<EventStream> {

@@ -4,7 +4,7 @@ import { serve } from "@hono/node-server";
 import type { EventData } from "@llmgw/domain";
 import { Hono } from "hono";
 import { afterEach, describe, expect, it } from "vitest";
-import { type CommittedEvent, EventHub } from "../src/events/hub";
+import { type CommittedEvent, EventHub } from "../src/events/eventHub";
 import { type EventLog, type OpenStream, openStreamOf } from "../src/events/openStream";
 import { type EventRouteOptions, eventRoutes } from "../src/routes/events";
 import { EventStream, parsed } from "./sse";

@@ -1,7 +1,7 @@
 import { liveEventOf } from "@llmgw/client/events";
 import { Hono } from "hono";
 import { afterEach, describe, expect, it } from "vitest";
-import { EventHub } from "../src/events/hub";
+import { EventHub } from "../src/events/eventHub";
 import { eventRoutes } from "../src/routes/events";
 import { heartbeat, modelInput, useApi } from "./harness";
 import { dataOf, EventStream, parsed } from "./sse";

@@ -1,7 +1,7 @@
 import { type EphemeralEvent, modelTrafficSchema } from "@llmgw/domain";
 import { Registry } from "prom-client";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { EventHub } from "../src/events/hub";
+import { EventHub } from "../src/events/eventHub";
 import type { GatewayNow, RequestOutcome } from "../src/gateway/meter";
 import { PromGatewayMeter } from "../src/metrics/gateway";
 import { startTraffic, trafficOf } from "../src/metrics/traffic";

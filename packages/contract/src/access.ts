@@ -1,16 +1,12 @@
 import { keyOf, ROUTES } from "./contract";
+import type { Need } from "./need";
 import type { Route } from "./route";
 import type { Role } from "./tokenRules";
 
 // Browser-safe (no Node, no Hono): the dashboard imports this module (`@llmgw/contract`) to hide
 // what the signed-in role may not do, from the very table the server enforces.
 
-/**
- * The least a route asks of the caller. `agent` is not a rank: only agent tokens have it.
- * `weights` is the mirror's files: every reader, and agents too, which fetch them for their node.
- * `inference` is the request path (`/v1/*`, SPEC §7): client tokens, and operators and admins.
- */
-export type Need = "public" | "viewer" | "operator" | "admin" | "agent" | "weights" | "inference";
+export type { Need } from "./need";
 
 /**
  * Who may call what: every route the contract declares, by method and route pattern, with the least

@@ -8,6 +8,7 @@ import { models } from "./models";
 import { audit, quotas } from "./quotas";
 import type { Route } from "./route";
 import { session, tokens } from "./tokens";
+import { traffic } from "./traffic";
 import { usage } from "./usage";
 
 export {
@@ -18,6 +19,12 @@ export {
 } from "./inference";
 export type { MirrorListingEntry } from "./mirror";
 export * from "./route";
+export {
+  type TrafficHistory,
+  type TrafficSecond,
+  trafficHistorySchema,
+  trafficSecondSchema,
+} from "./traffic";
 
 /**
  * The whole HTTP surface, by resource and operation (`contract.models.get`). Each route is written
@@ -28,6 +35,7 @@ export const contract = {
   fleet,
   agents,
   capacity,
+  traffic,
   mirror,
   pulls,
   quotas,

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { Need } from "./access";
+import type { Need } from "./need";
 
 // Browser-safe (no Node, no Hono): the dashboard, `llmgw ctl`, the agent and the tests read the
 // contract (`@llmgw/contract`) to call the API; the server reads the same objects to register,

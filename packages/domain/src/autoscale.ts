@@ -1,13 +1,12 @@
 import { z } from "zod";
+import { withinFloorAndMax } from "./bounds";
 import { counted } from "./counted";
-import type { Model, Scaling } from "./schemas";
+import type { Model, Scaling } from "./schemas/catalogue";
 import { slotsOf } from "./slots";
 
 // Capacity follows traffic (SPEC §9): how many replicas a model's demand asks for, and how that
 // number is held for a window so that it rises at once and falls only after the window.
 
-/** The most replicas `maxReplicas` may ask for (SPEC §9.6). */
-export const MAX_REPLICAS = 64;
 /** How long wanted holds its highest desired (SPEC §9.3, `autoscale.scaleDownSeconds`). */
 export const DEFAULT_SCALE_DOWN_SECONDS = 300;
 /** Each process records its demand this often (SPEC §9.1). */
@@ -83,7 +82,7 @@ export function quietAutoscale(model: Pick<Model, "scaling" | "profiles">): Auto
 /** `ceil(demand / target)` within `[floor, max]` (SPEC §9.2). */
 export function desiredForDemand(demand: number, target: number, floor: number, max: number): number {
   const asked = demand > 0 ? Math.ceil(demand / Math.max(1, target)) : 0;
-  return Math.max(floor, Math.min(max, asked));
+  return withinFloorAndMax(asked, floor, max);
 }
 
 /** One second's desired, at `at` (ms since the epoch). */
@@ -119,11 +118,11 @@ export function scaleStep(
 ): ScaleStep {
   const { at, floor, max, windowMs } = input;
   if (floor === 0 && input.desired === 0) return { window: [], wanted: 0, holdUntil: null };
-  const desired = Math.max(floor, Math.min(max, input.desired));
+  const desired = withinFloorAndMax(input.desired, floor, max);
   const kept = window.filter((s) => at - s.at < windowMs && s.desired > desired);
   const next = [...kept, { at, desired }];
   const head = next[0] ?? { at, desired };
-  const wanted = Math.max(floor, Math.min(max, head.desired));
+  const wanted = withinFloorAndMax(head.desired, floor, max);
   return { window: next, wanted, holdUntil: wanted > desired ? head.at + windowMs : null };
 }
 

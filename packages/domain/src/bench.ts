@@ -1,5 +1,6 @@
 import { z } from "zod";
-import type { Replica } from "./schemas";
+import { MAX_MEMORY_GB } from "./bounds";
+import type { Replica } from "./schemas/fleet";
 import { text } from "./text";
 
 // `llmgw ctl bench` (SPEC §5): what a model's replicas can actually do, measured through the
@@ -86,7 +87,7 @@ export type BenchRun = z.infer<typeof benchRunSchema>;
 export const benchReplicaSchema = z.strictObject({
   id: text().min(1).max(128),
   node: text().max(64).nullable(),
-  measuredMemoryGB: z.number().min(0).max(1_000_000).nullable(),
+  measuredMemoryGB: z.number().min(0).max(MAX_MEMORY_GB).nullable(),
 });
 
 /** What `llmgw ctl bench --json` prints and `PUT /models/:name/bench` takes. */
@@ -94,7 +95,7 @@ export const benchResultSchema = z.strictObject({
   model: text().min(1).max(128),
   runs: z.array(benchRunSchema).min(1).max(32),
   /** The largest a replica measured after the run, per replica (what the estimate is compared with). */
-  measuredMemoryGB: z.number().min(0).max(1_000_000).nullable(),
+  measuredMemoryGB: z.number().min(0).max(MAX_MEMORY_GB).nullable(),
   replicas: z.array(benchReplicaSchema).max(1024).default([]),
 });
 export type BenchResult = z.infer<typeof benchResultSchema>;

@@ -2,6 +2,7 @@ export * from "./agentReport";
 export * from "./attention";
 export * from "./autoscale";
 export * from "./bench";
+export * from "./bounds";
 export * from "./capacity";
 export * from "./classes";
 export * from "./compare";

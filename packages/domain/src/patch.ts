@@ -1,3 +1,4 @@
+import { coversFloor } from "./bounds";
 import { modeOf, replicasOf, scalingFor } from "./runModes";
 import type { Model, ModelPatch, Profile } from "./schemas";
 
@@ -116,7 +117,7 @@ function nextScaling(model: Model, patch: ModelPatch): Model["scaling"] {
       "a stopped model runs no replicas; choose always or on demand as well",
     );
   }
-  if (patch.maxReplicas < scaling.min) {
+  if (!coversFloor(patch.maxReplicas, scaling.min)) {
     throw new PatchError("maxReplicas", `must be at least min (${scaling.min})`);
   }
   return { ...scaling, max: patch.maxReplicas };

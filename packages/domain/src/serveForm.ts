@@ -1,11 +1,12 @@
 import { z } from "zod";
-import { MAX_REPLICAS } from "./autoscale";
+import { coversFloor, MAX_CPU_CORES, MAX_MEMORY_GB, MAX_REPLICA_COUNT } from "./bounds";
 import { scalingFor } from "./runModes";
 import {
   DEFAULT_CTX_POOL,
   labelKey,
   labelValue,
   type ModelInput,
+  maxReplicasSchema,
   modelInputSchema,
   modeSchema,
   type ServePlan,
@@ -32,14 +33,14 @@ export const serveFormFields = modelInputSchema
     /** The engine's context pool, not the per-request limit: llama.cpp divides it among slots. */
     ctxPool: z.int().positive().max(10_000_000).default(DEFAULT_CTX_POOL),
     mode: modeSchema.default("always"),
-    replicas: z.int().min(0).max(10_000).default(1),
+    replicas: z.int().min(0).max(MAX_REPLICA_COUNT).default(1),
     /**
      * Always on: how far traffic may take it (SPEC §9); null, or the replicas, runs exactly that
      * many. On demand, `replicas` is the most already.
      */
-    maxReplicas: z.int().min(1).max(MAX_REPLICAS).nullable().default(null),
-    minMemoryGB: z.int().min(0).max(1_000_000),
-    cpuCores: z.int().min(0).max(100_000),
+    maxReplicas: maxReplicasSchema.nullable().default(null),
+    minMemoryGB: z.int().min(0).max(MAX_MEMORY_GB),
+    cpuCores: z.int().min(0).max(MAX_CPU_CORES),
     /** What keeps a large model off the small nodes: one label the nodes must carry. */
     nodeSelector: z
       .strictObject({
@@ -54,7 +55,7 @@ export function checkServeForm(
   form: { mode: string; replicas: number; maxReplicas: number | null },
   ctx: z.RefinementCtx,
 ): void {
-  if (form.mode === "always" && form.maxReplicas !== null && form.maxReplicas < form.replicas) {
+  if (form.mode === "always" && form.maxReplicas !== null && !coversFloor(form.maxReplicas, form.replicas)) {
     ctx.addIssue({ code: "custom", message: "at least the replicas it always runs", path: ["maxReplicas"] });
   }
 }

@@ -1,4 +1,5 @@
-import type { Model, Replica } from "./schemas";
+import type { Model } from "./schemas/catalogue";
+import type { Replica } from "./schemas/fleet";
 
 // How many requests a replica takes at once (SPEC §7.1): the gateway's bound per replica, and the
 // autoscaler's default target (SPEC §9.2). One rule for both.

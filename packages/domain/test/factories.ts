@@ -7,6 +7,7 @@ import type {
   MirrorFile,
   MirrorVersion,
   Model,
+  ModelTraffic,
   Node,
   Profile,
   Quota,
@@ -146,6 +147,21 @@ export function makeMirrorVersion(overrides: Partial<MirrorVersion> = {}): Mirro
 
 export function makeQuota(overrides: Partial<Quota> & Pick<Quota, "owner">): Quota {
   return { memoryGB: null, cpuCores: null, gpus: null, replicas: null, ...overrides };
+}
+
+/** One second of a model's traffic (`model.traffic`): quiet but for what the test sets. */
+export function makeTraffic(overrides: Partial<ModelTraffic> = {}): ModelTraffic {
+  return {
+    model: next("model"),
+    requestsPerSecond: 0,
+    inFlight: 0,
+    queued: 0,
+    waitingSeconds: null,
+    waking: false,
+    firstByteP50Ms: null,
+    tokensPerSecond: 0,
+    ...overrides,
+  };
 }
 
 export function makeClasses(): Class[] {

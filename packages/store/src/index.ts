@@ -19,6 +19,7 @@ export type { Quotas } from "./repos/quotas";
 export type { Replicas, ReplicaWrite } from "./repos/replicas";
 export type { Sessions, StoredSession } from "./repos/sessions";
 export type { NewToken, StoredToken, Tokens } from "./repos/tokens";
+export type { StoredTrafficSecond, TrafficSeconds } from "./repos/traffic";
 export type { Usage as UsageRepo } from "./repos/usage";
 export { WAKES_CHANNEL, type Wakes } from "./repos/wakes";
 export { openDb, openStore, type Repositories, type Store, type StoreOptions, type StoreTx } from "./store";

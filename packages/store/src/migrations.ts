@@ -260,6 +260,23 @@ export const MIGRATIONS: readonly Migration[] = [
       create index usage_hours_token on usage_hours (token, hour);
     `,
   },
+  // ── house (issue 40): migration 13 ──
+  {
+    id: 13,
+    name: "each process's last minutes of model.traffic",
+    // SPEC §7.7: a page draws the minutes before it opened, summed over the processes sharing the
+    // database. at is the Unix second; a process's write deletes what is older than the window.
+    sql: `
+      create table traffic (
+        process text not null,
+        model   text not null,
+        at      bigint not null,
+        figures jsonb not null check (jsonb_typeof(figures) = 'object'),
+        primary key (model, at, process)
+      );
+      create index traffic_at on traffic (at);
+    `,
+  },
 ];
 
 /** Every table the migrations create, for `reset()`. */
@@ -281,6 +298,7 @@ export const TABLES = [
   "autoscale",
   "mirror_pulls",
   "usage_hours",
+  "traffic",
 ] as const;
 
 /**

@@ -18,7 +18,8 @@ import { type Quotas, quotas } from "./repos/quotas";
 import { type Replicas, replicas } from "./repos/replicas";
 import { type Sessions, sessions } from "./repos/sessions";
 import { TokenCache } from "./repos/tokenCache";
-import { type Tokens, tokens } from "./repos/tokens";
+import { type StoredToken, type Tokens, tokens } from "./repos/tokens";
+import { type TrafficSeconds, traffic } from "./repos/traffic";
 import { type Usage, usage } from "./repos/usage";
 import { type Wakes, wakes } from "./repos/wakes";
 
@@ -47,6 +48,7 @@ export interface Repositories {
   readonly demand: Demand;
   readonly autoscale: Autoscale;
   readonly usage: Usage;
+  readonly traffic: TrafficSeconds;
 }
 
 export interface StoreTx extends Repositories {
@@ -78,7 +80,7 @@ export interface Store extends Omit<StoreTx, "lock"> {
 }
 
 /** Caches shared by the store and its transactions; a transaction writes through, never reads from them. */
-type Caches = { tokens: TokenCache };
+type Caches = { tokens: TokenCache<StoredToken> };
 
 function bind(sql: Queryable, caches: Caches, inTransaction: boolean): StoreTx {
   return {
@@ -99,6 +101,7 @@ function bind(sql: Queryable, caches: Caches, inTransaction: boolean): StoreTx {
     demand: demand(sql),
     autoscale: autoscale(sql),
     usage: usage(sql),
+    traffic: traffic(sql),
     transaction: (fn) => sql.transaction((tx) => fn(bind(tx, caches, true))),
     lock: (key) => lockKey(sql, key),
   };
@@ -122,7 +125,7 @@ export async function storeOn(db: Db): Promise<Store> {
     await db.close();
     throw err;
   }
-  const caches: Caches = { tokens: new TokenCache(db) };
+  const caches: Caches = { tokens: new TokenCache<StoredToken>(db) };
   const { lock: _outsideTransaction, ...repositories } = bind(db, caches, false);
   return {
     ...repositories,

@@ -1,12 +1,13 @@
-import type { Logger } from "@llmgw/log";
 import type { Deps } from "../deps";
 import { AgentBindings } from "./agentNodes";
+import type { Auth } from "./auth";
 import { ClientLimits } from "./clientLimits";
 import { LiveStreams } from "./liveStreams";
 import { RateLimit } from "./rateLimit";
 import { SessionBook } from "./sessionBook";
 import { TokenBook } from "./tokenBook";
 
+export type { Auth } from "./auth";
 export { authorize } from "./middleware";
 export { securityHeaders } from "./securityHeaders";
 
@@ -18,21 +19,6 @@ export const SIGN_INS_PER_MINUTE = 10;
  * agent sends at once when a replica changes state (SPEC §8.3); past it a 429 with Retry-After.
  */
 export const HEARTBEATS_PER_10S = 20;
-
-/** Everything authentication keeps for one app: tokens, sessions, the sign-in limit, open streams. */
-export type Auth = {
-  tokens: TokenBook;
-  sessions: SessionBook;
-  signIns: RateLimit;
-  streams: LiveStreams;
-  /** Which node each agent token speaks for. */
-  agents: AgentBindings;
-  /** Heartbeats per agent token. */
-  heartbeats: RateLimit;
-  /** A client token's models, requests a minute and concurrency, for the request path (SPEC §7.6). */
-  clientLimits: ClientLimits;
-  log: Logger;
-};
 
 export function createAuth(deps: Deps, limits: { heartbeatsPer10s?: number | undefined } = {}): Auth {
   const tokens = new TokenBook(deps);

@@ -1,7 +1,7 @@
 import type { CreatedToken, TokenCreate, TokenView } from "@llmgw/contract";
 import type { Deps } from "../deps";
 import { AppError, notFound } from "../errors";
-import type { Auth } from "./index";
+import type { Auth } from "./auth";
 import { newToken, sha256Hex } from "./secrets";
 import type { KnownToken } from "./tokenBook";
 

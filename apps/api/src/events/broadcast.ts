@@ -1,6 +1,6 @@
 import type { EphemeralEvent } from "@llmgw/domain";
+import type { CommittedEvent, EventHub } from "./eventHub";
 import { ephemeralFrameOf, frameOf } from "./frame";
-import type { CommittedEvent, EventHub } from "./hub";
 import type { OpenStream } from "./openStream";
 
 /**

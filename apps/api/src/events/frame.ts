@@ -1,5 +1,5 @@
 import type { EphemeralEvent } from "@llmgw/domain";
-import type { CommittedEvent } from "./hub";
+import type { CommittedEvent } from "./eventHub";
 
 /** The comment a stream opens with: the client knows it is subscribed. */
 export const OPENING = Buffer.from(": llmgw events\n\n");

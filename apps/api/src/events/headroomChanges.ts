@@ -1,7 +1,7 @@
 import { capacityByClass, type HeadroomSummary, headroomSummary } from "@llmgw/domain";
 import { type Logger, silentLogger } from "@llmgw/log";
 import type { Snapshot, World } from "../world";
-import type { EventHub } from "./hub";
+import type { EventHub } from "./eventHub";
 
 /** At most this often: a card must move within a second of the change that moved it. */
 export const HEADROOM_CHANGES_MS = 250;

@@ -1,6 +1,6 @@
 import type { ServerResponse } from "node:http";
+import type { CommittedEvent } from "./eventHub";
 import { frameOf, HEARTBEAT, OPENING } from "./frame";
-import type { CommittedEvent } from "./hub";
 
 export type EventLog = {
   since(id: number, limit: number): Promise<CommittedEvent[]>;

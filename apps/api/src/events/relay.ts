@@ -1,7 +1,7 @@
 import type { Logger } from "@llmgw/log";
 import { EVENTS_CHANNEL, type Store, type Unlisten } from "@llmgw/store";
 import type { World } from "../world";
-import type { CommittedEvent, EventHub } from "./hub";
+import type { CommittedEvent, EventHub } from "./eventHub";
 
 const PAGE = 1000;
 

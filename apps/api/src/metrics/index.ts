@@ -6,6 +6,7 @@ import { HttpTimings } from "./http";
 import { registerSchedulerSeries } from "./scheduler";
 
 export { IDLE_GATEWAY, PromGatewayMeter } from "./gateway";
+export { RecentTraffic, sharedTraffic } from "./recentTraffic";
 export { startTraffic, trafficOf } from "./traffic";
 
 /**

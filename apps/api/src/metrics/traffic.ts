@@ -1,8 +1,9 @@
 import type { ModelTraffic } from "@llmgw/domain";
 import { type Logger, silentLogger } from "@llmgw/log";
-import type { EventHub } from "../events/hub";
+import type { EventHub } from "../events/eventHub";
 import type { GatewayNow } from "../gateway/meter";
 import type { ModelSecond } from "./gateway";
+import type { RecentTraffic } from "./recentTraffic";
 
 const TICK_MS = 1_000;
 
@@ -68,11 +69,21 @@ export function startTraffic(options: {
   hub: EventHub;
   now: () => GatewayNow;
   meter: { takeSecond(): Map<string, ModelSecond> };
+  /** Keeps each tick's events for `GET /models/:name/traffic` (SPEC §7.7). */
+  recent?: RecentTraffic;
+  /**
+   * Hands a tick with traffic (its Unix second, its events) to the other processes sharing the
+   * store, so each one's answer sums them all. One at a time: a tick that comes while the last is
+   * still being written is not written (the window shows that second as this process's gap, rather
+   * than writes piling up behind a slow database).
+   */
+  share?: (at: number, events: readonly ModelTraffic[]) => Promise<void>;
   /** Tests tick faster; SPEC §7.7 says every second. */
   intervalMs?: number;
   log?: Logger;
 }): () => void {
-  const { hub, now, meter, intervalMs = TICK_MS, log = silentLogger() } = options;
+  const { hub, now, meter, recent, share, intervalMs = TICK_MS, log = silentLogger() } = options;
+  let sharing = false;
   // What finished before the timer started is not this tick's.
   meter.takeSecond();
   let last = performance.now();
@@ -81,8 +92,17 @@ export function startTraffic(options: {
     const elapsed = (at - last) / 1000;
     last = at;
     try {
-      for (const data of trafficOf(meter.takeSecond(), now(), elapsed)) {
-        hub.sendEphemeral({ type: "model.traffic", data });
+      const events = trafficOf(meter.takeSecond(), now(), elapsed);
+      const second = Math.floor(Date.now() / 1000);
+      recent?.record(second, events);
+      for (const data of events) hub.sendEphemeral({ type: "model.traffic", data });
+      if (share && events.length > 0 && !sharing) {
+        sharing = true;
+        share(second, events)
+          .catch((err: unknown) => log.error({ err }, "storing model.traffic failed"))
+          .finally(() => {
+            sharing = false;
+          });
       }
     } catch (err) {
       log.error({ err }, "sending model.traffic failed");

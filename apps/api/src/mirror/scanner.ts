@@ -7,8 +7,8 @@ import { readGgufHeader } from "./ggufHeader";
 import { createHashBook, type HashFile } from "./hashes";
 import { hashInThread } from "./hashThread";
 import { HeaderCache } from "./headers";
+import { LastScan } from "./lastScan";
 import { isBookkeeping, isSafeSegment, realPathInside } from "./paths";
-import { MirrorSnapshot } from "./snapshot";
 import { type MirrorListener, watchMirror } from "./watch";
 
 export type { MirrorListener, VersionKey } from "./watch";
@@ -76,7 +76,7 @@ export function createMirror(options: MirrorOptions): Mirror {
   const readHeader = options.readHeader ?? readGgufHeader;
   const headers = new HeaderCache(readHeader);
   const headerFor = (file: DiskEntry) => headers.headerFor(file);
-  const snapshot = new MirrorSnapshot();
+  const snapshot = new LastScan();
   let scansStarted = 0;
   let snapshotFrom = 0;
   const nudges = new Set<() => void>();

@@ -1,7 +1,7 @@
 import { type Logger, silentLogger } from "@llmgw/log";
 import { type Context, Hono } from "hono";
 import { Broadcast } from "../events/broadcast";
-import type { EventHub } from "../events/hub";
+import type { EventHub } from "../events/eventHub";
 import { type EventLog, OpenStream } from "../events/openStream";
 
 export type { EventLog } from "../events/openStream";

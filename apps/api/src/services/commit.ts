@@ -1,7 +1,7 @@
 import type { ChangeEvent } from "@llmgw/domain";
 import type { StoreTx } from "@llmgw/store";
 import type { Deps } from "../deps";
-import type { CommittedEvent } from "../events/hub";
+import type { CommittedEvent } from "../events/eventHub";
 import type { Snapshot } from "../world";
 
 /** A committed change applied to the picture in memory (world/patches.ts); null: read the store. */

@@ -1,7 +1,14 @@
 import type { ModelTraffic } from "@llmgw/domain";
-import { lazy, type ReactNode, Suspense, useMemo } from "react";
+import { lazy, type ReactNode, Suspense, useEffect, useMemo } from "react";
 import { type ScalePoint, scaleSeries, useModelScaling } from "../lib/scaling";
-import { cacheHitRatio, TRAFFIC_WINDOW_SECONDS, type TrafficSnapshot, useModelTraffic } from "../lib/traffic";
+import {
+  cacheHitRatio,
+  traffic as pageTraffic,
+  TRAFFIC_WINDOW_SECONDS,
+  type TrafficSnapshot,
+  useModelTraffic,
+} from "../lib/traffic";
+import { useModelTrafficHistory } from "../lib/traffic-history";
 import { millis, rate, waited } from "../lib/units";
 import { useNow } from "../lib/use-now";
 import type { ReplicaSeries } from "./RequestsChart";
@@ -60,23 +67,79 @@ export function wakingText({ queued, waitingSeconds }: ModelTraffic): string {
  * One model's live traffic through the gateway: requests/s over the last minutes as a small
  * chart, and what is in flight, queued and how fast the first byte comes; for an autoscaled
  * model, its replicas running and wanted on the same time axis (SPEC §9.5), so an operator sees
- * capacity following traffic. Subscribes to its own model only, so a traffic event renders this
- * panel and nothing around it.
+ * capacity following traffic. The chart starts from the server's last minutes (SPEC §7.7), so a
+ * page opened after the traffic still draws it, then follows the event stream. Subscribes to its
+ * own model only, so a traffic event renders this panel and nothing around it.
  */
 export function TrafficPanel({ model }: { model: string }) {
+  const history = useModelTrafficHistory(model);
+  useEffect(() => {
+    if (history.data) pageTraffic.seed(history.data);
+  }, [history.data]);
   const traffic = useModelTraffic(model);
   const points = useModelScaling(model);
+  const known = knownFrom(history);
   if (traffic !== null) return <TrafficBody traffic={traffic} points={points} />;
   // Replicas that moved in the window are worth a chart even once the traffic has gone.
   if (points !== null && points.length > 1 && movedWithin(points, Date.now()))
-    return <ReplicasAlone model={model} points={points} />;
-  return <NoTraffic />;
+    return <ReplicasAlone model={model} points={points} known={known} />;
+  return <NoTraffic known={known} />;
 }
 
-function NoTraffic() {
+/**
+ * Since when the page knows the model's traffic: the server's history reaches back to its `since`
+ * (null: it keeps none), and the event stream to when the page began listening. `reading` while the
+ * history is on its way; `because` says why what is known starts late.
+ */
+type Known = { from: number; reading: boolean; because: string };
+
+function knownFrom(history: ReturnType<typeof useModelTrafficHistory>): Known {
+  const listening = pageTraffic.listeningSince;
+  const { data } = history;
+  if (data && data.since !== null) {
+    const from = (data.since + Math.floor(data.receivedAt / 1000) - data.now) * 1000;
+    return { from: Math.min(from, listening), reading: false, because: "the server counts from then" };
+  }
+  if (data) return { from: listening, reading: false, because: "the server keeps no traffic history" };
+  if (history.isError)
+    return { from: listening, reading: false, because: "the server's traffic history could not be read" };
+  return { from: listening, reading: true, because: "" };
+}
+
+const knowsWindow = (known: Known, now: number) => known.from <= now - TRAFFIC_WINDOW_SECONDS * 1000;
+
+/**
+ * "No traffic" only for a time the page knows: the whole window once the history or the stream
+ * covers it; else since when it does, and why not before.
+ */
+function NoTraffic({ known }: { known: Known }) {
+  if (knowsWindow(known, Date.now()))
+    return (
+      <p className="muted traffic-none" data-testid="traffic-none">
+        No traffic in the last {WINDOW_MINUTES} minutes
+      </p>
+    );
+  if (known.reading)
+    return (
+      <p className="muted traffic-none" data-testid="traffic-reading">
+        Reading the last minutes of traffic…
+      </p>
+    );
+  return <NoTrafficSince known={known} />;
+}
+
+/** The part of the window the page knows, until it knows the whole of it. */
+function NoTrafficSince({ known }: { known: Known }) {
+  const now = useNow(5000);
+  if (knowsWindow(known, now)) return <NoTraffic known={known} />;
+  const at = new Date(known.from).toLocaleTimeString(undefined, {
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+  });
   return (
     <p className="muted traffic-none" data-testid="traffic-none">
-      No traffic in the last {WINDOW_MINUTES} minutes
+      No traffic since {at}; before that is not known: {known.because}
     </p>
   );
 }
@@ -85,7 +148,15 @@ const movedWithin = (points: readonly ScalePoint[], now: number) =>
   (points.at(-1)?.at ?? 0) >= now - TRAFFIC_WINDOW_SECONDS * 1000;
 
 /** No traffic in the window, but replicas that moved: the window scrolls on by itself, every second. */
-function ReplicasAlone({ model, points }: { model: string; points: readonly ScalePoint[] }) {
+function ReplicasAlone({
+  model,
+  points,
+  known,
+}: {
+  model: string;
+  points: readonly ScalePoint[];
+  known: Known;
+}) {
   const clock = useNow(1000);
   const now = Math.floor(clock / 1000);
   const traffic = useMemo<TrafficSnapshot>(
@@ -97,7 +168,7 @@ function ReplicasAlone({ model, points }: { model: string; points: readonly Scal
     }),
     [model, now],
   );
-  if (!movedWithin(points, clock)) return <NoTraffic />;
+  if (!movedWithin(points, clock)) return <NoTraffic known={known} />;
   return <TrafficBody traffic={traffic} points={points} />;
 }
 

@@ -133,4 +133,75 @@ describe("TrafficStore", () => {
     expect(listener).toHaveBeenCalledTimes(5);
     off();
   });
+
+  it("starts from the server's history, placed by the server's clock, and lets events win their seconds", () => {
+    const { store, live, off } = setUp();
+    const model = trafficOf().model;
+    const second = Math.floor(Date.now() / 1000);
+    // The server's clock is 100 s ahead of the page's: its seconds are placed by its own `now`.
+    const serverNow = second + 100;
+    const figures = {
+      inFlight: 0,
+      queued: 0,
+      waitingSeconds: null,
+      waking: false,
+      firstByteP50Ms: 90,
+      tokensPerSecond: 12,
+    };
+    live.dispatch("model.traffic", trafficOf({ model, requestsPerSecond: 7 }));
+    store.seed({
+      model,
+      now: serverNow,
+      since: serverNow - 400,
+      receivedAt: Date.now(),
+      seconds: [
+        { at: serverNow - 200, requestsPerSecond: 2, ...figures },
+        { at: serverNow - 10, requestsPerSecond: 3, ...figures },
+        { at: serverNow, requestsPerSecond: 5, ...figures },
+        // Older than the page's window: left out.
+        { at: serverNow - TRAFFIC_WINDOW_SECONDS - 5, requestsPerSecond: 9, ...figures },
+      ],
+    });
+    const snapshot = store.get(model);
+    expect(tail(snapshot?.perSecond, 11)).toEqual([3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7]);
+    expect(snapshot?.perSecond[TRAFFIC_WINDOW_SECONDS - 1 - 200]).toBe(2);
+    expect(snapshot?.perSecond).not.toContain(9);
+    expect(snapshot?.current?.requestsPerSecond).toBe(7);
+    off();
+  });
+
+  it("draws a model the page has heard nothing of from its history, current while its last second is fresh", () => {
+    const { store, off, second } = setUp();
+    const model = trafficOf().model;
+    const now = Math.floor(Date.now() / 1000);
+    const figures = {
+      inFlight: 2,
+      queued: 0,
+      waitingSeconds: null,
+      waking: false,
+      firstByteP50Ms: 90,
+      tokensPerSecond: 12,
+    };
+    store.seed({
+      model,
+      now,
+      since: now - 600,
+      receivedAt: Date.now(),
+      seconds: [{ at: now - 1, requestsPerSecond: 4, ...figures }],
+    });
+    expect(tail(store.get(model)?.perSecond, 2)).toEqual([4, 0]);
+    expect(store.get(model)?.current).toMatchObject({ model, requestsPerSecond: 4, inFlight: 2 });
+    for (let n = 0; n < 3; n++) second();
+    expect(store.get(model)?.current).toBeNull();
+    expect(store.get(model)?.perSecond).toContain(4);
+    off();
+  });
+
+  it("keeps no entry for a history without traffic", () => {
+    const { store, off } = setUp();
+    const now = Math.floor(Date.now() / 1000);
+    store.seed({ model: "idle", now, since: now - 600, receivedAt: Date.now(), seconds: [] });
+    expect(store.get("idle")).toBeNull();
+    off();
+  });
 });

@@ -1,3 +1,4 @@
+import type { TrafficHistory } from "@llmgw/contract";
 import type { ModelTraffic } from "@llmgw/domain";
 import { useCallback, useSyncExternalStore } from "react";
 import { KeyedListeners } from "./keyedListeners";
@@ -12,7 +13,8 @@ import type { LiveStream } from "./live";
  * subscribes to its own model only, so one event renders one card whatever the list around it.
  *
  * Time is the browser's, in whole seconds. The server sends an event every second a model has
- * traffic, so a second without one counts 0 req/s. Its ticks and ours drift: two events landing in
+ * traffic, so a second without one counts 0 req/s. The minutes before the page opened come from
+ * the server's history (`seed`), which fills only the seconds no event filled. Its ticks and ours drift: two events landing in
  * one of our seconds right after a second with none are one late tick, not a burst and a gap, and
  * the earlier of the two fills the gap.
  */
@@ -21,6 +23,9 @@ import type { LiveStream } from "./live";
 export const TRAFFIC_WINDOW_SECONDS = 300;
 /** Without an event for this long, nothing is in flight or queued any more (the server sends every second). */
 export const TRAFFIC_STALE_MS = 2500;
+
+/** A model's history as the page received it: `receivedAt` (this clock, ms) places the server's seconds. */
+export type ReceivedHistory = TrafficHistory & { receivedAt: number };
 
 export type TrafficSnapshot = {
   model: string;
@@ -52,11 +57,15 @@ type Entry = {
 };
 
 export class TrafficStore {
+  /** Since when (this clock, ms) the page has heard the event stream: what it knows without the server's history. */
+  listeningSince: number;
   readonly #entries = new Map<string, Entry>();
   readonly #listeners = new KeyedListeners();
   #timer: ReturnType<typeof setInterval> | null = null;
 
-  constructor(private readonly clock: () => number = Date.now) {}
+  constructor(private readonly clock: () => number = Date.now) {
+    this.listeningSince = clock();
+  }
 
   /** The model's traffic, or null when it has had none in the window. Same object until it changes. */
   get(model: string): TrafficSnapshot | null {
@@ -130,6 +139,45 @@ export class TrafficStore {
     if (this.#entries.size === 0) this.stop();
   }
 
+  /**
+   * The server's last minutes of the model's traffic (`GET /models/:name/traffic`), laid into the
+   * window where no event already is. The server's `now` at `receivedAt` lines its seconds up with
+   * this clock whatever the two clocks say. Its latest second is the current numbers only when it
+   * is the server's last second or the one before and no event has come yet.
+   */
+  seed(history: ReceivedHistory): void {
+    const now = this.clock();
+    const second = Math.floor(now / 1000);
+    const shift = Math.floor(history.receivedAt / 1000) - history.now;
+    const { model } = history;
+    const held = this.#entries.get(model);
+    const { perSecond, heard, from } = advance(held ?? emptyEntry(model, second), second);
+    let filled = false;
+    for (const { at, requestsPerSecond } of history.seconds) {
+      const i = at + shift - from;
+      if (i < 0 || i >= perSecond.length || heard[i]) continue;
+      perSecond[i] = requestsPerSecond;
+      heard[i] = true;
+      filled = true;
+    }
+    const latest = history.seconds.at(-1);
+    // When the latest second ended, on this clock: its numbers are current as an event's would be.
+    const latestAt = latest === undefined ? 0 : (latest.at + shift + 1) * 1000;
+    const live = held?.snapshot.current ?? null;
+    const current =
+      live ??
+      (latest !== undefined && now - latestAt < TRAFFIC_STALE_MS ? { model, ...withoutAt(latest) } : null);
+    if (!filled && current === live) return;
+    if (current === null && perSecond.every((n) => n === 0)) return;
+    this.#entries.set(model, {
+      snapshot: { model, from, perSecond, current },
+      heard,
+      lastEventAt: live === null ? latestAt : (held?.lastEventAt ?? 0),
+    });
+    this.#notify(model);
+    this.#startTicking();
+  }
+
   /** Stops the once-a-second tick (it starts again with the next event). */
   stop(): void {
     if (this.#timer !== null) clearInterval(this.#timer);
@@ -144,6 +192,8 @@ export class TrafficStore {
     this.#listeners.notify(model);
   }
 }
+
+const withoutAt = <T extends { at: number }>({ at: _, ...figures }: T): Omit<T, "at"> => figures;
 
 function emptyEntry(model: string, second: number): Entry {
   return {
@@ -172,6 +222,7 @@ function advance(entry: Entry, second: number): { perSecond: number[]; heard: bo
 
 /** Feeds a store from the event stream. */
 export function followTraffic(store: TrafficStore, stream: LiveStream): () => void {
+  store.listeningSince = Date.now();
   const off = stream.on("model.traffic", (event) => store.record(event));
   return () => {
     off();

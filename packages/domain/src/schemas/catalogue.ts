@@ -1,6 +1,13 @@
 import { z } from "zod";
-import { MAX_REPLICAS } from "../autoscale";
 import { storedBenchSchema } from "../bench";
+import {
+  coversFloor,
+  MAX_CPU_CORES,
+  MAX_GPUS,
+  MAX_MEMORY_GB,
+  MAX_REPLICA_COUNT,
+  MAX_REPLICAS,
+} from "../bounds";
 import { repeatedProfileName } from "../need";
 import { text, textMap } from "../text";
 import {
@@ -54,6 +61,8 @@ export const profileSchema = z.object({
 export type Profile = z.infer<typeof profileSchema>;
 
 export const DEFAULT_IDLE_SECONDS = 900;
+/** How far traffic may take an always-on model (SPEC §9.6): the card's patch and the serve form. */
+export const maxReplicasSchema = z.int().min(1).max(MAX_REPLICAS);
 /** Requests a replica should hold before the autoscaler adds another (SPEC §9.2); null: its slots. */
 export const targetInFlightSchema = z.int().min(1).max(100_000).nullable();
 export const scalingSchema = z
@@ -64,7 +73,7 @@ export const scalingSchema = z
     // Absent in models stored before SPEC §9: the same as null.
     targetInFlight: targetInFlightSchema.optional(),
   })
-  .refine((s) => s.min <= s.max, { message: "min must not exceed max", path: ["min"] });
+  .refine((s) => coversFloor(s.max, s.min), { message: "min must not exceed max", path: ["min"] });
 export type Scaling = z.infer<typeof scalingSchema>;
 
 export const modeSchema = z.enum(["always", "ondemand", "stopped"]);
@@ -114,14 +123,14 @@ export const modelPatchSchema = z.strictObject({
   class: className.optional(),
   owner: ownerName.optional(),
   profile: text().min(1).max(64).optional(),
-  memoryGB: count.max(1_000_000).optional(),
-  cpuCores: count.max(100_000).optional(),
-  gpus: count.max(1024).optional(),
+  memoryGB: count.max(MAX_MEMORY_GB).optional(),
+  cpuCores: count.max(MAX_CPU_CORES).optional(),
+  gpus: count.max(MAX_GPUS).optional(),
   mode: modeSchema.optional(),
-  replicas: count.max(10_000).optional(),
+  replicas: count.max(MAX_REPLICA_COUNT).optional(),
   idleTimeoutSeconds: count.optional(),
   /** SPEC §9.6: at least min, at most 64; after `mode` and `replicas` in the same patch. */
-  maxReplicas: z.int().min(1).max(MAX_REPLICAS).optional(),
+  maxReplicas: maxReplicasSchema.optional(),
   targetInFlight: targetInFlightSchema.optional(),
   description: description.max(2000).optional(),
   aliases: z.array(modelName).max(32).optional(),
@@ -145,7 +154,7 @@ export const auditEntrySchema = z.object({
 export type AuditEntry = z.infer<typeof auditEntrySchema>;
 
 export const targetRequestSchema = z.strictObject({
-  replicas: count.max(10_000),
+  replicas: count.max(MAX_REPLICA_COUNT),
   dryRun: z.boolean().default(false),
 });
 export const victimSchema = z.object({

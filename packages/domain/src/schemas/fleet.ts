@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_CPU_CORES, MAX_GPUS, MAX_MEMORY_GB } from "../bounds";
 import { text } from "../text";
 import { count, engineName, isEndpoint, labelsSchema, MAX_ENGINES, nodeName, sha256Hex } from "./primitives";
 
@@ -6,13 +7,13 @@ import { count, engineName, isEndpoint, labelsSchema, MAX_ENGINES, nodeName, sha
 export const nodeStateSchema = z.enum(["ready", "draining", "down"]);
 export const nodeFactsSchema = z.strictObject({
   name: nodeName,
-  memoryGB: z.number().min(0).max(1_000_000),
-  cpuCount: count.max(100_000),
-  gpuTotal: count.max(1024).default(0),
-  gpuMemoryGB: z.number().min(0).max(1_000_000).default(0),
+  memoryGB: z.number().min(0).max(MAX_MEMORY_GB),
+  cpuCount: count.max(MAX_CPU_CORES),
+  gpuTotal: count.max(MAX_GPUS).default(0),
+  gpuMemoryGB: z.number().min(0).max(MAX_MEMORY_GB).default(0),
   engines: z.array(engineName).max(MAX_ENGINES, `at most ${MAX_ENGINES} engines`).default([]),
   labels: labelsSchema.default({}),
-  freeMemoryGB: z.number().min(0).max(1_000_000).nullable().default(null),
+  freeMemoryGB: z.number().min(0).max(MAX_MEMORY_GB).nullable().default(null),
   agentVersion: text().max(64).default(""),
 });
 export const nodeSchema = nodeFactsSchema.extend({
@@ -66,10 +67,10 @@ export const heartbeatReplicaSchema = z.strictObject({
   model: text().min(1).max(128),
   state: replicaStateSchema,
   profile: text().max(64).optional(),
-  memoryGB: count.max(1_000_000).optional(),
-  cpuCores: count.max(100_000).optional(),
-  gpus: count.max(1024).optional(),
-  measuredMemoryGB: z.number().min(0).max(1_000_000).optional(),
+  memoryGB: count.max(MAX_MEMORY_GB).optional(),
+  cpuCores: count.max(MAX_CPU_CORES).optional(),
+  gpus: count.max(MAX_GPUS).optional(),
+  measuredMemoryGB: z.number().min(0).max(MAX_MEMORY_GB).optional(),
   /** Why the agent could not start it (a refused arg, a source it will not fetch), or what it waits on. */
   reason: text().max(500).optional(),
   /** Where the engine answers, once it listens: an http(s) base URL, no path (SPEC §1, §8.6). */

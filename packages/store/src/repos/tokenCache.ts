@@ -1,5 +1,4 @@
 import type { Db } from "../db";
-import type { StoredToken } from "./tokens";
 
 /** Every token insert and removal NOTIFYs this channel, so each process forgets what it cached. */
 export const TOKENS_CHANNEL = "llmgw_tokens";
@@ -17,12 +16,13 @@ type Entry<T> = { value: T; at: number };
  * store forgets at once; a write through another process sharing PostgreSQL arrives as a NOTIFY
  * after its commit; and nothing is trusted longer than TRUST_MS in case a notification was lost.
  * A read that began before a forget is not cached (the epoch moved), so a stale answer is never
- * put back.
+ * put back. `Token` is what the repository (tokens.ts) reads, left open so this module does not
+ * import the repository that uses it.
  */
-export class TokenCache {
+export class TokenCache<Token> {
   #epoch = 0;
   #any: Entry<boolean> | null = null;
-  readonly #byHash = new Map<string, Entry<StoredToken | null>>();
+  readonly #byHash = new Map<string, Entry<Token | null>>();
   #listening: Promise<boolean> | null = null;
 
   constructor(
@@ -42,7 +42,7 @@ export class TokenCache {
     });
   }
 
-  byHash(sha256: string, load: () => Promise<StoredToken | null>): Promise<StoredToken | null> {
+  byHash(sha256: string, load: () => Promise<Token | null>): Promise<Token | null> {
     return this.#read(this.#byHash.get(sha256) ?? null, load, (entry) => {
       if (this.#byHash.size >= MAX_HASHES) this.#byHash.clear();
       this.#byHash.set(sha256, entry);

@@ -80,7 +80,10 @@ const toToken = (row: TokenRow): StoredToken => ({
  * (`cache` null for reads) they query, since the transaction may hold its own uncommitted change.
  * Writes always make every process forget: here at once, elsewhere by NOTIFY after the commit.
  */
-export function tokens(sql: Queryable, cache: { reads: TokenCache | null; writes: TokenCache }): Tokens {
+export function tokens(
+  sql: Queryable,
+  cache: { reads: TokenCache<StoredToken> | null; writes: TokenCache<StoredToken> },
+): Tokens {
   const changed = async (on: Queryable) => {
     cache.writes.forget();
     await on.query("select pg_notify($1, '')", [TOKENS_CHANNEL]);

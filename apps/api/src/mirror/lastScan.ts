@@ -11,7 +11,7 @@ export interface ScannedVersion {
  * The mirror as of the last scan, kept in memory for the listing and the heartbeat's lookups, and
  * patched in place as digests come in between scans.
  */
-export class MirrorSnapshot {
+export class LastScan {
   private versions = new Map<string, MirrorVersion>();
   /** Where each complete file shows (a path can show twice, through a symlinked directory). */
   private shownAt = new Map<string, { key: string; file: string }[]>();

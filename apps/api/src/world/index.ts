@@ -1,15 +1,15 @@
 import type { AutoscaleView, Node, NodeView } from "@llmgw/domain";
 import { nodeView } from "@llmgw/domain";
 import type { Store } from "@llmgw/store";
-import { withAutoscale } from "./world/patches";
-import { NO_AUTOSCALE, Snapshot } from "./world/snapshot";
+import { withAutoscale } from "./patches";
+import { NO_AUTOSCALE, Snapshot } from "./snapshot";
 
-// The world: one consistent picture of the catalogue, fleet and quotas (world/snapshot.ts), moved
-// forward by the changes this process commits (world/patches.ts); what the API shows of a model
-// from it is world/views.ts.
-export { withModel, withNode, withNodes, withoutModel, withReplicas } from "./world/patches";
-export { Snapshot } from "./world/snapshot";
-export { modelSummary, modelView } from "./world/views";
+// The world: one consistent picture of the catalogue, fleet and quotas (snapshot.ts), moved
+// forward by the changes this process commits (patches.ts); what the API shows of a model
+// from it is views.ts.
+export { withModel, withNode, withNodes, withoutModel, withReplicas } from "./patches";
+export { Snapshot } from "./snapshot";
+export { modelSummary, modelView } from "./views";
 
 /**
  * The catalogue, fleet and quotas as one consistent picture. Reads share one snapshot; every
