@@ -31,13 +31,3 @@ export function profileNeed(profile: Profile | undefined): Resources {
     gpus: profile?.gpus ?? 0,
   };
 }
-
-/** The first profile name declared twice, or null: a replica names its profile, so names are unique. */
-export function repeatedProfileName(profiles: readonly Pick<Profile, "name">[]): string | null {
-  const seen = new Set<string>();
-  for (const { name } of profiles) {
-    if (seen.has(name)) return name;
-    seen.add(name);
-  }
-  return null;
-}

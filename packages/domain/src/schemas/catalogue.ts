@@ -8,7 +8,6 @@ import {
   MAX_REPLICA_COUNT,
   MAX_REPLICAS,
 } from "../bounds";
-import { repeatedProfileName } from "../need";
 import { text, textMap } from "../text";
 import {
   className,
@@ -173,3 +172,16 @@ export const targetResultSchema = z.object({
   message: z.string(),
 });
 export type TargetResult = z.infer<typeof targetResultSchema>;
+
+/**
+ * The first profile name declared twice, or null: a replica names its profile, so names are unique.
+ * Beside the schema that refuses it (need.ts reads the schemas, so it cannot live there).
+ */
+export function repeatedProfileName(profiles: readonly { name: string }[]): string | null {
+  const seen = new Set<string>();
+  for (const { name } of profiles) {
+    if (seen.has(name)) return name;
+    seen.add(name);
+  }
+  return null;
+}
