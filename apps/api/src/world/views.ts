@@ -9,7 +9,9 @@ import {
   type ModelView,
   modeOf,
   quietAutoscale,
+  revisionOf,
 } from "@llmgw/domain";
+import { rolloutOf } from "../rollout/view";
 import type { Snapshot } from "./snapshot";
 
 // What the API shows of a model, from a snapshot: with every node's headroom line (one model) or
@@ -29,6 +31,8 @@ export function modelView(snap: Snapshot, model: Model): ModelView {
     headroom: room,
     quota: { owner: model.owner, remaining: room.quotaRemaining },
     autoscale: autoscaleOf(snap, model),
+    revision: revisionOf(model),
+    rollout: rolloutOf(snap, model),
   };
 }
 
@@ -42,6 +46,8 @@ export function modelSummary(snap: Snapshot, model: Model): ModelSummary {
     headroom: headroomSummary(room),
     quota: { owner: model.owner, remaining: room.quotaRemaining },
     autoscale: autoscaleOf(snap, model),
+    revision: revisionOf(model),
+    rollout: rolloutOf(snap, model),
   };
 }
 

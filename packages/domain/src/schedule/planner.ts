@@ -3,6 +3,7 @@ import { compareText } from "../compare";
 import { type FleetIndex, type IndexedModel, indexFleet, modelOf } from "../fleetIndex";
 import { replicaNeed } from "../need";
 import { type Placement, placementKey, placementOf } from "../placement";
+import { revisionOf } from "../rollout";
 import type { Model, Replica, Resources } from "../schemas";
 import { ChangeLog, QuotaLedger, sameNeed } from "./ledger";
 import { unplacedReason } from "./reasons";
@@ -332,6 +333,8 @@ export class Planner {
       reason: null,
       endpoint: null,
       progress: null,
+      // SPEC §11.1: a new replica runs the model's current revision.
+      revision: revisionOf(model),
     };
     this.#changes.add(record);
     return record;

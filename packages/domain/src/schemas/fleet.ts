@@ -58,6 +58,8 @@ export const replicaSchema = z.object({
    * agent keeps running it, but it gets no new request; it stops once its requests have ended.
    */
   drainingSince: z.string().optional(),
+  /** SPEC §11.1: the model's revision it runs; absent in replicas stored before it (= 1). */
+  revision: z.int().min(1).optional(),
 });
 export type Replica = z.infer<typeof replicaSchema>;
 
@@ -78,6 +80,8 @@ export const heartbeatReplicaSchema = z.strictObject({
     .refine(isEndpoint, "must be an http(s) base URL such as http://10.0.0.7:41234")
     .optional(),
   progress: replicaProgressSchema.optional(),
+  /** The revision it was asked to run (SPEC §11.1), as its desired replica said. */
+  revision: z.int().min(1).max(1_000_000_000).optional(),
 });
 /** SPEC §4: what one agent may report at once. */
 export const MAX_HEARTBEAT_REPLICAS = 256;
@@ -107,6 +111,7 @@ export const desiredReplicaSchema = z.object({
   id: z.string(),
   model: z.string(),
   profile: z.string(),
+  revision: z.int().min(1).default(1),
   engine: z.string(),
   source: z.string(),
   args: z.array(z.string()),
