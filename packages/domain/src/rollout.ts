@@ -82,3 +82,63 @@ export function specFor(model: Model, revision: number): RevisionSpec {
   if (rollout && revision === rollout.from && revision !== revisionOf(model)) return rollout.previous;
   return revisionSpec(model);
 }
+
+/** Requests sent to and failed on a revision since its rollout began (SPEC §11.4). */
+export type SentFailed = { sent: number; failed: number };
+
+/** What becomes of a rollout now: it is done, it rolls back (why, in numbers), or it goes on (null). */
+export type RolloutVerdict = { state: "done" } | { state: "rolledBack"; reason: string } | null;
+
+/**
+ * SPEC §11.4: a rollout running (rolling or a held canary) is undone when a new replica ends
+ * `failed` or is not ready within `readySeconds` of being placed, or when the new revision's
+ * error ratio is above `maxErrorRatio` after at least 10 requests while the old one's is below;
+ * else it is done once no replica of another revision is left.
+ */
+export function judgeRollout({
+  model,
+  replicas,
+  requests,
+  now,
+  settings,
+}: {
+  model: Model;
+  replicas: readonly Replica[];
+  requests: { old: SentFailed; new: SentFailed };
+  now: number;
+  settings: { maxErrorRatio: number; readySeconds: number };
+}): RolloutVerdict {
+  const rollout = model.rollout;
+  if (!rolloutActive(rollout) || rollout.to !== revisionOf(model)) return null;
+  const fresh = replicas.filter((r) => !r.unmanaged && replicaRevision(r) === rollout.to);
+  const failed = fresh.find((r) => r.state === "failed");
+  if (failed) {
+    return {
+      state: "rolledBack",
+      reason: `rolled back: replica ${failed.id} failed: ${failed.reason ?? "no reason given"}`,
+    };
+  }
+  const bound = settings.readySeconds * 1000;
+  const slow = fresh.find(
+    (r) => (r.state === "starting" || r.state === "pending") && now - Date.parse(r.startedAt) > bound,
+  );
+  if (slow) {
+    return {
+      state: "rolledBack",
+      reason: `rolled back: replica ${slow.id} not ready within ${settings.readySeconds} s`,
+    };
+  }
+  const { old, new: next } = requests;
+  const ratio = ({ sent, failed }: SentFailed) => (sent === 0 ? 0 : failed / sent);
+  if (next.sent >= 10 && ratio(next) > settings.maxErrorRatio && ratio(old) < settings.maxErrorRatio) {
+    return {
+      state: "rolledBack",
+      reason: `rolled back: ${next.failed} of ${next.sent} requests failed on revision ${rollout.to} (${old.failed} of ${old.sent} on revision ${rollout.from})`,
+    };
+  }
+  if (rollout.state !== "rolling") return null;
+  const left = replicas.some(
+    (r) => !r.unmanaged && r.state !== "failed" && replicaRevision(r) !== rollout.to,
+  );
+  return left ? null : { state: "done" };
+}

@@ -37,7 +37,7 @@ function rollThrough(model: Model, nodes: Node[], replicas: Replica[], steps = 4
     seen.push({
       replicas: current,
       servingOld: serving.filter((r) => (r.revision ?? 1) === 1).length,
-      servingNew: serving.filter((r) => r.revision === 2).length,
+      servingNew: serving.filter((r) => (r.revision ?? 1) !== 1).length,
     });
   }
   return seen;
@@ -92,5 +92,23 @@ describe("a rollout (surge, then drain)", () => {
     const steps = rollThrough(v2, nodes, fleetOf(v1, nodes, 3), 10);
 
     expect(steps.at(-1)).toMatchObject({ servingOld: 3, servingNew: 1 });
+  });
+});
+
+describe("a second change during a rollout", () => {
+  it("wins: it rolls out from the revision still serving, and the one in between drains like an old one", () => {
+    const v1 = makeModel({ need: { minMemoryGB: 8 }, scaling: { min: 2, max: 2, idleTimeoutSeconds: 900 } });
+    const nodes = [makeNode({ memoryGB: 64 })];
+    const v2 = startRollout(v1, { ...v1, source: "http://m.test/v2" }, { at, by: "t", canaryPercent: null });
+    const halfway = rollThrough(v2, nodes, fleetOf(v1, nodes, 2), 1).at(-1)?.replicas ?? [];
+    expect(halfway.some((r) => r.revision === 2)).toBe(true);
+
+    const v3 = startRollout(v2, { ...v2, source: "http://m.test/v3" }, { at, by: "t", canaryPercent: null });
+    expect(v3.rollout).toMatchObject({ from: 1, to: 3, state: "rolling" });
+    expect(v3.rollout?.previous.source).toBe(v1.source);
+    const steps = rollThrough(v3, nodes, halfway);
+
+    expect(steps.at(-1)?.replicas.map((r) => r.revision)).toEqual([3, 3]);
+    for (const step of steps) expect(step.servingOld + step.servingNew).toBeGreaterThanOrEqual(2);
   });
 });
