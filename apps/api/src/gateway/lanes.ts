@@ -2,6 +2,7 @@ import { type Model, type Replica, slotsOf, stoppedReason } from "@llmgw/domain"
 import type { Snapshot } from "../world";
 import { type Candidate, chooseReplica, SessionScores } from "./choose";
 import { GatewayError, unavailable } from "./errors";
+import { revisionPool } from "./revisions";
 
 /** A request waiting in its model's queue for a replica with a free slot. */
 export type Waiter = {
@@ -67,6 +68,7 @@ export class Lane {
   /** Whether the model had no ready replica when last looked at (its waiters wait for one). */
   noneReady = false;
   #turn = 0;
+  #canaryTurn = 0;
 
   constructor(
     readonly model: string,
@@ -93,6 +95,8 @@ export class Lane {
       const others = pool.filter((t) => t.replica.id !== waiter.avoid);
       if (others.length > 0) pool = others;
     }
+    // SPEC §11.3: a held canary's share, by revision.
+    pool = revisionPool(model, pool, waiter.sessionKey, this.#canaryTurn);
     if (pool.length === 0) return null;
     const candidates: Candidate[] = pool.map((t) => ({
       id: t.replica.id,
@@ -109,6 +113,7 @@ export class Lane {
     if (!chosen) return null;
     const target = pool[candidates.indexOf(chosen)] as Target;
     if (key === null) this.#turn++;
+    this.#canaryTurn++;
     const id = target.replica.id;
     this.inFlight.set(id, (this.inFlight.get(id) ?? 0) + 1);
     return new HeldSlot(this, target.replica);

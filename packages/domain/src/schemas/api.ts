@@ -35,6 +35,8 @@ export const errorCodeSchema = z.enum([
   // 503 while a server that already holds its port is still starting (apps/api/src/listen.ts).
   "starting",
   "internal",
+  // SPEC §11.3: a promote or abort with no rollout to act on.
+  "no_rollout",
 ]);
 export type ErrorCode = z.infer<typeof errorCodeSchema>;
 export const apiErrorSchema = z.object({
