@@ -2,7 +2,20 @@ import { judgeRollout, rollBack, rolloutActive } from "@llmgw/domain";
 import type { Deps } from "../deps";
 import type { Snapshot } from "../world";
 import { changeRollout } from "./change";
-import { rolloutRequests } from "./traffic";
+import { REVISION_COUNTS, rolloutRequests } from "./traffic";
+
+/**
+ * Asks for a scheduler run as soon as a rollout's new revision fails more than it may (SPEC §11.4:
+ * judged as each request ends), not at the loop's next turn. Returns the unsubscribe.
+ */
+export function watchErrorRatio(deps: Deps, nudge: () => void): () => void {
+  return REVISION_COUNTS.onCount((model) => {
+    const rollout = model.rollout;
+    if (!rolloutActive(rollout)) return;
+    const { new: next } = REVISION_COUNTS.of(model.name, rollout.from, rollout.to);
+    if (next.sent >= 10 && next.failed / next.sent > deps.config.rollout.maxErrorRatio) nudge();
+  });
+}
 
 /**
  * Moves each running rollout on (SPEC §11.4): done once no old replica is left, or rolled back
