@@ -1,8 +1,8 @@
 import type { Model } from "@llmgw/domain";
+import { REVISION_COUNTS } from "../rollout/traffic";
 import type { Snapshot, World } from "../world";
 import { AnswerWriter, type Held } from "./answer";
 import { CLIENT_WENT_AWAY, type Dispatcher } from "./dispatcher";
-import { REVISION_COUNTS } from "../rollout/traffic";
 import { GatewayError } from "./errors";
 import type { Exchange } from "./exchange";
 import type { Flight } from "./flight";
