@@ -111,7 +111,15 @@ describe("a canary", () => {
       }
       expect(seen.size).toBe(1);
     }
-    expect((await view(model.name)).rollout).toMatchObject({ state: "canary", replicas: { old: 3, new: 1 } });
+    const { rollout } = await view(model.name);
+    expect(rollout).toMatchObject({ state: "canary", replicas: { old: 3, new: 1 } });
+    expect(rollout?.requests.new.sent).toBe(count(newEngines));
+    expect(rollout?.requests.old.sent).toBe(count(oldEngines));
+    const metrics = await (await api.app.request("/metrics")).text();
+    expect(metrics).toContain(`llmgw_rollout_state{model="${model.name}",from="1",to="2"} 2`);
+    expect(metrics).toContain(
+      `llmgw_rollout_requests{model="${model.name}",revision="2",outcome="sent"} ${count(newEngines)}`,
+    );
   }, 60_000);
 
   it("goes on as a rollout once promoted, and refuses a second promote", async () => {
@@ -121,6 +129,8 @@ describe("a canary", () => {
     expect((await res.json()).rollout?.state).toBe("rolling");
     await until(async () => (await view(model.name)).rollout?.state === "done", "done", 30_000);
     expect((await replicas(model.name)).map((r) => r.revision)).toEqual([2, 2, 2]);
+    const metrics = await (await api.app.request("/metrics")).text();
+    expect(metrics).toContain(`llmgw_rollout_state{model="${model.name}",from="1",to="2"} 3`);
     expect((await errorOf(await action(model.name, "promote"), 409)).code).toBe("no_rollout");
   }, 60_000);
 
