@@ -35,6 +35,13 @@ export const OPTIONS = {
   revision: { type: "string" },
   file: { type: "string", multiple: true },
   version: { type: "string" },
+  // model rollout (SPEC §11.5)
+  source: { type: "string" },
+  args: { type: "string" },
+  canary: { type: "string" },
+  wait: { type: "boolean" },
+  promote: { type: "boolean" },
+  abort: { type: "boolean" },
 } as const;
 
 export type OptionName = keyof typeof OPTIONS;
