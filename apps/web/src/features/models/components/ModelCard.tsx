@@ -33,6 +33,7 @@ import { ModelFields } from "./ModelFields";
 import { Placing } from "./Placing";
 import { RemoveModel } from "./RemoveModel";
 import { ReplicaList } from "./ReplicaList";
+import { RolloutPanel } from "./RolloutPanel";
 import { WakeModel } from "./WakeModel";
 
 type Props = { model: ModelSummary; classes: Class[]; highlighted?: boolean };
@@ -211,6 +212,7 @@ export const ModelCard = memo(function ModelCard({ model, classes, highlighted =
         )}
       </form>
       {model.mode === "ondemand" && <WakeModel name={model.name} />}
+      <RolloutPanel model={model} />
       <AutoscaleLine model={model} />
       <TrafficPanel model={model.name} />
       <Placing model={model} />
