@@ -4,10 +4,17 @@ import { ActionError } from "../../../components/ActionError";
 import { useMayCall } from "../../../lib/session";
 import { useRolloutModel } from "../api/rollout-model";
 
-/** The share of requests each revision took during the rollout, in whole percent; null before any. */
+/**
+ * The share of requests each revision took during the rollout, in whole percent; before any, a
+ * canary's set share; null otherwise.
+ */
 function shares(r: RolloutView): { old: number; new: number } | null {
   const total = r.requests.old.sent + r.requests.new.sent;
-  if (total === 0) return null;
+  if (total === 0) {
+    return r.state === "canary" && r.canaryPercent !== null
+      ? { old: 100 - r.canaryPercent, new: r.canaryPercent }
+      : null;
+  }
   const fresh = Math.round((r.requests.new.sent / total) * 100);
   return { old: 100 - fresh, new: fresh };
 }
