@@ -1,4 +1,5 @@
 import type { FieldChange } from "./patch";
+import { mirrorVersionOf } from "./replicaFiles";
 import type { Model, Replica, RevisionSpec, StoredRollout } from "./schemas";
 
 // SPEC §11: revisions and the rules of a rollout, pure; the services store and announce them.
@@ -141,4 +142,20 @@ export function judgeRollout({
     (r) => !r.unmanaged && r.state !== "failed" && replicaRevision(r) !== rollout.to,
   );
   return left ? null : { state: "done" };
+}
+
+/**
+ * The mirrored versions agents keep cached while a rollout runs (SPEC §11.6): what the old
+ * revision ran and what the new one runs, whichever node they are on, until it is done.
+ */
+export function keptVersions(models: readonly Model[]): { model: string; version: string }[] {
+  const kept = new Map<string, { model: string; version: string }>();
+  for (const model of models) {
+    if (!rolloutActive(model.rollout)) continue;
+    for (const source of [model.rollout.previous.source, model.source]) {
+      const key = mirrorVersionOf(source);
+      if (key) kept.set(`${key.model}/${key.version}`, key);
+    }
+  }
+  return [...kept.values()];
 }

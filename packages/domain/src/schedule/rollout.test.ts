@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { makeClasses, makeModel, makeNode, replicaOf } from "../../test/factories";
-import { startRollout } from "../rollout";
+import { keptVersions, startRollout } from "../rollout";
 import type { Model, Node, Replica } from "../schemas";
 import { applySchedule } from "./apply";
 import { schedule } from "./schedule";
@@ -110,5 +110,22 @@ describe("a second change during a rollout", () => {
 
     expect(steps.at(-1)?.replicas.map((r) => r.revision)).toEqual([3, 3]);
     for (const step of steps) expect(step.servingOld + step.servingNew).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe("keptVersions", () => {
+  it("names both mirrored versions of a running rollout, and none once it is done", () => {
+    const v1 = makeModel({ source: "http://h:8080/mirror/m/Q4/m.gguf" });
+    const v2 = startRollout(
+      v1,
+      { ...v1, source: "http://h:8080/mirror/m/Q8/m.gguf" },
+      { at, by: "t", canaryPercent: null },
+    );
+    expect(keptVersions([v2])).toEqual([
+      { model: "m", version: "Q4" },
+      { model: "m", version: "Q8" },
+    ]);
+    const done = { ...v2, rollout: v2.rollout ? { ...v2.rollout, state: "done" as const } : null };
+    expect(keptVersions([done])).toEqual([]);
   });
 });

@@ -121,8 +121,15 @@ export const desiredReplicaSchema = z.object({
   /** The version's files, for a source in the mirror; empty for any other source (SPEC §8.6). */
   files: z.array(replicaFileSchema).default([]),
 });
+/** A mirrored version by name: the agent's cache keeps it as `<model>/<version>/`. */
+export const versionKeySchema = z.object({ model: z.string(), version: z.string() });
 export const heartbeatReplySchema = z.object({
   intervalSeconds: z.int().positive(),
   replicas: z.array(desiredReplicaSchema),
+  /**
+   * Versions to keep cached though no replica on the node runs them (SPEC §11.6): a rollout's old
+   * and new revisions until it is done, so an abort or a rollback starts nothing from scratch.
+   */
+  keep: z.array(versionKeySchema).optional(),
 });
 export type HeartbeatReply = z.infer<typeof heartbeatReplySchema>;
