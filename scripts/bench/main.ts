@@ -24,6 +24,8 @@ const suites: Array<() => Promise<Suite>> = [
   () => import("./load"),
   () => import("./hubPull"),
   () => import("./join"),
+  // rollout (issue 38)
+  () => import("./rollout"),
 ];
 
 /** How fast this machine is right now: compare figures across machines and runs by this. */

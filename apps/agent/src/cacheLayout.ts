@@ -54,6 +54,6 @@ function decodeSegment(segment: string): string {
 }
 
 /** A directory or file name of the version: never `..`, hidden, a flag or a control character. */
-function plainSegment(name: string): boolean {
+export function plainSegment(name: string): boolean {
   return /^[A-Za-z0-9_][A-Za-z0-9._:+=@,-]{0,254}$/.test(name);
 }

@@ -18,6 +18,8 @@ export type AgentOptions = {
    */
   selfReported?: readonly ReportedReplica[];
   log: AgentLog;
+  /** Told on each reply which versions to keep cached though unused (SPEC §11.6). */
+  keep?: (versions: readonly { model: string; version: string }[]) => void;
 };
 
 export type RunningAgent = {
@@ -97,6 +99,7 @@ export function runAgent(options: AgentOptions): RunningAgent {
     try {
       const reply = parseReply(await beat(BEAT_TIMEOUT_MS));
       if (reply.intervalSeconds !== null) intervalSeconds = reply.intervalSeconds;
+      options.keep?.(reply.keep);
       supervisor.apply(reply.replicas.filter((r) => !ignored.has(r.id)));
       if (trouble !== null) log.info(`heartbeat: ${options.server} answers again`);
       trouble = null;
@@ -206,12 +209,18 @@ class Refused extends Error {
  * The desired replicas, checked against the contract; the interval is read leniently, so a server
  * (or a test) asking for a fraction of a second is obeyed.
  */
-function parseReply(reply: unknown): { intervalSeconds: number | null; replicas: DesiredReplica[] } {
+function parseReply(reply: unknown): {
+  intervalSeconds: number | null;
+  replicas: DesiredReplica[];
+  keep: { model: string; version: string }[];
+} {
   if (typeof reply !== "object" || reply === null) throw new BadReply(JSON.stringify(reply));
   const replicas = heartbeatReplySchema.shape.replicas.safeParse("replicas" in reply ? reply.replicas : null);
   if (!replicas.success) throw new BadReply(replicas.error.message.slice(0, 300));
   const asked = "intervalSeconds" in reply ? reply.intervalSeconds : null;
   const intervalSeconds =
     typeof asked === "number" && asked > 0 ? Math.max(MIN_INTERVAL_SECONDS, asked) : null;
-  return { intervalSeconds, replicas: replicas.data };
+  // A server before SPEC §11 sends none: nothing is kept beyond what replicas use.
+  const keep = heartbeatReplySchema.shape.keep.safeParse("keep" in reply ? reply.keep : undefined);
+  return { intervalSeconds, replicas: replicas.data, keep: keep.success ? (keep.data ?? []) : [] };
 }

@@ -101,6 +101,13 @@ export async function agent(args: string[]): Promise<void> {
   const machine = probeMachine({ labels: labels(values.label), name, engineCommands: commands });
   const cacheDir = values["cache-dir"] ?? DEFAULT_CACHE_DIR;
   let hostLearned: string | undefined;
+  const weights = new WeightsCache({
+    cacheDir,
+    server,
+    token: token ?? null,
+    maxBytes: maxGB === null ? null : maxGB * 1e9,
+    log,
+  });
   const supervisor = new Supervisor({
     runner: processEngines({
       commands,
@@ -111,13 +118,7 @@ export async function agent(args: string[]): Promise<void> {
         hostLearned ??= advertised ?? (await localAddressTowards(server));
         return hostLearned;
       },
-      weights: new WeightsCache({
-        cacheDir,
-        server,
-        token: token ?? null,
-        maxBytes: maxGB === null ? null : maxGB * 1e9,
-        log,
-      }),
+      weights,
     }),
     log,
   });
@@ -126,6 +127,7 @@ export async function agent(args: string[]): Promise<void> {
     `${facts.name}: ${facts.memoryGB} GB, ${facts.cpuCount} cores, ${facts.gpuTotal} GPUs, engines [${(facts.engines ?? []).join(", ")}]; weights in ${cacheDir}; reporting to ${server}`,
   );
   const running = runAgent({
+    keep: (versions) => weights.keep(versions),
     server,
     token,
     machine,

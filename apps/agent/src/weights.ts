@@ -4,7 +4,7 @@ import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ReplicaFile } from "@llmgw/domain";
-import { locate, versionDirOf, type Wanted } from "./cacheLayout";
+import { locate, plainSegment, versionDirOf, type Wanted } from "./cacheLayout";
 import {
   type DiskSpace,
   evict,
@@ -69,6 +69,7 @@ export class WeightsCache {
   private readonly jobs = new Map<string, Job>();
   /** Version directories in use by a replica, with how many use each. */
   private readonly pinned = new Map<string, number>();
+  private kept = new Set<string>();
   private readonly markerChains = new Map<string, Promise<void>>();
   private readonly slots: DownloadSlots;
   private roomChain: Promise<unknown> = Promise.resolve();
@@ -281,7 +282,11 @@ export class WeightsCache {
           : cacheBytes + needed <= maxBytes && needed <= space.freeBytes;
       };
       // Versions a replica uses (or waits for) are never deleted; every running download's is one.
-      const { deleted, cacheBytes } = await evict(cacheDir, new Set(this.pinned.keys()), enough);
+      const { deleted, cacheBytes } = await evict(
+        cacheDir,
+        new Set([...this.pinned.keys(), ...this.kept]),
+        enough,
+      );
       for (const dir of deleted) this.opts.log.info(`weights: deleted ${dir}, unused, for room`);
       await enough(cacheBytes);
       const free = maxBytes === null ? space.freeBytes : Math.min(space.freeBytes, maxBytes - usedBytes);
@@ -291,6 +296,18 @@ export class WeightsCache {
     });
     this.roomChain = next.catch(() => undefined);
     return next;
+  }
+
+  /**
+   * Versions to keep though no replica uses them now (SPEC §11.6: a rollout's two revisions until
+   * it is done): never deleted for room meanwhile. Each reply replaces the list.
+   */
+  keep(versions: readonly { model: string; version: string }[]): void {
+    this.kept = new Set(
+      versions
+        .filter((v) => plainSegment(v.model) && plainSegment(v.version))
+        .map((v) => join(this.opts.cacheDir, v.model, v.version)),
+    );
   }
 
   private pin(dir: string): void {

@@ -175,6 +175,29 @@ describe("the weights cache (SPEC §8.2, §8.4)", () => {
     await expect(stat(join(cacheDir, "tiny-llama", "vb"))).rejects.toThrow();
     held.release();
   });
+
+  it("keeps a rollout's versions though unused until the server stops asking (SPEC §11.6)", async () => {
+    const size = 100_000;
+    const weights = cache({ maxBytes: 2.5 * size });
+    const [old, other, fresh, later] = ["v1", "vx", "v2", "v3"].map((version) =>
+      mirrored("m.gguf", randomBytes(size), { version }),
+    );
+    if (!old || !other || !fresh || !later) throw new Error("four files");
+    // The old revision's replica has stopped here; the least recently used version is its.
+    (await weights.fetch([old], watch())).release();
+    (await weights.fetch([other], watch())).release();
+    weights.keep([{ model: "tiny-llama", version: "v1" }]);
+
+    (await weights.fetch([fresh], watch())).release();
+
+    await expect(stat(join(cacheDir, "tiny-llama", "v1", "m.gguf"))).resolves.toBeTruthy();
+    await expect(stat(join(cacheDir, "tiny-llama", "vx"))).rejects.toThrow();
+
+    // The rollout is done: the old version is one like any other again.
+    weights.keep([]);
+    (await weights.fetch([later], watch())).release();
+    await expect(stat(join(cacheDir, "tiny-llama", "v1"))).rejects.toThrow();
+  });
 });
 
 describe("llmgw agent fetching its replicas' weights", () => {

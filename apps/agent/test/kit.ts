@@ -126,6 +126,7 @@ export function desiredReplica(overrides: Partial<DesiredReplica> = {}): Desired
     id,
     model: "tiny-llama",
     profile: "cpu",
+    revision: 1,
     engine: "llamacpp",
     source: "http://mirror.invalid/tiny.gguf",
     args: [],

@@ -7,6 +7,8 @@ import {
   DEFAULT_SCALE_DOWN_SECONDS,
   modelInputSchema,
   quotaSchema,
+  type RolloutSettings,
+  rolloutSettingsSchema,
   text,
 } from "@llmgw/domain";
 import { isNode, LineCounter, parseDocument } from "yaml";
@@ -93,6 +95,8 @@ export const configFileSchema = z.strictObject({
       drainSeconds: z.number().min(0, "must be 0 or more seconds").max(86_400).optional(),
     })
     .optional(),
+  /** SPEC §11.4: when a rollout is undone by itself. */
+  rollout: rolloutSettingsSchema.optional(),
 });
 export type ConfigFile = z.infer<typeof configFileSchema>;
 
@@ -131,6 +135,8 @@ export type Config = {
    * removed waits for its requests to end.
    */
   autoscale: { scaleDownSeconds: number; drainSeconds: number };
+  /** SPEC §11.4: the new revision's error ratio and time to ready that roll a rollout back. */
+  rollout: RolloutSettings;
   /** LLMGW_SCHEDULER=off: replicas come only from agents' heartbeats. */
   scheduler: boolean;
   /** PostgreSQL instead of the embedded store, from DATABASE_URL. */
@@ -189,6 +195,7 @@ export function loadConfig(flags: ConfigOverrides = {}, env: NodeJS.ProcessEnv =
       scaleDownSeconds: parsed.autoscale?.scaleDownSeconds ?? DEFAULT_SCALE_DOWN_SECONDS,
       drainSeconds: parsed.autoscale?.drainSeconds ?? DEFAULT_DRAIN_SECONDS,
     },
+    rollout: parsed.rollout ?? rolloutSettingsSchema.parse({}),
     huggingface: huggingfaceOf(parsed.huggingface, env),
     scheduler: env.LLMGW_SCHEDULER !== "off",
     databaseUrl: env.DATABASE_URL || null,

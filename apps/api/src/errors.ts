@@ -40,6 +40,7 @@ export const API_REFUSALS = {
   rate_limited: 429,
   internal: 500,
   starting: 503,
+  no_rollout: 409,
 } as const satisfies Record<ErrorCode, ContentfulStatusCode>;
 
 /** A refusal, by name: what `AppError` is made of. */

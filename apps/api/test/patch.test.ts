@@ -138,11 +138,11 @@ describe("PATCH /models/:name", () => {
   it("is a 400 naming a field that is not one of the card's", async () => {
     const model = await create();
 
-    const res = await patch(model.name, { name: "renamed", source: "x" } as ModelPatch, '"1"');
+    const res = await patch(model.name, { name: "renamed", origin: "x" } as ModelPatch, '"1"');
 
     expect((await errorOf(res, 400)).fields).toEqual({
       name: "not a field of this request",
-      source: "not a field of this request",
+      origin: "not a field of this request",
     });
   });
 

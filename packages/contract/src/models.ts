@@ -8,6 +8,7 @@ import {
   modelPatchSchema,
   modelSummarySchema,
   modelViewSchema,
+  rolloutActionSchema,
   storedBenchSchema,
   targetRefusedBodySchema,
   targetRequestSchema,
@@ -91,6 +92,15 @@ export const models = {
     summary: "wake an on-demand model as a request would",
     ok: { status: 202, description: "woken", schema: wokenSchema },
     refusals: [404, 409],
+  }),
+  rollout: route({
+    method: "POST",
+    path: "/api/v1/models/:name/rollout",
+    need: "operator",
+    summary: "promote a held canary (the rollout goes on) or abort the rollout (as a rollback)",
+    body: rolloutActionSchema,
+    ok: { status: 200, description: "the model", schema: modelViewSchema },
+    refusals: [400, 404, 409, 413, 415],
   }),
   bench: route({
     method: "POST",

@@ -203,6 +203,7 @@ describe("desiredReplicas", () => {
         id: r.id,
         model: model.name,
         profile: "gpu",
+        revision: 1,
         engine: "vllm",
         source: model.source,
         args: ["--flag"],

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import { modelOf } from "./fleetIndex";
 import { defaultProfile } from "./need";
 import { mirrorVersionOf, replicaFilesOf } from "./replicaFiles";
+import { replicaRevision, specFor } from "./rollout";
 import type {
   HeartbeatReply,
   heartbeatReplicaSchema,
@@ -94,6 +95,7 @@ function fromReport(
   const draining =
     known?.drainingSince !== undefined && reported.state !== "failed" ? known.drainingSince : undefined;
   const measured = reported.measuredMemoryGB ?? null;
+  const revision = known?.revision ?? reported.revision;
   return {
     id: reported.id,
     model: reported.model,
@@ -118,6 +120,8 @@ function fromReport(
     progress: reported.state === "starting" ? (reported.progress ?? null) : null,
     ...(unmanaged ? { unmanaged: true } : {}),
     ...(draining !== undefined ? { drainingSince: draining } : {}),
+    // The revision the scheduler made it for; else the one its agent was asked to run (SPEC §11.1).
+    ...(revision !== undefined ? { revision } : {}),
   };
 }
 
@@ -167,17 +171,22 @@ export function desiredReplicas(
     if (!model || (replica.state !== "starting" && replica.state !== "ready")) continue;
     const profile = model.profiles.find((p) => p.name === replica.profile) ?? defaultProfile(model);
     if (!profile) continue;
+    // An old revision's replica keeps running what that revision ran until it stops (SPEC §11.2).
+    const revision = replicaRevision(replica);
+    const spec = specFor(model, revision);
+    const ran = spec.profiles.find((p) => p.name === profile.name);
     wanted.push({
       id: replica.id,
       model: model.name,
       profile: profile.name,
-      engine: profile.engine,
-      source: model.source,
-      args: profile.args,
+      revision,
+      engine: ran?.engine ?? profile.engine,
+      source: spec.source,
+      args: ran?.args ?? profile.args,
       memoryGB: replica.memoryGB,
       cpuCores: replica.cpuCores,
       gpus: replica.gpus,
-      files: filesOf(model.source),
+      files: filesOf(spec.source),
     });
   }
   return wanted;

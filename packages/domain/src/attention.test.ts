@@ -17,6 +17,8 @@ function summary(overrides: {
   const view: ModelSummary = {
     ...model,
     mode: modeOf(model.scaling),
+    revision: 1,
+    rollout: null,
     replicas: overrides.replicas ?? [],
     headroom: {
       model: model.name,

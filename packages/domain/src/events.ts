@@ -14,6 +14,7 @@ import {
   nodeViewSchema,
   quotaUsageSchema,
   replicaSchema,
+  rolloutViewSchema,
 } from "./schemas";
 
 // The event stream's contract (SPEC §3, §7.7): every event the server commits or sends, each
@@ -63,6 +64,10 @@ export const modelAutoscaleSchema = z.object({
 });
 export type ModelAutoscale = z.infer<typeof modelAutoscaleSchema>;
 
+/** A change of a rollout's state (SPEC §11.5): the model and its rollout as it stands. */
+export const modelRolloutSchema = z.object({ model: z.string(), rollout: rolloutViewSchema });
+export type ModelRollout = z.infer<typeof modelRolloutSchema>;
+
 /** Events written to the store with the change they describe: they have ids and are replayed. */
 const changeEvents = [
   event("model.changed", modelSummarySchema),
@@ -75,6 +80,8 @@ const changeEvents = [
   event("model.scaled", modelScaledSchema),
   // SPEC §10.4: a pull's progress (at most 4 a second) and its end, stored with the pull itself.
   event("mirror.pull", pullSchema),
+  // SPEC §11.5: each change of a rollout's state.
+  event("model.rollout", modelRolloutSchema),
 ] as const;
 /**
  * What fleet-wide sums moved to since the process last said (SPEC §2.4's size rule for events):

@@ -25,6 +25,7 @@ export * from "./pullFit";
 export * from "./pullSchemas";
 export * from "./quota";
 export * from "./replicaFiles";
+export * from "./rollout";
 export * from "./runModes";
 export * from "./running";
 export * from "./schedule";

@@ -23,6 +23,9 @@ export const PATCH_FIELDS = [
   "aliases",
   "contextLength",
   "maxOutput",
+  // SPEC §11.1: what the replicas run; a change of either is a new revision.
+  "source",
+  "args",
 ] as const;
 export type PatchField = (typeof PATCH_FIELDS)[number];
 
@@ -60,6 +63,7 @@ export function applyPatch(model: Model, patch: ModelPatch): { next: Model; chan
     aliases: patch.aliases ?? model.aliases,
     contextLength: patch.contextLength ?? model.contextLength,
     maxOutput: patch.maxOutput === undefined ? model.maxOutput : patch.maxOutput,
+    source: patch.source ?? model.source,
     scaling: nextScaling(model, patch),
     profiles: model.profiles.map((p, i) => (i === index ? nextProfile(p, patch) : p)),
   };
@@ -86,6 +90,7 @@ function nextProfile(profile: Profile, patch: ModelPatch): Profile {
     minMemoryGB: patch.memoryGB ?? profile.minMemoryGB,
     cpuCores: patch.cpuCores ?? profile.cpuCores,
     gpus: patch.gpus ?? profile.gpus,
+    args: patch.args ?? profile.args,
   };
 }
 
@@ -140,6 +145,8 @@ function cardOf(model: Model, index: number): Record<PatchField, unknown> {
     aliases: model.aliases,
     contextLength: model.contextLength,
     maxOutput: model.maxOutput,
+    source: model.source,
+    args: profile?.args,
   };
 }
 

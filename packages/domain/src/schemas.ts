@@ -20,3 +20,4 @@ export {
   nodeName,
   sourceSchema,
 } from "./schemas/primitives";
+export * from "./schemas/rollout";

@@ -237,6 +237,17 @@ export const MIGRATIONS: readonly Migration[] = [
       create index mirror_pulls_state on mirror_pulls (state, created_at);
     `,
   },
+  // --- rollout (issue 38) ---
+  {
+    id: 11,
+    name: "revisions",
+    // SPEC §11.1: models and replicas stored before revisions run revision 1. The docs read the
+    // same without it (absent is 1); written out so that a query over revisions needs no default.
+    sql: `
+      update models set doc = doc || '{"revision": 1}'::jsonb where not doc ? 'revision';
+      update replicas set doc = doc || '{"revision": 1}'::jsonb where not doc ? 'revision';
+    `,
+  },
   // --- usage2 (issue 39) ---
   {
     id: 12,

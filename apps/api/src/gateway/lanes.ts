@@ -11,6 +11,7 @@ import {
 } from "./choose";
 import { GatewayError, unavailable } from "./errors";
 import { LearnedBeginnings } from "./learned";
+import { revisionPool } from "./revisions";
 
 /** A request waiting in its model's queue for a replica with a free slot. */
 export type Waiter = {
@@ -86,6 +87,7 @@ export class Lane {
   /** Whether the model had no ready replica when last looked at (its waiters wait for one). */
   noneReady = false;
   #turn = 0;
+  #canaryTurn = 0;
 
   constructor(
     readonly model: string,
@@ -116,6 +118,8 @@ export class Lane {
       const others = pool.filter((t) => t.replica.id !== waiter.avoid);
       if (others.length > 0) pool = others;
     }
+    // SPEC §11.3: a held canary's share, by revision.
+    pool = revisionPool(model, pool, waiter.sessionKey, this.#canaryTurn);
     if (pool.length === 0) return null;
     const key = waiter.sessionKey;
     if (key === null && waiter.beginning !== null) return this.#takeByBeginning(pool, waiter.beginning);
@@ -161,6 +165,7 @@ export class Lane {
   }
 
   #hold(target: Target): Lease {
+    this.#canaryTurn++;
     const id = target.replica.id;
     this.inFlight.set(id, (this.inFlight.get(id) ?? 0) + 1);
     return new HeldSlot(this, target.replica);

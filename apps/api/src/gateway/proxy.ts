@@ -1,4 +1,5 @@
 import type { Model } from "@llmgw/domain";
+import { REVISION_COUNTS } from "../rollout/traffic";
 import type { Snapshot, World } from "../world";
 import { AnswerWriter, type Held } from "./answer";
 import { CLIENT_WENT_AWAY, type Dispatcher } from "./dispatcher";
@@ -79,6 +80,8 @@ export async function proxy(parts: ProxyParts, job: Proxied): Promise<void> {
     }
     const held = await holding.settled;
     stopListening();
+    // SPEC §11.4: what each revision answered, for a rollout's error ratio.
+    REVISION_COUNTS.sent(model, lease.replica, engineFailed(held));
     if (held.kind === "answer") {
       flight.onEnd(hold);
       new AnswerWriter(flight, ex, call, held.head, job.idleSeconds, request.hideUsage).start(held.held);
@@ -90,6 +93,12 @@ export async function proxy(parts: ProxyParts, job: Proxied): Promise<void> {
     avoid = lease.replica.id;
     snap = await parts.world.snapshot();
   }
+}
+
+/** An engine 5xx or no answer at all: a failure of the replica's revision. */
+function engineFailed(held: Settled): boolean {
+  if (held.kind !== "answer") return !(held.kind === "failed" && held.error === CLIENT_WENT_AWAY);
+  return held.head.status >= 500;
 }
 
 function refusalFor(err: Error, lease: Lease, idleSeconds: number): GatewayError {

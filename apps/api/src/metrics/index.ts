@@ -3,6 +3,7 @@ import type { Deps } from "../deps";
 import { registerAutoscaleSeries } from "./autoscale";
 import { registerFleetSeries } from "./fleet";
 import { HttpTimings } from "./http";
+import { registerRolloutSeries } from "./rollout";
 import { registerSchedulerSeries } from "./scheduler";
 
 export { IDLE_GATEWAY, PromGatewayMeter } from "./gateway";
@@ -25,6 +26,7 @@ export class AppMetrics {
     registerFleetSeries(this.registry, deps);
     registerSchedulerSeries(this.registry, deps);
     registerAutoscaleSeries(this.registry, deps);
+    registerRolloutSeries(this.registry, deps);
     this.http = new HttpTimings(this.registry);
     new Gauge({
       name: "llmgw_mirror_files_hashing",

@@ -5,6 +5,7 @@ import { notFound } from "../errors";
 import { createModel } from "../services/createModel";
 import { etagOf, parseIfMatch, patchModel } from "../services/patchModel";
 import { removeModel } from "../services/removeModel";
+import { rolloutAction } from "../services/rolloutAction";
 import { type BenchRuns, startBench } from "../services/startBench";
 import { storeBench } from "../services/storeBench";
 import { target } from "../services/target";
@@ -53,6 +54,8 @@ export const modelRoutes = (deps: Deps, bench: BenchDeps) =>
     },
     target: async (c, { param, body }) =>
       target({ deps, name: param.name, replicas: body.replicas, dryRun: body.dryRun, by: c.get("actor") }),
+    rollout: async (c, { param, body }) =>
+      rolloutAction({ deps, name: param.name, action: body.action, by: c.get("actor") }),
     wake: async (c, { param }) => wakeModel({ deps, input: { name: param.name }, by: c.get("actor") }),
     bench: async (c, { param, body }) =>
       startBench({

@@ -1,5 +1,6 @@
 import type { EventType, Schedule } from "@llmgw/domain";
 import type { Deps } from "../deps";
+import { watchErrorRatio } from "../rollout/advance";
 import { adoptRunningOnDemand, alwaysLeader, type LeaderCheck, ownEvents, runOnce } from "./reconcile";
 
 export { type LeaderCheck, runOnce } from "./reconcile";
@@ -107,6 +108,7 @@ export function startScheduler(deps: Deps, options: SchedulerOptions = {}): Sche
     if (typeof event.data === "object" && event.data !== null && ownEvents.has(event.data)) return;
     nudge(FLEET.has(event.type) ? fleetDebounceMs : debounceMs);
   });
+  const unwatch = watchErrorRatio(deps, () => nudge());
   const interval = setInterval(() => nudge(), intervalMs);
   interval.unref();
   current = adoptRunningOnDemand(deps)
@@ -127,6 +129,7 @@ export function startScheduler(deps: Deps, options: SchedulerOptions = {}): Sche
     async stop() {
       stopped = true;
       unsubscribe();
+      unwatch();
       clearInterval(interval);
       if (timer) clearTimeout(timer);
       timer = null;

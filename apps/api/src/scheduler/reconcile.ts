@@ -12,6 +12,7 @@ import {
   usageOn,
 } from "@llmgw/domain";
 import type { Deps } from "../deps";
+import { advanceRollouts } from "../rollout/advance";
 import { commit } from "../services/commit";
 import { type Snapshot, withReplicas } from "../world";
 
@@ -40,6 +41,8 @@ async function reconcile(deps: Deps, leader: LeaderCheck): Promise<Schedule | nu
   const { stats } = deps.runtime;
   const started = performance.now();
   try {
+    // SPEC §11.4: rollouts done or rolled back first, so that this plan follows them.
+    await advanceRollouts(deps, await deps.world.snapshot());
     const snap = await deps.world.snapshot();
     const now = deps.now().getTime();
     await forgetIdleWakes(deps, snap, now);

@@ -2,6 +2,7 @@ import {
   desiredReplicas,
   type HeartbeatReply,
   type heartbeatSchema,
+  keptVersions,
   loopsBackTo,
   mergeReport,
   type Node,
@@ -91,6 +92,7 @@ export async function heartbeat({
   return {
     intervalSeconds: deps.config.heartbeatSeconds,
     replicas: desiredReplicas(snap.modelsByName, replicas, deps.mirror.find),
+    keep: keptVersions(snap.models),
   };
 }
 

@@ -1,7 +1,17 @@
-import { applyPatch, type Model, type ModelPatch, type ModelView, PatchError } from "@llmgw/domain";
+import {
+  applyPatch,
+  type ChangeEvent,
+  changesRevision,
+  type Model,
+  type ModelPatch,
+  type ModelView,
+  PatchError,
+  startRollout,
+} from "@llmgw/domain";
 import { NameTaken, VersionConflict } from "@llmgw/store";
 import type { Deps } from "../deps";
 import { AppError, notFound } from "../errors";
+import { rolloutAudit } from "../rollout/audit";
 import { modelSummary, modelView, withModel } from "../world";
 import { admit, checkClass, lockOwner } from "./admission";
 import { commit } from "./commit";
@@ -54,11 +64,23 @@ export async function patchModel({
   refuseDeclared(model);
   if (model.version !== ifMatch) throw await stale(deps, model, ifMatch);
 
-  const { next, changes } = applyChecked(model, patch);
+  const { next: edited, changes } = applyChecked(model, patch);
+  const at = deps.now().toISOString();
+  // SPEC §11.1: a new source or new args is a new revision, rolled out; nothing else is.
+  const rolls = changesRevision(changes);
+  if (patch.rollout !== undefined && !rolls) {
+    throw new AppError({
+      code: "bad_request",
+      message: "a canary needs a change of source or args to roll out",
+      fields: { rollout: "a canary needs a change of source or args to roll out" },
+    });
+  }
+  const next = rolls
+    ? startRollout(model, edited, { at, by, canaryPercent: patch.rollout?.canaryPercent ?? null })
+    : edited;
   if (changes.length === 0) return modelView(snap, model);
   if (patch.class !== undefined) checkClass(snap, next.class);
 
-  const at = deps.now().toISOString();
   let stored: Model | null = null;
   try {
     return await commit(
@@ -89,7 +111,12 @@ export async function patchModel({
         const view = modelView(snap, stored);
         const card = modelSummary(snap, stored);
         // One announcement per changed field, as the audit has it; each carries the whole card.
-        return { result: view, events: changes.map(() => ({ type: "model.changed" as const, data: card })) };
+        const events: ChangeEvent[] = changes.map(() => ({ type: "model.changed" as const, data: card }));
+        if (rolls && view.rollout) {
+          await tx.audit.append([rolloutAudit(name, view.rollout, by, ifMatch + 1)]);
+          events.push({ type: "model.rollout", data: { model: name, rollout: view.rollout } });
+        }
+        return { result: view, events };
       },
       // The model put into the picture the change was judged against, if nothing else changed it.
       () => {

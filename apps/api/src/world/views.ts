@@ -12,7 +12,9 @@ import {
   type Quota,
   quietAutoscale,
   type Replica,
+  revisionOf,
 } from "@llmgw/domain";
+import { rolloutOf } from "../rollout/view";
 
 // What the API shows of a model, from a snapshot: with every node's headroom line (one model) or
 // without (lists and events).
@@ -44,6 +46,8 @@ export function modelView(snap: ViewSource, model: Model): ModelView {
     headroom: room,
     quota: { owner: model.owner, remaining: room.quotaRemaining },
     autoscale: autoscaleOf(snap, model),
+    revision: revisionOf(model),
+    rollout: rolloutOf(snap, model),
   };
 }
 
@@ -57,6 +61,8 @@ export function modelSummary(snap: ViewSource, model: Model): ModelSummary {
     headroom: headroomSummary(room),
     quota: { owner: model.owner, remaining: room.quotaRemaining },
     autoscale: autoscaleOf(snap, model),
+    revision: revisionOf(model),
+    rollout: rolloutOf(snap, model),
   };
 }
 

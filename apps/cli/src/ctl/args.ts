@@ -42,6 +42,13 @@ export const OPTIONS = {
   since: { type: "string" },
   step: { type: "string" },
   csv: { type: "boolean" },
+  // model rollout (SPEC §11.5)
+  source: { type: "string" },
+  args: { type: "string" },
+  canary: { type: "string" },
+  wait: { type: "boolean" },
+  promote: { type: "boolean" },
+  abort: { type: "boolean" },
 } as const;
 
 export type OptionName = keyof typeof OPTIONS;

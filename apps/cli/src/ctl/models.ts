@@ -12,6 +12,7 @@ import { wholeNumber } from "./args";
 import { CtlError } from "./client";
 import { type Command, type Ctx, operand, show } from "./command";
 import { headroomLine, needText } from "./headroom";
+import { modelRollout, rolloutLine } from "./modelRollout";
 import { modelSet } from "./modelSet";
 import { gb, keyValues, orDash, plus, table, timeText } from "./table";
 
@@ -77,6 +78,7 @@ function modelCard(m: ModelView, ctx: Ctx): string {
       ["headroom", headroomLine(m.headroom)],
       ["quota", m.quota.remaining === null ? "no limit" : `${m.quota.remaining} more replicas`],
       ["source", m.source],
+      ["revision", m.rollout ? `${m.revision}; rollout ${rolloutLine(m.rollout)}` : String(m.revision)],
       ["context", `${m.contextLength} tokens, output limit ${m.maxOutput ?? "none"}, ${m.routingProfile}`],
       [
         "origin",
@@ -218,4 +220,5 @@ export const modelCommands: Command[] = [
     },
   },
   modelSet,
+  modelRollout,
 ];

@@ -27,6 +27,8 @@ export function makeView(overrides: ViewOverrides = {}): ModelView {
   return {
     ...base,
     mode: modeOf(base.scaling),
+    revision: base.revision ?? 1,
+    rollout: null,
     replicas,
     headroom: {
       model: base.name,

@@ -3,9 +3,11 @@ import { compareText } from "../compare";
 import { type FleetIndex, type IndexedModel, indexFleet, modelOf } from "../fleetIndex";
 import { profileNeed, profilesByPriority, replicaNeed } from "../need";
 import { type Placement, placementKey, placementOf } from "../placement";
+import { revisionOf } from "../rollout";
 import type { Model, Profile, Replica, Resources } from "../schemas";
 import { ChangeLog, QuotaLedger, sameNeed } from "./ledger";
 import { unplacedReason } from "./reasons";
+import { ofOtherRevision, otherFirst, otherKept, wantedOfRevision } from "./revisions";
 import { isLive, Room } from "./room";
 import { extraFirst, oldestFirst, wantedReplicas } from "./rules";
 import type { Eviction, HeldBack, Schedule, ScheduleInput } from "./schedule";
@@ -20,6 +22,10 @@ interface Sorted {
   moving: Replica[];
   /** Ready, draining before it stops (SPEC §9.3): no longer counted as one of the model's. */
   draining: Replica[];
+  /** Running another revision than the model's (SPEC §11.2): serving until replaced. */
+  other: Replica[];
+  /** Of another revision and draining or stopping: leaving, its room not free yet. */
+  leaving: number;
 }
 
 /**
@@ -100,8 +106,9 @@ export class Planner {
    * Draining replicas are taken back first when the model wants more again, else stop once drained.
    */
   #settle(entry: IndexedModel, records: readonly Replica[]): void {
-    const wanted = this.#wanted(entry.model);
-    const { unplaced, settled, moving, draining } = this.#sort(entry, records, true);
+    const all = this.#wanted(entry.model);
+    const wanted = wantedOfRevision(entry.model, all);
+    const { unplaced, settled, moving, draining, other } = this.#sort(entry, records, true);
     // Drained last, back first: the one most recently told to drain has the warmest engine.
     draining.sort(
       (a, b) => compareText(b.drainingSince ?? "", a.drainingSince ?? "") || compareText(a.id, b.id),
@@ -121,8 +128,13 @@ export class Planner {
     }
     const retired = new Set(extras);
     for (const r of settled) if (!retired.has(r)) this.#startIfRoom(r);
+    // SPEC §11.2: one replica of another revision drained for each of this one's ready.
+    const ready = settled.filter((r) => r.state === "ready" && !retired.has(r)).length;
+    const keep = otherKept(entry.model, all, ready);
+    const replaced = [...other].sort(otherFirst).slice(0, Math.max(0, other.length - keep));
+    for (const r of replaced) this.#drainOrStop(entry, r, `replaced by revision ${revisionOf(entry.model)}`);
     // Most models hold what they want: the second pass skips them unless a higher class evicts one.
-    if (kept === wanted && moving.length === 0) this.#done.add(entry.model.name);
+    if (kept === wanted && moving.length === 0 && other.length === 0) this.#done.add(entry.model.name);
   }
 
   /** Second pass: places what is missing, then moves replicas off draining nodes. */
@@ -130,15 +142,18 @@ export class Planner {
     const { model } = entry;
     if (this.#done.has(model.name)) return;
     const need = replicaNeed(model);
-    const wanted = this.#wanted(model);
+    const wanted = wantedOfRevision(model, this.#wanted(model));
     const placement = this.#placementOf(model);
-    const { unplaced, settled, moving } = this.#sort(entry, records, false);
+    const { unplaced, settled, moving, other, leaving } = this.#sort(entry, records, false);
     unplaced.sort(oldestFirst);
     const known = need.memoryGB > 0 || need.cpuCores > 0 || need.gpus > 0;
     const shape = `${need.memoryGB},${need.cpuCores},${need.gpus},${entry.rankSlot}\u0000${placementKey(model)}`;
     // A model of the same need, class and placement found no room, and no room has been freed since.
     let full = !known || this.#nowhere.get(shape) === this.room.releases;
     const missing = wanted - settled.length;
+    let drainedForRoom = false;
+    // A model of several profiles is placed by priority (§2.6); surge-then-drain for want of room
+    // (§11.2) runs on the one-profile path below.
     if (model.profiles.length > 1) this.#fillByPriority(entry, unplaced, missing);
     for (let i = 0; model.profiles.length === 1 && i < missing; i++) {
       let record = unplaced[i];
@@ -155,7 +170,18 @@ export class Planner {
         full = true;
         this.#nowhere.set(shape, this.room.releases);
       }
-      if (full) this.#leaveUnplaced(entry, record);
+      if (full) {
+        this.#leaveUnplaced(entry, record);
+        // SPEC §11.2: not even one more fits: one old replica goes first, then is replaced; one
+        // at a time, so never fewer than wanted − 1 serve.
+        const inTransit = settled.some((r) => r.state !== "ready");
+        const serving = other.filter((r) => r.drainingSince === undefined);
+        const first = [...serving].sort(otherFirst)[0];
+        if (first && leaving === 0 && !inTransit && !drainedForRoom) {
+          drainedForRoom = true;
+          this.#drainOrStop(entry, first, `replaced by revision ${revisionOf(model)}, for want of room`);
+        }
+      }
     }
     // Replace first, then stop: the replicas on a draining node serve until enough ready ones run elsewhere.
     const ready = settled.filter((r) => r.state === "ready").length;
@@ -173,12 +199,29 @@ export class Planner {
     const { index, room } = this;
     const need = replicaNeed(entry.model);
     const modelPlacement = this.#placementOf(entry.model);
-    const sorted: Sorted = { unplaced: [], settled: [], moving: [], draining: [] };
+    const sorted: Sorted = { unplaced: [], settled: [], moving: [], draining: [], other: [], leaving: 0 };
     for (const stored of records) {
       // As this run has left it: a higher class may have evicted it by now.
       const r = this.#current(stored);
-      if (r === null || r.state === "stopping" || r.state === "failed") continue;
+      if (r === null || r.state === "failed") continue;
+      const other = ofOtherRevision(entry.model, r);
+      if (r.state === "stopping") {
+        if (other) sorted.leaving += 1;
+        continue;
+      }
       const slot = r.node === null ? undefined : index.nodeSlots.get(r.node);
+      if (other) {
+        // A replica of another revision not running yet is of no use: it goes (SPEC §11.2).
+        if (r.state === "pending") {
+          if (!tidy) continue;
+          if (slot !== undefined) room.release(slot, r, entry.rankSlot);
+          this.#remove(entry.model, r);
+        } else if (r.drainingSince !== undefined) {
+          sorted.leaving += 1;
+          if (tidy) this.#stopIfDrained(entry, r);
+        } else sorted.other.push(r);
+        continue;
+      }
       // A model of several profiles: each replica is held to the profile it was placed with.
       const own = entry.model.profiles.length > 1 ? this.#profileOf(entry.model, r) : undefined;
       const placement = own ? this.#placementOf(entry.model, own) : modelPlacement;
@@ -342,6 +385,8 @@ export class Planner {
       reason: null,
       endpoint: null,
       progress: null,
+      // SPEC §11.1: a new replica runs the model's current revision.
+      revision: revisionOf(model),
     };
     this.#changes.add(record);
     return record;

@@ -5,6 +5,7 @@ import { replicaSchema } from "./fleet";
 import { headroomSchema, headroomSummarySchema } from "./headroom";
 import { mirrorVersionSchema, servePlanSchema } from "./mirror";
 import { count } from "./primitives";
+import { rolloutViewSchema } from "./rollout";
 
 // The API's envelopes (SPEC §3, §7): refusals, live traffic, and the views lists and cards return.
 export const errorCodeSchema = z.enum([
@@ -38,6 +39,8 @@ export const errorCodeSchema = z.enum([
   // 503 while a server that already holds its port is still starting (apps/api/src/listen.ts).
   "starting",
   "internal",
+  // SPEC §11.3: a promote or abort with no rollout to act on.
+  "no_rollout",
 ]);
 export type ErrorCode = z.infer<typeof errorCodeSchema>;
 export const apiErrorSchema = z.object({
@@ -91,6 +94,9 @@ export const modelSummarySchema = modelSchema.extend({
   quota: z.object({ owner: z.string(), remaining: count.nullable() }),
   /** How its replicas follow its traffic (SPEC §9.5); null for a model that is not autoscaled. */
   autoscale: autoscaleViewSchema.nullable(),
+  /** SPEC §11.5. */
+  revision: z.int().min(1),
+  rollout: rolloutViewSchema.nullable(),
 });
 export type ModelSummary = z.infer<typeof modelSummarySchema>;
 /** One catalogue entry (`GET /models/:name`, a create's or an edit's answer): headroom per node too. */

@@ -22,6 +22,7 @@ import {
   ownerName,
   sourceSchema,
 } from "./primitives";
+import { rolloutPatchSchema, storedRolloutSchema } from "./rollout";
 
 // The catalogue (SPEC §1, §2.7): classes, quotas, profiles, models, their edits and audit.
 export const classSchema = z.object({
@@ -114,6 +115,10 @@ export const modelSchema = modelInputSchema.extend({
    * so it neither bumps the version (the ETag of edits) nor reaches the audit as an edit.
    */
   bench: storedBenchSchema.nullable().optional(),
+  /** SPEC §11.1: what its replicas run, from 1; absent in models stored before it (= 1). */
+  revision: z.int().min(1).optional(),
+  /** SPEC §11: the last rollout, from its start until the next one. */
+  rollout: storedRolloutSchema.nullable().optional(),
 });
 export type Model = z.infer<typeof modelSchema>;
 
@@ -135,6 +140,11 @@ export const modelPatchSchema = z.strictObject({
   aliases: z.array(modelName).max(32).optional(),
   contextLength: z.int().positive().optional(),
   maxOutput: z.int().min(0).nullable().optional(),
+  /** SPEC §11.1: a change of either starts a rollout to a new revision. */
+  source: sourceSchema.optional(),
+  args: z.array(text().max(4096)).max(256, "at most 256 args").optional(),
+  /** SPEC §11.3: with a source or args change, a canary taking this share of requests. */
+  rollout: rolloutPatchSchema.optional(),
 });
 export type ModelPatch = z.infer<typeof modelPatchSchema>;
 

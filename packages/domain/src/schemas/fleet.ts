@@ -59,6 +59,8 @@ export const replicaSchema = z.object({
    * agent keeps running it, but it gets no new request; it stops once its requests have ended.
    */
   drainingSince: z.string().optional(),
+  /** SPEC §11.1: the model's revision it runs; absent in replicas stored before it (= 1). */
+  revision: z.int().min(1).optional(),
 });
 export type Replica = z.infer<typeof replicaSchema>;
 
@@ -79,6 +81,8 @@ export const heartbeatReplicaSchema = z.strictObject({
     .refine(isEndpoint, "must be an http(s) base URL such as http://10.0.0.7:41234")
     .optional(),
   progress: replicaProgressSchema.optional(),
+  /** The revision it was asked to run (SPEC §11.1), as its desired replica said. */
+  revision: z.int().min(1).max(1_000_000_000).optional(),
 });
 /** SPEC §4: what one agent may report at once. */
 export const MAX_HEARTBEAT_REPLICAS = 256;
@@ -108,6 +112,7 @@ export const desiredReplicaSchema = z.object({
   id: z.string(),
   model: z.string(),
   profile: z.string(),
+  revision: z.int().min(1).default(1),
   engine: z.string(),
   source: z.string(),
   args: z.array(z.string()),
@@ -117,8 +122,15 @@ export const desiredReplicaSchema = z.object({
   /** The version's files, for a source in the mirror; empty for any other source (SPEC §8.6). */
   files: z.array(replicaFileSchema).default([]),
 });
+/** A mirrored version by name: the agent's cache keeps it as `<model>/<version>/`. */
+export const versionKeySchema = z.object({ model: z.string(), version: z.string() });
 export const heartbeatReplySchema = z.object({
   intervalSeconds: z.int().positive(),
   replicas: z.array(desiredReplicaSchema),
+  /**
+   * Versions to keep cached though no replica on the node runs them (SPEC §11.6): a rollout's old
+   * and new revisions until it is done, so an abort or a rollback starts nothing from scratch.
+   */
+  keep: z.array(versionKeySchema).optional(),
 });
 export type HeartbeatReply = z.infer<typeof heartbeatReplySchema>;

@@ -3,6 +3,7 @@ import { counted } from "@llmgw/domain";
 import { Empty } from "../../../components/Status";
 import { Link } from "../../../lib/router";
 import { bytes, gb, percent } from "../../../lib/units";
+import { RollOutVersion } from "../../serve/components/RollOutVersion";
 import { servableFirst } from "../order";
 
 export function MirrorList({ entries, info }: { entries: MirrorEntry[]; info: MirrorInfo | null }) {
@@ -96,6 +97,7 @@ function MirrorVersion({ entry }: { entry: MirrorEntry }) {
           </Link>
         </div>
       )}
+      {!plan.refusal && complete && <RollOutVersion plan={plan} />}
     </article>
   );
 }

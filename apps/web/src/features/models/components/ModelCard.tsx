@@ -34,6 +34,7 @@ import { Placing } from "./Placing";
 import { ProfileReplicas } from "./ProfileReplicas";
 import { RemoveModel } from "./RemoveModel";
 import { ReplicaList } from "./ReplicaList";
+import { RolloutPanel } from "./RolloutPanel";
 import { WakeModel } from "./WakeModel";
 
 type Props = { model: ModelSummary; classes: Class[]; highlighted?: boolean };
@@ -212,6 +213,7 @@ export const ModelCard = memo(function ModelCard({ model, classes, highlighted =
         )}
       </form>
       {model.mode === "ondemand" && <WakeModel name={model.name} />}
+      <RolloutPanel model={model} />
       <AutoscaleLine model={model} />
       <TrafficPanel model={model.name} />
       <Placing model={model} />

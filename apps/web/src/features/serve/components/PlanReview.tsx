@@ -1,5 +1,6 @@
 import type { ServePlan } from "@llmgw/domain";
 import { gb } from "../../../lib/units";
+import { RollOutVersion } from "./RollOutVersion";
 
 /** The plan for the chosen version: what the form starts from, and why. */
 export function PlanReview({ plan }: { plan: ServePlan }) {
@@ -49,9 +50,11 @@ export function PlanReview({ plan }: { plan: ServePlan }) {
       )}
       {plan.already && !plan.refusal && (
         <p className="notice" data-testid="plan-already">
-          A model called {plan.model} is already in the catalogue; give this one another name.
+          A model called {plan.model} is already in the catalogue: roll this version out to it, or give this
+          one another name.
         </p>
       )}
+      <RollOutVersion plan={plan} />
     </div>
   );
 }

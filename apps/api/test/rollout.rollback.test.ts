@@ -1,0 +1,157 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { type Autoscaler, startAutoscaler } from "../src/autoscale/autoscaler";
+import { runOnce, type Scheduler, startScheduler } from "../src/scheduler";
+import { TestAgent } from "./autoscale-kit";
+import { until, useGateway } from "./gateway-kit";
+import { beatOk, createOk, heartbeat, modelInput, replicaReport } from "./harness";
+
+// SPEC §11.4: a rollout undoes itself, with the reason in numbers, when a new replica fails, is
+// not ready in time, or the new revision's requests fail more than the old one's.
+
+const gw = useGateway({ yaml: "rollout: { readySeconds: 30, maxErrorRatio: 0.2 }\n" });
+const { api } = gw;
+
+let running: { autoscaler: Autoscaler; scheduler: Scheduler | null; agent: TestAgent } | null = null;
+
+afterEach(async () => {
+  await running?.agent.close();
+  await running?.autoscaler.stop();
+  await running?.scheduler?.stop();
+  running = null;
+  api.deps.world.setAutoscale(new Map());
+  api.deps.runtime.autoscale = { wanted: new Map(), inFlight: new Map() };
+});
+
+const view = async (name: string) => (await api.client.models[":name"].$get({ param: { name } })).json();
+
+async function patchSource(name: string, version: number, rollout?: { canaryPercent: number }) {
+  const res = await api.client.models[":name"].$patch(
+    { param: { name }, json: { source: "http://mirror.test/m/v2/m.gguf", ...(rollout ? { rollout } : {}) } },
+    { headers: { "If-Match": `"${version}"` } },
+  );
+  expect(res.status).toBe(200);
+  return res.json();
+}
+
+/** A model of one replica, ready on one node, driven by hand: beats and scheduler runs. */
+async function oneReady() {
+  const model = await createOk(
+    api,
+    modelInput({ need: { minMemoryGB: 8 }, scaling: { min: 1, max: 1, idleTimeoutSeconds: 900 } }),
+  );
+  const node = heartbeat({ node: { memoryGB: 64 } });
+  await beatOk(api, node);
+  await runOnce(api.deps);
+  const [first] = (await view(model.name)).replicas;
+  if (!first) throw new Error("no replica placed");
+  await beatOk(api, {
+    ...node,
+    replicas: [replicaReport({ id: first.id, model: model.name, endpoint: "http://127.0.0.1:9" })],
+  });
+  return { model, node, first };
+}
+
+describe("automatic rollback", () => {
+  it("on a new replica reported failed, naming it and why", async () => {
+    const { model, node, first } = await oneReady();
+    await patchSource(model.name, model.version);
+    await runOnce(api.deps);
+    const fresh = (await view(model.name)).replicas.find((r) => r.revision === 2);
+    if (!fresh) throw new Error("no new replica placed");
+    await beatOk(api, {
+      ...node,
+      replicas: [
+        replicaReport({ id: first.id, model: model.name, endpoint: "http://127.0.0.1:9" }),
+        replicaReport({
+          id: fresh.id,
+          model: model.name,
+          state: "failed",
+          reason: "engine exited with code 1",
+        }),
+      ],
+    });
+    await runOnce(api.deps);
+
+    const after = await view(model.name);
+    expect(after).toMatchObject({ revision: 1, source: model.source });
+    expect(after.rollout).toMatchObject({
+      state: "rolledBack",
+      reason: `rolled back: replica ${fresh.id} failed: engine exited with code 1`,
+    });
+    const audit = await api.deps.store.audit.list({ model: model.name });
+    expect(audit.find((e) => e.action === "rollout" && e.by === "rollout")).toBeDefined();
+  });
+
+  it("on a new replica not ready within rollout.readySeconds", async () => {
+    const { model } = await oneReady();
+    await patchSource(model.name, model.version);
+    await runOnce(api.deps);
+    const fresh = (await view(model.name)).replicas.find((r) => r.revision === 2);
+    if (!fresh) throw new Error("no new replica placed");
+    const later = Date.now() + 31_000;
+    api.deps.now = () => new Date(later);
+    await runOnce(api.deps);
+
+    expect((await view(model.name)).rollout).toMatchObject({
+      state: "rolledBack",
+      reason: `rolled back: replica ${fresh.id} not ready within 30 s`,
+    });
+  });
+
+  it("on the new revision's requests failing, in numbers, while no client request fails", async () => {
+    const agent = new TestAgent(
+      async (body) => (await api.client.agents.heartbeat.$post({ json: body })).json(),
+      {
+        memoryGB: 128,
+      },
+    );
+    await agent.beat();
+    const scheduler = startScheduler(api.deps, { intervalMs: 500, debounceMs: 5, fleetDebounceMs: 5 });
+    const autoscaler = await startAutoscaler(api.deps, { demand: () => gw.demand() });
+    running = { autoscaler, scheduler, agent };
+    agent.run(50);
+    const model = await gw.model({
+      need: { minMemoryGB: 8 },
+      scaling: { min: 2, max: 2, idleTimeoutSeconds: 900 },
+    });
+    const replicas = async () => (await view(model.name)).replicas;
+    await until(
+      async () => (await replicas()).filter((r) => r.state === "ready").length === 2,
+      "2 ready",
+      15_000,
+    );
+    await patchSource(model.name, model.version, { canaryPercent: 50 });
+    await until(
+      async () => (await replicas()).some((r) => r.revision === 2 && r.state === "ready"),
+      "canary",
+      15_000,
+    );
+    const canary = (await replicas()).find((r) => r.revision === 2);
+    if (!canary) throw new Error("no canary");
+    agent.engineOf(canary.id).knobs.failNext = Array(1000).fill(503);
+
+    const openai = gw.client();
+    const statuses: number[] = [];
+    for (let i = 0; i < 40 && (await view(model.name)).rollout?.state === "canary"; i++) {
+      await openai.chat.completions.create({
+        model: model.name,
+        messages: [{ role: "user", content: "hi" }],
+      });
+      statuses.push(200);
+    }
+    await until(async () => (await view(model.name)).rollout?.state === "rolledBack", "rolled back", 5_000);
+
+    const { rollout } = await view(model.name);
+    expect(rollout?.reason).toMatch(
+      /^rolled back: (\d+) of (\d+) requests failed on revision 2 \(0 of \d+ on revision 1\)$/,
+    );
+    const [, failed, sent] = /(\d+) of (\d+)/.exec(rollout?.reason ?? "") ?? [];
+    expect(Number(sent)).toBeGreaterThanOrEqual(10);
+    expect(Number(failed) / Number(sent)).toBeGreaterThan(0.2);
+    await until(
+      async () => (await replicas()).every((r) => (r.revision ?? 1) === 1),
+      "canary stopped",
+      15_000,
+    );
+  }, 60_000);
+});

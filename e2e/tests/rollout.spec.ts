@@ -1,0 +1,61 @@
+import { answer } from "@llmgw/client";
+import { expect } from "@playwright/test";
+import { modelInput, openModelCard, segment, test } from "./fixtures";
+
+// SPEC §11.5 in the browser: a canary on the model's card (both revisions, their shares, Promote),
+// and the wizard's "roll out this version" for a mirrored version of a model that exists.
+
+test("the card shows a held canary's two revisions and shares, and Promote goes on with the rollout", async ({
+  page,
+  api,
+}) => {
+  const model = await answer(api.models.$post({ json: modelInput() }));
+  await answer(
+    api.models[":name"].$patch(
+      {
+        param: { name: segment(model.name) },
+        json: { source: "http://127.0.0.1/mirror/e2e/v2/e2e.gguf", rollout: { canaryPercent: 20 } },
+      },
+      { headers: { "If-Match": `"${model.version}"` } },
+    ),
+  );
+
+  const card = await openModelCard(page, model.name);
+  const rollout = card.getByTestId("model-rollout");
+  await expect(rollout.getByTestId("rollout-state")).toHaveText(
+    "Rollout revision 1 → 2: canary held (20 % of requests)",
+  );
+  await expect(rollout.getByTestId("rollout-old")).toContainText("1 (old)");
+  await expect(rollout.getByTestId("rollout-old")).toContainText("80 %");
+  await expect(rollout.getByTestId("rollout-new")).toContainText("2 (new)");
+  await expect(rollout.getByTestId("rollout-new")).toContainText("20 %");
+  await expect(rollout.getByTestId("rollout-abort")).toBeVisible();
+
+  await rollout.getByTestId("rollout-promote").click();
+  await expect(rollout.getByTestId("rollout-state")).toHaveText("Rollout revision 1 → 2: rolling out");
+  await expect(rollout.getByTestId("rollout-promote")).toHaveCount(0);
+  const stored = await answer(api.models[":name"].$get({ param: { name: segment(model.name) } }));
+  expect(stored.rollout?.state).toBe("rolling");
+});
+
+test("the wizard rolls a mirrored version out to the model of that name", async ({ page, api }) => {
+  const name = "llama-3.1-8b-instruct";
+  await answer(api.models.$post({ json: modelInput({ name }) }));
+  try {
+    await page.goto("/serve");
+    const wizard = page.getByTestId("serve-wizard");
+    await wizard.getByTestId("serve-version-llama-3.1-8b-instruct-Q4_K_M").getByRole("radio").check();
+    await wizard.getByTestId("serve-next").click();
+    const plan = wizard.getByTestId("serve-plan");
+    await expect(plan.getByTestId("plan-already")).toContainText("roll this version out to it");
+
+    await plan.getByTestId("rollout-version-start").click();
+
+    await expect(plan.getByTestId("rollout-version-started")).toHaveText("Rolling out revision 1 → 2");
+    const model = await answer(api.models[":name"].$get({ param: { name } }));
+    expect(model.source).toContain("/mirror/llama-3.1-8b-instruct/Q4_K_M/");
+    expect(model.rollout).toMatchObject({ from: 1, to: 2, state: "rolling" });
+  } finally {
+    await api.models[":name"].$delete({ param: { name } });
+  }
+});
