@@ -18,7 +18,7 @@ export type AgentOptions = {
    */
   selfReported?: readonly ReportedReplica[];
   log: AgentLog;
-  /** Told on each reply which versions to keep cached though unused (SPEC §11.6). */
+  /** Told on each reply which versions to keep cached though unused (SPEC §11.2). */
   keep?: (versions: readonly { model: string; version: string }[]) => void;
 };
 

@@ -299,7 +299,7 @@ export class WeightsCache {
   }
 
   /**
-   * Versions to keep though no replica uses them now (SPEC §11.6: a rollout's two revisions until
+   * Versions to keep though no replica uses them now (SPEC §11.2: a rollout's two revisions until
    * it is done): never deleted for room meanwhile. Each reply replaces the list.
    */
   keep(versions: readonly { model: string; version: string }[]): void {

@@ -176,7 +176,7 @@ describe("the weights cache (SPEC §8.2, §8.4)", () => {
     held.release();
   });
 
-  it("keeps a rollout's versions though unused until the server stops asking (SPEC §11.6)", async () => {
+  it("keeps a rollout's versions though unused until the server stops asking (SPEC §11.2)", async () => {
     const size = 100_000;
     const weights = cache({ maxBytes: 2.5 * size });
     const [old, other, fresh, later] = ["v1", "vx", "v2", "v3"].map((version) =>

@@ -29,7 +29,7 @@ describe("POST /agents/heartbeat", () => {
 
     expect(reply).toEqual({
       intervalSeconds: 5,
-      // SPEC §11.6: no rollout keeps an old revision's files cached here.
+      // SPEC §11.2: no rollout keeps an old revision's files cached here.
       keep: [],
       replicas: [
         {

@@ -66,6 +66,7 @@ export const WRONG: Record<string, Record<string, unknown[]>> = {
     maxOutput: [-5],
   },
   "POST /api/v1/models/:name/target": { replicas: [-1, 10_001, 1.5, "3", null], dryRun: ["yes", 1] },
+  "POST /api/v1/models/:name/rollout": { action: ["", "rollback", 1, null, "promote\u0000"] },
   "POST /api/v1/models/:name/bench": {
     concurrency: [[], [0], [257], [1.5], "1,4", null, Array.from({ length: 17 }, () => 1)],
     requests: [0, -1, 10_001, 1.5, "32"],

@@ -14,6 +14,7 @@ describe("the event union", () => {
       "quota.changed",
       "model.scaled",
       "mirror.pull",
+      "model.rollout",
       "model.traffic",
       "headroom.changed",
       "model.bench",

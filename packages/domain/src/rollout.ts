@@ -145,7 +145,7 @@ export function judgeRollout({
 }
 
 /**
- * The mirrored versions agents keep cached while a rollout runs (SPEC §11.6): what the old
+ * The mirrored versions agents keep cached while a rollout runs (SPEC §11.2): what the old
  * revision ran and what the new one runs, whichever node they are on, until it is done.
  */
 export function keptVersions(models: readonly Model[]): { model: string; version: string }[] {

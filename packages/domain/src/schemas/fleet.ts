@@ -128,7 +128,7 @@ export const heartbeatReplySchema = z.object({
   intervalSeconds: z.int().positive(),
   replicas: z.array(desiredReplicaSchema),
   /**
-   * Versions to keep cached though no replica on the node runs them (SPEC §11.6): a rollout's old
+   * Versions to keep cached though no replica on the node runs them (SPEC §11.2): a rollout's old
    * and new revisions until it is done, so an abort or a rollback starts nothing from scratch.
    */
   keep: z.array(versionKeySchema).optional(),
