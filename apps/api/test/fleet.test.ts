@@ -29,11 +29,15 @@ describe("POST /agents/heartbeat", () => {
 
     expect(reply).toEqual({
       intervalSeconds: 5,
+      // SPEC §11.6: no rollout keeps an old revision's files cached here.
+      keep: [],
       replicas: [
         {
           id: replica.id,
           model: model.name,
           profile: "cpu",
+          // SPEC §3, §11.1: the revision each desired replica runs.
+          revision: 1,
           engine: "llamacpp",
           source: model.source,
           args: [],

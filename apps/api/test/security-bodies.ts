@@ -23,6 +23,7 @@ const SAMPLES = new Map<Route, Sample>([
   ],
   [contract.models.target, { role: "operator", body: () => ({ replicas: 1, dryRun: true }) }],
   [contract.models.bench, { role: "operator", body: () => ({ concurrency: [1], requests: 1 }) }],
+  [contract.models.rollout, { role: "operator", body: () => ({ action: "promote" }) }],
   [
     contract.models.putBench,
     {
