@@ -118,6 +118,16 @@ async function through(processes: number): Promise<Figures> {
     let turn = 0;
     const route: Route = async () => ({ url: urls[turn++ % urls.length] ?? "", release: () => {} });
     const f = figuresOf(await drive(route, TENANTS * 2, (user) => user % TENANTS));
+    // BENCH_PREFIX_DEBUG=1: which tenants each engine served, to see where the processes disagree.
+    if (process.env.BENCH_PREFIX_DEBUG)
+      for (const e of fleet) {
+        const counts: Record<string, number> = {};
+        for (const r of e.received) {
+          const t = /Tenant (\d+)'s/.exec(r.text)?.[1] ?? "-";
+          counts[t] = (counts[t] ?? 0) + 1;
+        }
+        console.log(`  engine: ${e.received.length} requests, tenants ${JSON.stringify(counts)}`);
+      }
     console.log(
       `${processes} process${processes > 1 ? "es" : ""}: time to first token p50 ${f.p50.toFixed(0)} ms, p90 ${f.p90.toFixed(0)} ms, cached ${(f.hit * 100).toFixed(1)}%, ${f.answered} answered`,
     );
