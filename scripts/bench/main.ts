@@ -14,6 +14,7 @@ const suites: Array<() => Promise<Suite>> = [
   () => import("./scale"),
   () => import("./gateway"),
   () => import("./promptRouting"),
+  () => import("./promptRoutingProcesses"),
   () => import("./coldStart"),
   () => import("./demoIdle"),
   () => import("./autoscale"),

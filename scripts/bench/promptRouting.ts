@@ -17,9 +17,9 @@ import { child, median, percentile, type Row } from "./report";
 export const names = ["prefix routing", "prefix hot tenant"];
 
 const SECONDS = Number(process.env.BENCH_PREFIX_SECONDS ?? 20);
-const REPLICAS = 4;
-const SLOTS = 4;
-const TENANTS = 12;
+export const REPLICAS = 4;
+export const SLOTS = 4;
+export const TENANTS = 12;
 /** Turns of one conversation before its user starts a new one. */
 const TURNS = 6;
 const ENGINE = {
@@ -44,7 +44,7 @@ const contextOf = (tenant: number) => `Tenant ${tenant}'s handbook: ${words(1500
 type Message = { role: "system" | "user" | "assistant"; content: string };
 type Sample = { ttftMs: number; promptTokens: number; cachedTokens: number };
 /** Where a request goes: an engine's URL and the slot to give back. */
-type Route = (tenant: number) => Promise<{ url: string; release: () => void }>;
+export type Route = (tenant: number) => Promise<{ url: string; release: () => void }>;
 
 /** The reference routers: fewest in flight, or the tenant's own replica; at most SLOTS each, the rest wait. */
 function referenceRouter(urls: readonly string[], byTenant: boolean): Route {
@@ -125,7 +125,11 @@ async function send(
 }
 
 /** Users of `tenantOf(user)` talking for SECONDS through `route`, each turn after the last. */
-async function drive(route: Route, users: number, tenantOf: (user: number) => number): Promise<Sample[]> {
+export async function drive(
+  route: Route,
+  users: number,
+  tenantOf: (user: number) => number,
+): Promise<Sample[]> {
   const samples: Sample[] = [];
   const end = performance.now() + SECONDS * 1000;
   await Promise.all(
@@ -160,15 +164,13 @@ async function drive(route: Route, users: number, tenantOf: (user: number) => nu
   return samples;
 }
 
-async function engines(): Promise<StandInEngine[]> {
+export async function engines(): Promise<StandInEngine[]> {
   return Promise.all(Array.from({ length: REPLICAS }, () => StandInEngine.start(ENGINE)));
 }
 
-/** llmgw in its own process, its model's replicas on `fleet`. */
-async function llmgwRoute(fleet: readonly StandInEngine[]) {
-  const server = child("./serve.ts", ["app", "0", "0", "", "600"]);
-  const { port } = await server.ask<{ port: number }>(null);
-  const { api, answer } = connect({ server: `http://127.0.0.1:${port}` });
+/** Declares the bench model on the llmgw at `server` and reports `fleet` ready as its replicas. */
+export async function declareFleet(server: string, fleet: readonly StandInEngine[]): Promise<void> {
+  const { api, answer } = connect({ server });
   await answer(
     api.models.$post({
       json: {
@@ -201,14 +203,21 @@ async function llmgwRoute(fleet: readonly StandInEngine[]) {
       },
     }),
   );
+}
+
+/** llmgw in its own process, its model's replicas on `fleet`. */
+async function llmgwRoute(fleet: readonly StandInEngine[]) {
+  const server = child("./serve.ts", ["app", "0", "0", "", "600"]);
+  const { port } = await server.ask<{ port: number }>(null);
+  await declareFleet(`http://127.0.0.1:${port}`, fleet);
   const url = `http://127.0.0.1:${port}/v1/chat/completions`;
   const route: Route = async () => ({ url, release: () => {} });
   return { route, stop: () => server.stop() };
 }
 
-type Figures = { p50: number; p90: number; hit: number; answered: number; min: number; max: number };
+export type Figures = { p50: number; p90: number; hit: number; answered: number; min: number; max: number };
 
-function figuresOf(samples: readonly Sample[]): Figures {
+export function figuresOf(samples: readonly Sample[]): Figures {
   const ttft = samples.map((s) => s.ttftMs).filter((t) => t >= 0);
   const prompt = samples.reduce((sum, s) => sum + s.promptTokens, 0);
   const cached = samples.reduce((sum, s) => sum + s.cachedTokens, 0);
