@@ -1,8 +1,7 @@
-import { answer } from "@llmgw/client";
 import { StandInEngine } from "@llmgw/simulation";
 import { expect } from "@playwright/test";
 import OpenAI from "openai";
-import { gotoLive, modelInput, openModelCard, test, uniqueName } from "./fixtures";
+import { gotoLive, modelServedAt, openModelCard, test } from "./fixtures";
 
 // SPEC §7.1a on the model card: the share of prompt tokens the engines found in their cache, from
 // real requests through the gateway to an engine that keeps a prompt cache.
@@ -10,24 +9,7 @@ import { gotoLive, modelInput, openModelCard, test, uniqueName } from "./fixture
 test("a model's card shows its prompt cache hit ratio while it serves", async ({ page, api, baseURL }) => {
   const engine = await StandInEngine.start({ promptCacheTokens: 100_000, forgetful: true });
   try {
-    const pool = uniqueName("pool");
-    const model = await answer(
-      api.models.$post({
-        json: modelInput({
-          scaling: { min: 1, max: 1 },
-          profile: { minMemoryGB: 6, cpuCores: 1, nodeSelector: { pool } },
-        }),
-      }),
-    );
-    const node = uniqueName("e2e-node");
-    await answer(
-      api.agents.heartbeat.$post({
-        json: {
-          node: { name: node, memoryGB: 64, cpuCount: 16, engines: ["llamacpp"], labels: { pool } },
-          replicas: [{ id: `${node}-r1`, model: model.name, state: "ready", endpoint: engine.url }],
-        },
-      }),
-    );
+    const model = await modelServedAt(api, engine.url);
     await gotoLive(page, "/");
     const card = await openModelCard(page, model.name);
 

@@ -1,7 +1,6 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { type Autoscaler, startAutoscaler } from "../src/autoscale/autoscaler";
-import { type Scheduler, startScheduler } from "../src/scheduler";
-import { chatAt, TestAgent } from "./autoscale-kit";
+import { describe, expect, it } from "vitest";
+import { chatAt } from "./autoscale-kit";
+import { useControlLoops } from "./control-kit";
 import { until, useGateway } from "./gateway-kit";
 
 // SPEC §9 on the wall clock, as `llmgw serve` runs it: the autoscaler's one-second tick, the
@@ -11,16 +10,7 @@ import { until, useGateway } from "./gateway-kit";
 const gw = useGateway({ yaml: "autoscale: { scaleDownSeconds: 2, drainSeconds: 30 }\n" });
 const { api } = gw;
 
-let running: { autoscaler: Autoscaler; scheduler: Scheduler | null; agent: TestAgent } | null = null;
-
-afterEach(async () => {
-  await running?.agent.close();
-  await running?.autoscaler.stop();
-  await running?.scheduler?.stop();
-  running = null;
-  api.deps.world.setAutoscale(new Map());
-  api.deps.runtime.autoscale = { wanted: new Map(), inFlight: new Map() };
-});
+const startLoops = useControlLoops(gw);
 
 const chat = (model: string) => chatAt(gw.url, model);
 
@@ -35,14 +25,7 @@ async function ready(name: string): Promise<number> {
 
 describe("capacity follows traffic, live", () => {
   it("raises wanted within 2 s of a burst, runs the replicas, and is back at the floor after the window", async () => {
-    const agent = new TestAgent(async (body) =>
-      (await api.client.agents.heartbeat.$post({ json: body })).json(),
-    );
-    await agent.beat();
-    const scheduler = startScheduler(api.deps, { intervalMs: 1_000, debounceMs: 5, fleetDebounceMs: 5 });
-    const autoscaler = await startAutoscaler(api.deps, { demand: () => gw.demand() });
-    running = { autoscaler, scheduler, agent };
-    agent.run(50);
+    const agent = await startLoops({ intervalMs: 1_000 });
     const model = await gw.model({ scaling: { min: 1, max: 4, idleTimeoutSeconds: 900, targetInFlight: 2 } });
     await until(async () => (await ready(model.name)) === 1, "the first replica ready", 10_000);
 

@@ -1,7 +1,5 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { type Autoscaler, startAutoscaler } from "../src/autoscale/autoscaler";
-import { type Scheduler, startScheduler } from "../src/scheduler";
-import { TestAgent } from "./autoscale-kit";
+import { describe, expect, it } from "vitest";
+import { useControlLoops } from "./control-kit";
 import { until, useGateway } from "./gateway-kit";
 import { errorOf } from "./harness";
 
@@ -11,31 +9,9 @@ import { errorOf } from "./harness";
 const gw = useGateway();
 const { api } = gw;
 
-let running: { autoscaler: Autoscaler; scheduler: Scheduler | null; agent: TestAgent } | null = null;
+const startLoops = useControlLoops(gw);
 
-afterEach(async () => {
-  await running?.agent.close();
-  await running?.autoscaler.stop();
-  await running?.scheduler?.stop();
-  running = null;
-  api.deps.world.setAutoscale(new Map());
-  api.deps.runtime.autoscale = { wanted: new Map(), inFlight: new Map() };
-});
-
-async function start() {
-  const agent = new TestAgent(
-    async (body) => (await api.client.agents.heartbeat.$post({ json: body })).json(),
-    {
-      memoryGB: 128,
-    },
-  );
-  await agent.beat();
-  const scheduler = startScheduler(api.deps, { intervalMs: 500, debounceMs: 5, fleetDebounceMs: 5 });
-  const autoscaler = await startAutoscaler(api.deps, { demand: () => gw.demand() });
-  running = { autoscaler, scheduler, agent };
-  agent.run(50);
-  return agent;
-}
+const start = () => startLoops({ node: { memoryGB: 128 } });
 
 const view = async (name: string) => (await api.client.models[":name"].$get({ param: { name } })).json();
 const replicas = async (name: string) =>

@@ -1,7 +1,6 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { type Autoscaler, startAutoscaler } from "../src/autoscale/autoscaler";
-import { runOnce, type Scheduler, startScheduler } from "../src/scheduler";
-import { TestAgent } from "./autoscale-kit";
+import { describe, expect, it } from "vitest";
+import { runOnce } from "../src/scheduler";
+import { useControlLoops } from "./control-kit";
 import { until, useGateway } from "./gateway-kit";
 import { beatOk, createOk, heartbeat, modelInput, replicaReport } from "./harness";
 
@@ -11,16 +10,7 @@ import { beatOk, createOk, heartbeat, modelInput, replicaReport } from "./harnes
 const gw = useGateway({ yaml: "rollout: { readySeconds: 30, maxErrorRatio: 0.2 }\n" });
 const { api } = gw;
 
-let running: { autoscaler: Autoscaler; scheduler: Scheduler | null; agent: TestAgent } | null = null;
-
-afterEach(async () => {
-  await running?.agent.close();
-  await running?.autoscaler.stop();
-  await running?.scheduler?.stop();
-  running = null;
-  api.deps.world.setAutoscale(new Map());
-  api.deps.runtime.autoscale = { wanted: new Map(), inFlight: new Map() };
-});
+const startLoops = useControlLoops(gw);
 
 const view = async (name: string) => (await api.client.models[":name"].$get({ param: { name } })).json();
 
@@ -99,17 +89,7 @@ describe("automatic rollback", () => {
   });
 
   it("on the new revision's requests failing, in numbers, while no client request fails", async () => {
-    const agent = new TestAgent(
-      async (body) => (await api.client.agents.heartbeat.$post({ json: body })).json(),
-      {
-        memoryGB: 128,
-      },
-    );
-    await agent.beat();
-    const scheduler = startScheduler(api.deps, { intervalMs: 500, debounceMs: 5, fleetDebounceMs: 5 });
-    const autoscaler = await startAutoscaler(api.deps, { demand: () => gw.demand() });
-    running = { autoscaler, scheduler, agent };
-    agent.run(50);
+    const agent = await startLoops({ node: { memoryGB: 128 } });
     const model = await gw.model({
       need: { minMemoryGB: 8 },
       scaling: { min: 2, max: 2, idleTimeoutSeconds: 900 },

@@ -5,6 +5,13 @@ import { REVISION_COUNTS } from "../rollout/traffic";
 /** `llmgw_rollout_state`'s value per state: 0 none has run, then as a rollout goes. */
 const STATE = { rolling: 1, canary: 2, done: 3, rolledBack: 4 } as const;
 
+/** Each model whose last rollout is on record, with it. */
+async function rolloutsOf(deps: Deps) {
+  return (await deps.world.snapshot()).models.flatMap((m) =>
+    m.rollout ? [{ model: m.name, rollout: m.rollout }] : [],
+  );
+}
+
 /**
  * What `/metrics` says about rollouts (SPEC §11.5): each model's last rollout's state, and the
  * requests this process sent to each revision during it, failed ones apart. Read when scraped.
@@ -17,11 +24,8 @@ export function registerRolloutSeries(registry: Registry, deps: Deps): void {
     registers: [registry],
     async collect() {
       this.reset();
-      for (const model of (await deps.world.snapshot()).models) {
-        const rollout = model.rollout;
-        if (!rollout) continue;
-        this.set({ model: model.name, from: rollout.from, to: rollout.to }, STATE[rollout.state]);
-      }
+      for (const { model, rollout } of await rolloutsOf(deps))
+        this.set({ model, from: rollout.from, to: rollout.to }, STATE[rollout.state]);
     },
   });
   new Gauge({
@@ -31,16 +35,14 @@ export function registerRolloutSeries(registry: Registry, deps: Deps): void {
     registers: [registry],
     async collect() {
       this.reset();
-      for (const model of (await deps.world.snapshot()).models) {
-        const rollout = model.rollout;
-        if (!rollout) continue;
-        const counts = REVISION_COUNTS.of(model.name, rollout.from, rollout.to);
+      for (const { model, rollout } of await rolloutsOf(deps)) {
+        const counts = REVISION_COUNTS.of(model, rollout.from, rollout.to);
         for (const [revision, c] of [
           [rollout.from, counts.old],
           [rollout.to, counts.new],
         ] as const) {
-          this.set({ model: model.name, revision, outcome: "sent" }, c.sent);
-          this.set({ model: model.name, revision, outcome: "failed" }, c.failed);
+          this.set({ model, revision, outcome: "sent" }, c.sent);
+          this.set({ model, revision, outcome: "failed" }, c.failed);
         }
       }
     },
