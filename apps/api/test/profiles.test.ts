@@ -1,5 +1,5 @@
 import type { Replica } from "@llmgw/domain";
-import { makeProfile } from "@llmgw/domain/testing";
+import { makeGpuProfile, makeProfile } from "@llmgw/domain/testing";
 import { describe, expect, it } from "vitest";
 import { runOnce } from "../src/scheduler";
 import { beatPlaced, createOk, errorOf, heartbeat, modelInput, replicaReport, useApi } from "./harness";
@@ -12,14 +12,7 @@ async function replicasOf(api: ReturnType<typeof useApi>, model: string): Promis
   return all.filter((r) => r.model === model);
 }
 
-const gpu = makeProfile({
-  name: "gpu",
-  engine: "vllm",
-  priority: 200,
-  minMemoryGB: 16,
-  cpuCores: 2,
-  gpus: 1,
-});
+const gpu = makeGpuProfile();
 const cpu = makeProfile({ name: "cpu", engine: "llamacpp", priority: 100, minMemoryGB: 8, cpuCores: 4 });
 
 describe("a model whose profiles share a name", () => {

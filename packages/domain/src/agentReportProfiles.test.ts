@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { makeModel, makeNode, makeProfile, makeReported, replicaOf } from "../test/factories";
+import { makeGpuProfile, makeModel, makeNode, makeProfile, makeReported, replicaOf } from "../test/factories";
 import { desiredReplicas, mergeReport } from "./agentReport";
 import { memoryReading } from "./measuredMemory";
 import type { ModelSummary } from "./schemas";
@@ -14,14 +14,7 @@ const cpu = makeProfile({
   cpuCores: 8,
   args: ["-c", "4096"],
 });
-const gpu = makeProfile({
-  name: "gpu",
-  engine: "vllm",
-  priority: 200,
-  minMemoryGB: 16,
-  cpuCores: 2,
-  gpus: 1,
-});
+const gpu = makeGpuProfile();
 
 describe("a replica of a model with several profiles", () => {
   const model = makeModel({ profiles: [gpu, cpu] });

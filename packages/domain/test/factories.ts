@@ -61,6 +61,19 @@ export function makeProfile(overrides: Partial<Profile> = {}): Profile {
   };
 }
 
+/** A GPU profile that outranks the default CPU one: vLLM, priority 200, 16 GB, 2 cores, 1 GPU. */
+export function makeGpuProfile(overrides: Partial<Profile> = {}): Profile {
+  return makeProfile({
+    name: "gpu",
+    engine: "vllm",
+    priority: 200,
+    minMemoryGB: 16,
+    cpuCores: 2,
+    gpus: 1,
+    ...overrides,
+  });
+}
+
 /** A runtime model with one profile; `need` overrides that profile's fields. */
 export function makeModel(overrides: Partial<Model> & { need?: Partial<Profile> } = {}): Model {
   const { need, ...rest } = overrides;

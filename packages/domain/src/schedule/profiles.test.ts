@@ -1,39 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { makeClasses, makeModel, makeNode, makeProfile, makeQuota, replicaOf } from "../../test/factories";
+import { makeGpuProfile, makeModel, makeNode, makeProfile, makeQuota, replicaOf } from "../../test/factories";
+import { PLAN_NOW, planFleet } from "../../test/plan";
 import { profilesByPriority } from "../need";
-import { type Model, modelInputSchema, type Node, type Quota, type Replica } from "../schemas";
-import { applySchedule, changesNothing } from "./apply";
-import { type ScheduleInput, schedule } from "./schedule";
+import { modelInputSchema } from "../schemas";
+import { changesNothing } from "./apply";
 
 // SPEC §2.6 "Profiles": placement tries a model's profiles from the highest priority down.
 
-const NOW = Date.UTC(2025, 5, 1);
+const _NOW = PLAN_NOW;
+const plan = planFleet;
 
-function plan(fleet: { models: Model[]; nodes: Node[]; replicas?: Replica[]; quotas?: Quota[] }) {
-  let n = 0;
-  const input: ScheduleInput = {
-    models: fleet.models,
-    nodes: fleet.nodes,
-    replicas: fleet.replicas ?? [],
-    classes: makeClasses(),
-    quotas: fleet.quotas ?? [],
-    wakes: new Map(),
-    now: NOW,
-    newId: (model) => `${model}-new${++n}`,
-  };
-  const result = schedule(input);
-  const next = applySchedule(input.replicas, result);
-  return { ...result, next, again: schedule({ ...input, replicas: next }) };
-}
-
-const gpu = makeProfile({
-  name: "gpu",
-  engine: "vllm",
-  priority: 200,
-  minMemoryGB: 16,
-  cpuCores: 2,
-  gpus: 1,
-});
+const gpu = makeGpuProfile();
 const cpu = makeProfile({ name: "cpu", engine: "llamacpp", priority: 100, minMemoryGB: 8, cpuCores: 8 });
 
 describe("profilesByPriority", () => {

@@ -1,36 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { makeClasses, makeModel, makeNode, makeQuota, replicaOf } from "../../test/factories";
-import type { Model, Node, Quota, Replica } from "../schemas";
-import { applySchedule, changesNothing } from "./apply";
-import { type ScheduleInput, schedule, wantedReplicas } from "./schedule";
+import { makeModel, makeNode, makeQuota, replicaOf } from "../../test/factories";
+import { PLAN_NOW, planFleet } from "../../test/plan";
+import type { Replica } from "../schemas";
+import { changesNothing } from "./apply";
+import { wantedReplicas } from "./schedule";
 
 // SPEC §2.6 by example: each test builds the fleet it is about and reads the planner's decisions.
 
-const NOW = Date.UTC(2025, 5, 1);
-
-function plan(fleet: {
-  models: Model[];
-  nodes: Node[];
-  replicas?: Replica[];
-  quotas?: Quota[];
-  wakes?: Map<string, number>;
-  now?: number;
-}) {
-  let n = 0;
-  const input: ScheduleInput = {
-    models: fleet.models,
-    nodes: fleet.nodes,
-    replicas: fleet.replicas ?? [],
-    classes: makeClasses(),
-    quotas: fleet.quotas ?? [],
-    wakes: fleet.wakes ?? new Map(),
-    now: fleet.now ?? NOW,
-    newId: (model) => `${model}-new${++n}`,
-  };
-  const result = schedule(input);
-  const next = applySchedule(input.replicas, result);
-  return { ...result, next, again: schedule({ ...input, replicas: next }) };
-}
+const NOW = PLAN_NOW;
+const plan = planFleet;
 
 /** What the agents do with a schedule: stopping replicas go, starting ones become ready. */
 function agentsApply(replicas: readonly Replica[]): Replica[] {
