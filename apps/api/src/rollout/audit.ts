@@ -1,4 +1,5 @@
-import type { RolloutView } from "@llmgw/domain";
+import type { ChangeEvent, RolloutView } from "@llmgw/domain";
+import type { StoreTx } from "@llmgw/store";
 
 /**
  * The audit entry of a rollout's change of state (SPEC §11.5: action `rollout`, by who started
@@ -21,4 +22,19 @@ export function rolloutAudit(model: string, rollout: RolloutView, by: string, ve
     },
     ...(version !== undefined ? { version } : {}),
   };
+}
+
+/**
+ * A rollout's state, told: its audit entry written in `tx` and the `model.rollout` event to send
+ * with the change. Every path that moves a rollout (a PATCH, promote, abort, a rollback) tells it so.
+ */
+export async function tellRollout(
+  tx: Pick<StoreTx, "audit">,
+  model: string,
+  rollout: RolloutView,
+  by: string,
+  version?: number,
+): Promise<ChangeEvent> {
+  await tx.audit.append([rolloutAudit(model, rollout, by, version)]);
+  return { type: "model.rollout", data: { model, rollout } };
 }

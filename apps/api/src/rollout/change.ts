@@ -4,7 +4,7 @@ import type { Deps } from "../deps";
 import { notFound } from "../errors";
 import { commit } from "../services/commit";
 import { modelSummary, modelView, withModel } from "../world";
-import { rolloutAudit } from "./audit";
+import { tellRollout } from "./audit";
 
 /**
  * Stores a change of a model's rollout state (SPEC §11.5): the model as `change` makes it, a new
@@ -39,10 +39,7 @@ export async function changeRollout(
           const snap = await deps.world.snapshot();
           const view = modelView(snap, stored);
           const events: ChangeEvent[] = [{ type: "model.changed", data: modelSummary(snap, stored) }];
-          if (view.rollout) {
-            await tx.audit.append([rolloutAudit(name, view.rollout, by, stored.version)]);
-            events.push({ type: "model.rollout", data: { model: name, rollout: view.rollout } });
-          }
+          if (view.rollout) events.push(await tellRollout(tx, name, view.rollout, by, stored.version));
           return { result: view, events };
         },
         () => {

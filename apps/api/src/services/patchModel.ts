@@ -11,7 +11,7 @@ import {
 import { NameTaken, VersionConflict } from "@llmgw/store";
 import type { Deps } from "../deps";
 import { AppError, notFound } from "../errors";
-import { rolloutAudit } from "../rollout/audit";
+import { tellRollout } from "../rollout/audit";
 import { modelSummary, modelView, withModel } from "../world";
 import { admit, checkClass, lockOwner } from "./admission";
 import { commit } from "./commit";
@@ -112,10 +112,7 @@ export async function patchModel({
         const card = modelSummary(snap, stored);
         // One announcement per changed field, as the audit has it; each carries the whole card.
         const events: ChangeEvent[] = changes.map(() => ({ type: "model.changed" as const, data: card }));
-        if (rolls && view.rollout) {
-          await tx.audit.append([rolloutAudit(name, view.rollout, by, ifMatch + 1)]);
-          events.push({ type: "model.rollout", data: { model: name, rollout: view.rollout } });
-        }
+        if (rolls && view.rollout) events.push(await tellRollout(tx, name, view.rollout, by, ifMatch + 1));
         return { result: view, events };
       },
       // The model put into the picture the change was judged against, if nothing else changed it.
