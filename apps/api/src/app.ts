@@ -177,10 +177,10 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
     ]),
   );
   // /v1 goes to its own app before Hono routes anything: no middleware of the control plane's runs
-  // on it, and under a Node listener its answer is written to Node's response itself.
+  // on it. Under a Node listener a plain /v1 target never reaches here (`nodeRequestPathOf`).
   const api = app.fetch;
   app.fetch = (request, env, executionCtx) =>
-    onRequestPath(pathOf(request.url)) ? requestPath.respond(request, env) : api(request, env, executionCtx);
+    onRequestPath(pathOf(request.url)) ? requestPath.respond(request) : api(request, env, executionCtx);
   return app;
 }
 

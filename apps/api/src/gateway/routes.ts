@@ -93,12 +93,10 @@ function sendJson(ex: Exchange, value: unknown): void {
  * practice: every /v1 request reaches the request path's own app before Hono's router
  * (createApp); if one did come this way, it would be handed there all the same.
  */
-export function v1RoutesInHono(requestPath: {
-  respond(request: Request, env: unknown): Response | Promise<Response>;
-}): Served[] {
+export function v1RoutesInHono(requestPath: { respond(request: Request): Promise<Response> }): Served[] {
   return Object.values(contract.inference).map((route: Route) => ({
     route,
     before: [],
-    handle: (c) => requestPath.respond(c.req.raw, c.env),
+    handle: (c) => requestPath.respond(c.req.raw),
   }));
 }
