@@ -124,6 +124,16 @@ export class RequestPathApp {
     }
   }
 
+  /** The routes, in the order they are matched (the access table and the API description's checks read them). */
+  get routes(): readonly V1Route[] {
+    return this.#routes;
+  }
+
+  /** The route that answers `method path`, when one but the fallback does. */
+  endpointOf(method: string, path: string): V1Route | null {
+    return this.#routes.find((route) => route.match(method, path) !== undefined) ?? null;
+  }
+
   #route(ex: Exchange): { route: V1Route; param: string | null } {
     for (const route of this.#routes) {
       const param = route.match(ex.method, ex.pathname);
