@@ -9,8 +9,9 @@ import {
   type TargetResult,
 } from "@llmgw/domain";
 import type { Deps } from "../deps";
-import { AppError, notFound } from "../errors";
+import { AppError } from "../errors";
 import type { Snapshot } from "../world";
+import { modelNamed, noSuchModel } from "./modelNamed";
 import { patchModel, refuseDeclared } from "./patchModel";
 
 /** The most a target may ask (targetRequestSchema): asking the planner for it finds the largest that fits. */
@@ -38,9 +39,9 @@ export async function target({
   by: string;
 }): Promise<TargetResult> {
   const snap = await deps.world.snapshot();
-  const model = snap.modelsByName.get(name);
+  const model = modelNamed(snap, name);
   const room = snap.headroom.get(name);
-  if (!model || !room) throw notFound(`a model called ${name}`);
+  if (!room) throw noSuchModel(name);
   if (!dryRun) refuseDeclared(model);
   const held = onNodes(snap, model, snap.replicas).length;
   const asked = plan(deps, snap, model, replicas);
