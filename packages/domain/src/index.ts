@@ -14,6 +14,7 @@ export * from "./evictions";
 export * from "./fleetIndex";
 export * from "./gguf";
 export * from "./headroom";
+export * from "./holding";
 export * from "./join";
 export * from "./measuredMemory";
 export * from "./memory";

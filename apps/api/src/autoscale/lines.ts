@@ -3,6 +3,7 @@ import {
   autoscaleFloor,
   autoscaleTarget,
   desiredForDemand,
+  holdsResources,
   isAutoscaled,
   isAwake,
   type Model,
@@ -79,7 +80,7 @@ function quotaAllows(snap: Snapshot, model: Model, wanted: number): number | nul
   const remaining = quotaRemaining(quota, quotaUsage(model.owner, snap.index), replicaNeed(model));
   if (remaining === null) return null;
   const held = (snap.replicasByModel.get(model.name) ?? []).filter(
-    (r) => !r.unmanaged && r.state !== "failed" && r.state !== "stopping" && r.drainingSince === undefined,
+    (r) => !r.unmanaged && holdsResources(r) && r.state !== "stopping" && r.drainingSince === undefined,
   ).length;
   const allows = held + remaining;
   return allows < wanted ? allows : null;

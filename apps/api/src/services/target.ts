@@ -1,6 +1,7 @@
 import {
   applySchedule,
   counted,
+  holdsResources,
   type Model,
   modeOf,
   type Replica,
@@ -107,7 +108,7 @@ function plan(deps: Deps, snap: Snapshot, model: Model, replicas: number): Sched
   // the scheduler off, or mid-way, their missing replicas would otherwise take this room).
   const holding = new Map<string, number>();
   for (const r of snap.replicas) {
-    if (r.node !== null && !r.unmanaged && r.state !== "failed" && r.state !== "stopping") {
+    if (r.node !== null && !r.unmanaged && holdsResources(r) && r.state !== "stopping") {
       holding.set(r.model, (holding.get(r.model) ?? 0) + 1);
     }
   }
