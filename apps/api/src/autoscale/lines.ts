@@ -10,6 +10,7 @@ import {
   quotaRemaining,
   quotaUsage,
   replicaNeed,
+  withinFloorAndMax,
 } from "@llmgw/domain";
 import type { StoredScale } from "@llmgw/store";
 import type { Snapshot } from "../world";
@@ -60,7 +61,7 @@ export function autoscaleViews(
   const views = new Map<string, AutoscaleView>();
   for (const { model, demand, target, floor, desired } of lines) {
     const row = stored.get(model.name);
-    const wanted = row ? Math.max(floor, Math.min(model.scaling.max, row.wanted)) : floor;
+    const wanted = row ? withinFloorAndMax(row.wanted, floor, model.scaling.max) : floor;
     const holdUntil = row && row.holdUntil !== null && wanted > desired ? row.holdUntil : null;
     views.set(model.name, {
       demand,
