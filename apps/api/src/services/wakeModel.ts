@@ -2,7 +2,7 @@ import { modeOf } from "@llmgw/domain";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { modelNamed } from "./modelNamed";
-import { wake } from "./wake";
+import { wake } from "./recordWake";
 
 /**
  * An operator's wake (`POST /models/:name/wake`): what a request through the gateway does for an
