@@ -7,7 +7,7 @@ import { RESOURCE_HEADERS } from "../auth/securityHeaders";
 import type { Deps } from "../deps";
 import { logFailure, REQUEST_ID_HEADER, requestIdOf } from "../requestId";
 import { CLIENT_WENT_AWAY } from "./dispatcher";
-import { asGatewayRefusal, GatewayError, gatewayErrorBody, onRequestPath } from "./errors";
+import { asGatewayRefusal, gatewayErrorBody, onRequestPath } from "./errors";
 import { type Exchange, NodeExchange, WebExchange } from "./exchange";
 import type { Gateway, Sender } from "./gateway";
 import { type V1Route, v1Routes } from "./routes";
@@ -152,11 +152,9 @@ export class RequestPathApp {
     const refusal = asGatewayRefusal(err);
     if (refusal.status >= 500) {
       const fields = { requestId, method: ex.method, path: ex.pathname, status: refusal.status };
-      logFailure(
-        this.deps.log,
-        fields,
-        err instanceof GatewayError || !(err instanceof Error) ? undefined : err,
-      );
+      // A refusal of the request path's own (a 503 with no capacity, a 502 upstream) carries its
+      // reason in its message; anything else is the unexpected error itself.
+      logFailure(this.deps.log, fields, err instanceof Error ? err : undefined);
     }
     if (ex.sink.begun) {
       ex.sink.cut();
