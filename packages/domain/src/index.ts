@@ -25,6 +25,7 @@ export * from "./pullChoice";
 export * from "./pullFit";
 export * from "./pullSchemas";
 export * from "./quota";
+export * from "./refusal";
 export * from "./replicaFiles";
 export * from "./rollout";
 export * from "./runModes";
