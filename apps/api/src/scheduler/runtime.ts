@@ -16,14 +16,11 @@ export class SchedulerRuntime {
   queue: Promise<unknown> = Promise.resolve();
   readonly stats = new SchedulerStats();
   /**
-   * What the autoscaler (autoscale/) last worked out, for the planner (SPEC §9.3): each autoscaled
-   * model's wanted replicas, and the requests on each replica summed over every process (a
-   * draining one stops once it has none). Empty without an autoscaler: models want their floor.
+   * The requests on each replica summed over every process, as the autoscaler (autoscale/) last
+   * summed them: a draining replica stops once it has none (SPEC §9.3). The wanted replicas it
+   * works out are not here: the planner reads them from the snapshot (`snap.autoscale`).
    */
-  autoscale: { wanted: ReadonlyMap<string, number>; inFlight: ReadonlyMap<string, number> } = {
-    wanted: new Map(),
-    inFlight: new Map(),
-  };
+  inFlight: ReadonlyMap<string, number> = new Map();
 
   /** Asks the loop, if one runs, for a run soon (a wake announces no event of its own). */
   nudge(): void {
