@@ -20,9 +20,9 @@ const SERVER_ONLY = ["@llmgw/api", "@llmgw/store", "@llmgw/web"];
  * gone. Left for the move of `Deps` to leaf ports and of the planner's types (issue 40).
  */
 const KNOWN_CIRCLES: readonly KnownCircle[] = [
-  // The scheduler's runtime and the pull runner, still on `Deps`, bring the scheduler (the rollout
-  // control it runs included) and the pulls back into it until `Deps` becomes leaf ports.
-  { through: "apps/api/src/deps.ts", atMost: 11 },
+  // The pull runner, still on `Deps`, brings the pulls' services back into it until `Deps` is
+  // leaf ports.
+  { through: "apps/api/src/deps.ts", atMost: 5 },
   { through: "packages/domain/src/schedule/planner.ts", atMost: 3 },
 ];
 

@@ -1,6 +1,12 @@
-import type { Scheduler } from "./index";
-import type { Leadership } from "./leader";
 import { SchedulerStats } from "./stats";
+
+// What the runtime holds of the loop and the lock: only what it asks of them, so this file (on
+// `Deps`) imports nothing of the scheduler that takes `Deps` back.
+
+/** The reconcile loop as the runtime sees it (scheduler/index.ts's `Scheduler`). */
+type Loop = { nudge(): void };
+/** The leader lock as the runtime sees it (scheduler/leader.ts's `Leadership`). */
+type Lock = { readonly held: boolean };
 
 /**
  * What one app's scheduler holds while it runs: the loop, the leader lock, the queue that keeps
@@ -9,9 +15,9 @@ import { SchedulerStats } from "./stats";
  */
 export class SchedulerRuntime {
   /** The reconcile loop, while one runs (`startScheduler` sets it, its `stop` clears it). */
-  loop: Scheduler | null = null;
+  loop: Loop | null = null;
   /** The leader lock, while this process tries for it (`startLeadership`). */
-  leadership: Leadership | null = null;
+  leadership: Lock | null = null;
   /** The last run started: runs never overlap, whoever starts them, so the next waits for it. */
   queue: Promise<unknown> = Promise.resolve();
   readonly stats = new SchedulerStats();
