@@ -9,6 +9,8 @@ export const usageRoutes = (deps: Deps) =>
     read: async (c, { query }) => {
       const reading = await readUsage({ deps, input: query });
       if (!/\btext\/csv\b/.test(c.req.header("accept") ?? "")) return reading;
-      return c.body(usageCsv(reading.rows), 200, { "content-type": "text/csv; charset=utf-8" }) as never;
+      return c.body(usageCsv(reading.rows, reading.by), 200, {
+        "content-type": "text/csv; charset=utf-8",
+      }) as never;
     },
   });

@@ -19,8 +19,12 @@ export async function readUsage({ deps, input }: { deps: Deps; input: UsageQuery
   const by = input.by ?? "model";
   const step = input.step ?? "hour";
   // The hour `from` falls in is read whole: its counts are not split within the hour.
-  const stored = await deps.store.usage.between(Math.floor(from / HOUR_MS) * HOUR_MS, to);
-  const { rows, totals } = rollUp(stored, by, step);
+  const start = Math.floor(from / HOUR_MS) * HOUR_MS;
+  const [stored, replicas] = await Promise.all([
+    deps.store.usage.between(start, to),
+    by === "token" ? [] : deps.store.usage.replicaHoursBetween(start, to),
+  ]);
+  const { rows, totals } = rollUp(stored, by, step, replicas);
   return { by, step, from: new Date(from).toISOString(), to: new Date(to).toISOString(), rows, totals };
 }
 
