@@ -7,7 +7,7 @@ import { type UsageReading, useUsage } from "../../features/usage/api/get-usage"
 import { UsageControls } from "../../features/usage/components/UsageControls";
 import { UsageLegend } from "../../features/usage/components/UsageLegend";
 import { UsageTable } from "../../features/usage/components/UsageTable";
-import { compact, hours, tokens } from "../../features/usage/figures";
+import { compact, hours, hoursAxis, tokens } from "../../features/usage/figures";
 import { keyFrom, type Period, periodFrom, periodOf } from "../../features/usage/period";
 import { replicaHoursOf, stack, sumsByKey, tokensOf } from "../../features/usage/series";
 import { setSearchParam, useLocation } from "../../lib/router";
@@ -46,25 +46,33 @@ function UsageReport({ reading, period }: { reading: UsageReading; period: Perio
   return (
     <>
       <section aria-labelledby="usage-tokens" className="usage-figure">
-        <h2 id="usage-tokens">Tokens by {keyWords(by)}</h2>
-        <Suspense fallback={<div className="usage-chart" />}>
-          <UsageChart stacked={tokenStack} unit={compact} label="tokens" />
-        </Suspense>
-        <UsageLegend stacked={tokenStack} figure={(n) => `${tokens(n)} tokens`} label="tokens" />
+        <h2 id="usage-tokens">
+          Tokens by {keyWords(by)}, by {reading.step}
+        </h2>
+        {tokenStack.keys.length === 0 ? (
+          <Empty>
+            No tokens counted in this period: requests to <code>/v1</code> show here within seconds.
+          </Empty>
+        ) : (
+          <>
+            <Suspense fallback={<div className="usage-chart" />}>
+              <UsageChart stacked={tokenStack} unit={compact} label="tokens" />
+            </Suspense>
+            <UsageLegend stacked={tokenStack} figure={(n) => `${tokens(n)} tokens`} label="tokens" />
+          </>
+        )}
       </section>
       {by !== "token" && (
         <section aria-labelledby="usage-replicas" className="usage-figure">
-          <h2 id="usage-replicas">Replica-hours by {keyWords(by)}</h2>
+          <h2 id="usage-replicas">
+            Replica-hours by {keyWords(by)}, by {reading.step}
+          </h2>
           {replicaStack.keys.length === 0 ? (
             <Empty>No replica was ready in this period.</Empty>
           ) : (
             <>
               <Suspense fallback={<div className="usage-chart" />}>
-                <UsageChart
-                  stacked={replicaStack}
-                  unit={(n) => (n < 10 ? n.toFixed(1) : compact(n))}
-                  label="replica-hours"
-                />
+                <UsageChart stacked={replicaStack} unit={hoursAxis} label="replica-hours" />
               </Suspense>
               <UsageLegend stacked={replicaStack} figure={(n) => `${hours(n)} h`} label="replica-hours" />
             </>
@@ -83,7 +91,7 @@ const keyWords = (by: UsageKey) => (by === "token" ? "client token" : by);
 function NoUsage({ period }: { period: Period }) {
   return (
     <div className="empty" data-testid="usage-empty">
-      <p>No usage in the {periodOf(period).label.replace(/, by \w+$/, "")}.</p>
+      <p>No usage in the {periodOf(period).label}.</p>
       <p>
         Send a request to <code>{window.location.origin}/v1/chat/completions</code> naming a model (any OpenAI
         client, base URL <code>{window.location.origin}/v1</code>): its requests and tokens appear here within

@@ -8,17 +8,17 @@ export type Period = (typeof PERIODS)[number];
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
-/** How long a period is, and the step it is drawn in: by hour up to a week, by day beyond. */
+/** How long a period is, the step it is drawn in (by hour up to a week, by day beyond), and its words. */
 export function periodOf(period: Period): { ms: number; step: UsageStep; label: string } {
   switch (period) {
     case "24h":
-      return { ms: DAY_MS, step: "hour", label: "last 24 hours, by hour" };
+      return { ms: DAY_MS, step: "hour", label: "last 24 hours" };
     case "7d":
-      return { ms: 7 * DAY_MS, step: "hour", label: "last 7 days, by hour" };
+      return { ms: 7 * DAY_MS, step: "hour", label: "last 7 days" };
     case "30d":
-      return { ms: 30 * DAY_MS, step: "day", label: "last 30 days, by day" };
+      return { ms: 30 * DAY_MS, step: "day", label: "last 30 days" };
     case "90d":
-      return { ms: 90 * DAY_MS, step: "day", label: "last 90 days, by day" };
+      return { ms: 90 * DAY_MS, step: "day", label: "last 90 days" };
   }
 }
 
