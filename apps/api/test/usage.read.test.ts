@@ -1,4 +1,4 @@
-import type { UsageRow } from "@llmgw/domain";
+import { rollUp, USAGE_KEYS, USAGE_STEPS, type UsageRow } from "@llmgw/domain";
 import { describe, expect, it } from "vitest";
 import { errorOf, useApi } from "./harness";
 
@@ -109,6 +109,43 @@ describe("GET /api/v1/usage", () => {
         "2026-01-10T00:00:00.000Z,gpu,0,0,0,0,0,0,2,80,16,2\n" +
         "2026-01-11T00:00:00.000Z,chat,8,0,0,80,0,40,0,0,0,0\n",
     );
+  });
+
+  it("sums in the store exactly as the stored hours add up, by every key and step", async () => {
+    const rows: UsageRow[] = [];
+    const replicaRows = [];
+    for (let h = 0; h < 60; h += 7)
+      for (const [model, owner] of [
+        ["chat", "team-a"],
+        ["code", "team-b"],
+      ] as const) {
+        rows.push(row(T0 + h * HOUR, model, h % 2 ? "alice" : "bob", owner, h + 1));
+        replicaRows.push({
+          hour: T0 + h * HOUR,
+          model,
+          owner,
+          replicaHours: 0.25,
+          memoryGBHours: 4,
+          coreHours: 1,
+          gpuHours: 0.25,
+        });
+      }
+    await api.deps.store.usage.add(rows);
+    await api.deps.store.usage.addReplicaHours(replicaRows);
+    const from = T0 + 5 * HOUR + 1234;
+    const to = T0 + 50 * HOUR;
+    const stored = await api.deps.store.usage.between(T0 + 5 * HOUR, to);
+    const storedReplicas = await api.deps.store.usage.replicaHoursBetween(T0 + 5 * HOUR, to);
+    for (const by of USAGE_KEYS)
+      for (const step of USAGE_STEPS) {
+        const res = await get(
+          `?by=${by}&step=${step}&from=${new Date(from).toISOString()}&to=${new Date(to).toISOString()}`,
+        );
+        const { rows: got, totals } = (await res.json()) as ReturnType<typeof rollUp>;
+        expect({ got, totals }, `${by} by ${step}`).toEqual(
+          (({ rows: got, totals }) => ({ got, totals }))(rollUp(stored, by, step, storedReplicas)),
+        );
+      }
   });
 
   it.each([

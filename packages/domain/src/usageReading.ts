@@ -21,23 +21,30 @@ export type UsageStep = (typeof USAGE_STEPS)[number];
 export type UsageReadingRow = UsageCounts & Partial<ReplicaFigures> & { at: string; key: string };
 export type UsageTotals = UsageCounts & Partial<ReplicaFigures>;
 
-const DAY_MS = 24 * HOUR_MS;
+/** Counts the store summed by step and key: `at` is the step's start (ms since the epoch). */
+export type UsageSum = UsageCounts & { at: number; key: string };
+/** Replica figures the store summed by step and key (by model or owner only). */
+export type ReplicaSum = ReplicaFigures & { at: number; key: string };
+
+/** The start of the step `hour` falls in (UTC days). */
+export const stepOf = (hour: number, step: UsageStep): number =>
+  step === "day" ? Math.floor(hour / (24 * HOUR_MS)) * 24 * HOUR_MS : Math.floor(hour / HOUR_MS) * HOUR_MS;
 
 type Sum = { at: number; key: string; counts: UsageCounts; replicas: ReplicaFigures };
 
-/** Stored hours summed by step and key, oldest first then by key; and the totals. */
-export function rollUp(
-  rows: readonly UsageRow[],
+/**
+ * A reading from the store's sums (SPEC §12.2): counts and replica figures of one step and key in
+ * one row, oldest first then by key; and the totals. By token, no replica figures at all.
+ */
+export function readingOf(
+  counts: readonly UsageSum[],
+  replicaSums: readonly ReplicaSum[],
   by: UsageKey,
-  step: UsageStep,
-  replicaRows: readonly ReplicaHoursRow[] = [],
 ): { rows: UsageReadingRow[]; totals: UsageTotals } {
-  const size = step === "day" ? DAY_MS : HOUR_MS;
   const sums = new Map<string, Sum>();
   const totals = zeroCounts();
   const replicaTotals = zeroReplicaFigures();
-  const sumOf = (hour: number, key: string): Sum => {
-    const at = Math.floor(hour / size) * size;
+  const sumOf = (at: number, key: string): Sum => {
     const id = `${at}\u0000${key}`;
     let sum = sums.get(id);
     if (!sum) {
@@ -46,14 +53,14 @@ export function rollUp(
     }
     return sum;
   };
-  for (const row of rows) {
-    addCounts(sumOf(row.hour, row[by]).counts, row);
+  for (const row of counts) {
+    addCounts(sumOf(row.at, row.key).counts, row);
     addCounts(totals, row);
   }
   const withReplicas = by !== "token";
   if (withReplicas) {
-    for (const row of replicaRows) {
-      addReplicaFigures(sumOf(row.hour, row[by]).replicas, row);
+    for (const row of replicaSums) {
+      addReplicaFigures(sumOf(row.at, row.key).replicas, row);
       addReplicaFigures(replicaTotals, row);
     }
   }
@@ -66,6 +73,20 @@ export function rollUp(
       ...(withReplicas ? roundedFigures(replicas) : {}),
     }));
   return { rows: out, totals: withReplicas ? { ...totals, ...roundedFigures(replicaTotals) } : totals };
+}
+
+/** Stored hours summed by step and key, as the store's sums would be: for tests and small sets. */
+export function rollUp(
+  rows: readonly UsageRow[],
+  by: UsageKey,
+  step: UsageStep,
+  replicaRows: readonly ReplicaHoursRow[] = [],
+): { rows: UsageReadingRow[]; totals: UsageTotals } {
+  return readingOf(
+    rows.map((r) => ({ ...r, at: stepOf(r.hour, step), key: r[by] })),
+    by === "token" ? [] : replicaRows.map((r) => ({ ...r, at: stepOf(r.hour, step), key: r[by] })),
+    by,
+  );
 }
 
 const COUNT_COLUMNS = [

@@ -1,4 +1,4 @@
-import type { ReplicaHoursRow, UsageRow } from "@llmgw/domain";
+import type { ReplicaHoursRow, ReplicaSum, UsageKey, UsageRow, UsageStep, UsageSum } from "@llmgw/domain";
 import { jsonb, type Queryable } from "../db";
 
 /**
@@ -10,6 +10,13 @@ export interface Usage {
   add(rows: readonly UsageRow[]): Promise<void>;
   /** Rows whose hour is in [from, to) (ms since the epoch), oldest first. */
   between(from: number, to: number): Promise<UsageRow[]>;
+  /**
+   * The hours in [from, to) summed by step (UTC hours or days) and by the key `by`, in the
+   * database: a reading of 90 days carries one row per day and key, not every stored hour.
+   */
+  sums(from: number, to: number, by: UsageKey, step: UsageStep): Promise<UsageSum[]>;
+  /** Replica figures in [from, to) summed by step and by model or owner. */
+  replicaSums(from: number, to: number, by: "model" | "owner", step: UsageStep): Promise<ReplicaSum[]>;
   /** Deletes the hours (counts and replica figures) before `before` (ms since the epoch); returns how many rows went. */
   prune(before: number): Promise<number>;
   /** Adds each row's replica figures to the stored hour's (SPEC §12.1), in one statement. */
@@ -77,6 +84,22 @@ type ReplicaRow = {
   gpu_hours: number;
 };
 
+// The key's column: from this fixed table only, never from the caller's text.
+const KEY_COLUMN: Record<UsageKey, string> = { model: "model", token: "token", owner: "owner" };
+// Days are UTC days whatever the session's time zone (date_trunc's third argument).
+const stepStart = (step: UsageStep) => (step === "day" ? "date_trunc('day', hour, 'UTC')" : "hour");
+
+type SumRow = {
+  at: Date | string;
+  key: string;
+  requests: string | number;
+  refused: string | number;
+  failed: string | number;
+  prompt_tokens: string | number;
+  cached_tokens: string | number;
+  completion_tokens: string | number;
+};
+
 export function usage(sql: Queryable): Usage {
   return {
     async add(rows) {
@@ -102,6 +125,46 @@ export function usage(sql: Queryable): Usage {
         promptTokens: Number(r.prompt_tokens),
         cachedTokens: Number(r.cached_tokens),
         completionTokens: Number(r.completion_tokens),
+      }));
+    },
+
+    async sums(from, to, by, step) {
+      const rows = await sql.query<SumRow>(
+        `select ${stepStart(step)} as at, ${KEY_COLUMN[by]} as key, sum(requests) as requests,
+                sum(refused) as refused, sum(failed) as failed, sum(prompt_tokens) as prompt_tokens,
+                sum(cached_tokens) as cached_tokens, sum(completion_tokens) as completion_tokens
+         from usage_hours where hour >= $1 and hour < $2 group by 1, 2`,
+        [new Date(from).toISOString(), new Date(to).toISOString()],
+      );
+      return rows.map((r) => ({
+        at: new Date(r.at).getTime(),
+        key: r.key,
+        requests: Number(r.requests),
+        refused: Number(r.refused),
+        failed: Number(r.failed),
+        promptTokens: Number(r.prompt_tokens),
+        cachedTokens: Number(r.cached_tokens),
+        completionTokens: Number(r.completion_tokens),
+      }));
+    },
+
+    async replicaSums(from, to, by, step) {
+      const rows = await sql.query<
+        Omit<ReplicaRow, "hour" | "model" | "owner"> & { at: Date | string; key: string }
+      >(
+        `select ${stepStart(step)} as at, ${KEY_COLUMN[by]} as key, sum(replica_hours) as replica_hours,
+                sum(memory_gb_hours) as memory_gb_hours, sum(core_hours) as core_hours,
+                sum(gpu_hours) as gpu_hours
+         from usage_replica_hours where hour >= $1 and hour < $2 group by 1, 2`,
+        [new Date(from).toISOString(), new Date(to).toISOString()],
+      );
+      return rows.map((r) => ({
+        at: new Date(r.at).getTime(),
+        key: r.key,
+        replicaHours: Number(r.replica_hours),
+        memoryGBHours: Number(r.memory_gb_hours),
+        coreHours: Number(r.core_hours),
+        gpuHours: Number(r.gpu_hours),
       }));
     },
 
