@@ -9,6 +9,7 @@ export * from "./compare";
 export * from "./cores";
 export * from "./counted";
 export * from "./endpoints";
+export * from "./engineArgs";
 export * from "./events";
 export * from "./evictions";
 export * from "./fleetIndex";
