@@ -102,17 +102,21 @@ describe("chooseByBeginning", () => {
     expect(chosen?.id).not.toBe("r0");
   });
 
-  it("sends a beginning home, past the holder this process chose by its own load, while home has room", () => {
+  it("sends a beginning home, past a holder this process chose by its own load, while home is not the busier", () => {
     const idle = candidates([1, 1, 1, 1]);
     const home = chooseByBeginning(idle, null, 42)?.id;
     const elsewhere = idle.find((c) => c.id !== home)?.id ?? "";
-    // Its holder was chosen for the same key (the match covers it) when home was busy.
-    const busy = idle.map((c) => ({ ...c, inFlight: c.id === home ? 3 : 0 }));
-    expect(chooseByBeginning(busy, held(elsewhere, true), 42)?.id).toBe(home);
-    // A full home leaves it with its holder; a match short of the key says nothing of home.
-    const full = idle.map((c) => ({ ...c, inFlight: c.id === home ? 4 : 0 }));
+    // Its holder was chosen for the same key (the match covers it) when home was busy; now home
+    // is as busy as the rest.
+    const even = idle.map((c) => ({ ...c, inFlight: 1 }));
+    expect(chooseByBeginning(even, held(elsewhere, true), 42)?.id).toBe(home);
+    // A match short of the key says nothing of home: the holder keeps it.
+    expect(chooseByBeginning(even, held(elsewhere, false), 42)?.id).toBe(elsewhere);
+    // A home busier than the average, or full, leaves it with its holder.
+    const busy = idle.map((c) => ({ ...c, inFlight: c.id === home ? 2 : 0 }));
+    expect(chooseByBeginning(busy, held(elsewhere, true), 42)?.id).toBe(elsewhere);
+    const full = idle.map((c) => ({ ...c, inFlight: c.id === home ? 4 : 3 }));
     expect(chooseByBeginning(full, held(elsewhere, true), 42)?.id).toBe(elsewhere);
-    expect(chooseByBeginning(busy, held(elsewhere, false), 42)?.id).toBe(elsewhere);
   });
 
   it("sends an unseen beginning to the same replica every time, in any order of replicas", () => {

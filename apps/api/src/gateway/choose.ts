@@ -91,8 +91,9 @@ export type Holder = { id: string; keyed: boolean };
  * `holder` is the replica that served the longest matching beginning, when the match counts.
  * A holder whose match covers the first key (`keyed`: it was chosen for this same key) but is not
  * the home was chosen by this process's own load, which another process does not see; while the
- * home has a free slot the home is taken instead, so processes that share no state converge on
- * one replica a tenant. (A shorter match says nothing: the key was another when it was chosen.)
+ * home has a free slot and no more than the average load the home is taken instead, so processes
+ * that share no state converge on one replica a tenant, and the spread load placed stays spread.
+ * (A shorter match says nothing of home: the key was another when the holder was chosen.)
  * The holder is waited for while it is full but not far ahead of the rest: reading the prompt
  * again elsewhere costs more. It is passed over when its requests (this one counted, as one
  * waiting for it) are more than its slots and more than twice the average of the others. Then,
@@ -109,9 +110,20 @@ export function chooseByBeginning(
   const ranked = candidates
     .map((c) => ({ c, score: weightedScore(firstKey, c) }))
     .sort((a, b) => b.score - a.score || compareText(a.c.id, b.c.id));
+  // A tighter bound than a session's: where an unseen beginning goes, its tenant's next requests
+  // follow, so the first placements decide how evenly the prompts end up spread.
+  const bound = Math.ceil((UNSEEN_LOAD_FACTOR * (total + 1)) / candidates.length);
   const home = ranked[0]?.c;
   const held = holder === null ? undefined : candidates.find((c) => c.id === holder.id);
-  if (held && holder?.keyed && home && held !== home && home.inFlight < home.slots) return home;
+  if (
+    held &&
+    holder?.keyed &&
+    home &&
+    held !== home &&
+    home.inFlight < home.slots &&
+    home.inFlight + 1 <= bound
+  )
+    return home;
   if (held) {
     const others = candidates.length > 1 ? (total - held.inFlight) / (candidates.length - 1) : 0;
     const load = held.inFlight + 1;
@@ -119,9 +131,6 @@ export function chooseByBeginning(
   }
   const free = ranked.filter(({ c }) => c !== held && c.inFlight < c.slots);
   if (free.length === 0) return null;
-  // A tighter bound than a session's: where an unseen beginning goes, its tenant's next requests
-  // follow, so the first placements decide how evenly the prompts end up spread.
-  const bound = Math.ceil((UNSEEN_LOAD_FACTOR * (total + 1)) / candidates.length);
   const within = free.find(({ c }) => c.inFlight + 1 <= bound);
   if (within) return within.c;
   return free.reduce((least, r) => (r.c.inFlight < least.c.inFlight ? r : least)).c;
