@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { BLOCK_BYTES, beginningOf, READ_BYTES } from "../src/gateway/beginning";
-import { chooseByBeginning, type WeightedCandidate } from "../src/gateway/choose";
+import { chooseByBeginning, type Holder, type WeightedCandidate } from "../src/gateway/choose";
 import { LearnedBeginnings } from "../src/gateway/learned";
 
 // The pure parts of SPEC §7.1a: how a prompt's beginning is read, remembered and chosen by.
@@ -85,18 +85,38 @@ describe("LearnedBeginnings", () => {
   });
 });
 
+/** A holder whose match is shorter than the first key (`keyed` false) or covers it. */
+const held = (id: string, keyed = false): Holder => ({ id, keyed });
+
 describe("chooseByBeginning", () => {
   it("takes the holder of the prompt while it is not far busier than the rest", () => {
-    expect(chooseByBeginning(candidates([1, 1, 1], [3, 0, 0]), "r0", 42)?.id).toBe("r0");
+    expect(chooseByBeginning(candidates([1, 1, 1], [3, 0, 0]), held("r0"), 42)?.id).toBe("r0");
   });
 
   it("waits for a full holder when the others are about as busy", () => {
-    expect(chooseByBeginning(candidates([1, 1], [4, 3]), "r0", 42)).toBeNull();
+    expect(chooseByBeginning(candidates([1, 1], [4, 3]), held("r0"), 42)).toBeNull();
   });
 
   it("passes a full holder over once it has more than twice the others' average", () => {
-    const chosen = chooseByBeginning(candidates([1, 1, 1], [4, 1, 0]), "r0", 42);
+    const chosen = chooseByBeginning(candidates([1, 1, 1], [4, 1, 0]), held("r0"), 42);
     expect(chosen?.id).not.toBe("r0");
+  });
+
+  it("sends a beginning home, past a holder this process chose by its own load, while home is not the busier", () => {
+    const idle = candidates([1, 1, 1, 1]);
+    const home = chooseByBeginning(idle, null, 42)?.id;
+    const elsewhere = idle.find((c) => c.id !== home)?.id ?? "";
+    // Its holder was chosen for the same key (the match covers it) when home was busy; now home
+    // is as busy as the rest.
+    const even = idle.map((c) => ({ ...c, inFlight: 1 }));
+    expect(chooseByBeginning(even, held(elsewhere, true), 42)?.id).toBe(home);
+    // A match short of the key says nothing of home: the holder keeps it.
+    expect(chooseByBeginning(even, held(elsewhere, false), 42)?.id).toBe(elsewhere);
+    // A home busier than the average, or full, leaves it with its holder.
+    const busy = idle.map((c) => ({ ...c, inFlight: c.id === home ? 2 : 0 }));
+    expect(chooseByBeginning(busy, held(elsewhere, true), 42)?.id).toBe(elsewhere);
+    const full = idle.map((c) => ({ ...c, inFlight: c.id === home ? 4 : 3 }));
+    expect(chooseByBeginning(full, held(elsewhere, true), 42)?.id).toBe(elsewhere);
   });
 
   it("sends an unseen beginning to the same replica every time, in any order of replicas", () => {
