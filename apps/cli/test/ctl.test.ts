@@ -38,6 +38,7 @@ describe("models", () => {
       "+NOW",
       "+PREEMPT",
       "QUOTA-LEFT",
+      "PROFILES",
     ]);
     // 64 GB and 16 cores, one replica holding 8 and 4: 12 cores left make room for 3 more.
     expect(rowOf(stdout, name)).toEqual([
@@ -52,6 +53,7 @@ describe("models", () => {
       "+3",
       "+0",
       "-",
+      "cpu",
     ]);
     // Numbers are right-aligned under their headers.
     const row = stdout.split("\n").find((l) => l.startsWith(`${name} `)) ?? "";
@@ -89,9 +91,70 @@ describe("models", () => {
     expect(stdout).toMatch(/^need +8 GB, 4 cores per replica \(profile cpu\)$/m);
     expect(stdout).toMatch(/^headroom +\+3 now, \+0 by preempting; no quota limit; at most \+3/m);
     expect(stdout).toMatch(/^origin +runtime, version 1, /m);
-    expect(rowOf(stdout, "cpu")).toEqual(["cpu", "llamacpp", "8 GB", "4", "0", `pool=${selector.pool}`]);
+    expect(rowOf(stdout, "PROFILE")).toEqual([
+      "PROFILE",
+      "ENGINE",
+      "PRIORITY",
+      "WEIGHT",
+      "SLOTS",
+      "REPLICAS",
+      "MEMORY",
+      "CORES",
+      "GPUS",
+      "SELECTOR",
+    ]);
+    expect(rowOf(stdout, "cpu")).toEqual([
+      "cpu",
+      "llamacpp",
+      "100",
+      "1",
+      "4",
+      "1",
+      "8 GB",
+      "4",
+      "0",
+      `pool=${selector.pool}`,
+    ]);
     expect(rowOf(stdout, "REPLICA")).toContain("MEASURED");
+    // One profile: the replicas need no PROFILE column.
+    expect(rowOf(stdout, "REPLICA")).not.toContain("PROFILE");
     expect(stdout).toContain(`${node}  ready`);
+  });
+
+  it("shows each profile of a model with several, in placement order, with priority, weight and replicas (SPEC §2.6)", async () => {
+    const name = fresh("profiles");
+    const { selector, beat } = api.pool();
+    const cpu = {
+      name: "cpu",
+      engine: "llamacpp" as const,
+      minMemoryGB: 8,
+      cpuCores: 4,
+      gpus: 0,
+      nodeSelector: selector,
+      args: [],
+      env: {},
+      priority: 100,
+      weight: 1,
+    };
+    const gpu = { ...cpu, name: "gpu", minMemoryGB: 16, cpuCores: 2, gpus: 1, priority: 200, weight: 3 };
+    await api.addModel({ name, profiles: [cpu, { ...gpu, args: ["--parallel", "16"] }] });
+    await beat([name]);
+
+    const list = await api.ctl(["models"]);
+    expect(list.stdout).toMatch(new RegExp(`^${name} .* gpu p200 w3, cpu p100 w1$`, "m"));
+
+    const { code, stdout } = await api.ctl(["model", "show", name]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^need +16 GB, 2 cores, 1 GPU \(profile gpu\); 8 GB, 4 cores \(profile cpu\)$/m);
+    const lines = stdout.split("\n");
+    const gpuAt = lines.findIndex((l) => l.startsWith("gpu "));
+    const cpuAt = lines.findIndex((l) => l.startsWith("cpu "));
+    expect(gpuAt).toBeGreaterThan(-1);
+    expect(cpuAt).toBeGreaterThan(gpuAt);
+    expect(rowOf(stdout, "gpu")?.slice(0, 6)).toEqual(["gpu", "llamacpp", "200", "3", "16", "0"]);
+    // The heartbeat's replica runs under the default (first) profile.
+    expect(rowOf(stdout, "cpu")?.slice(0, 6)).toEqual(["cpu", "llamacpp", "100", "1", "4", "1"]);
+    expect(rowOf(stdout, "REPLICA")).toContain("PROFILE");
   });
 });
 

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { withinFloorAndMax } from "./bounds";
 import { counted } from "./counted";
+import { profilesByPriority } from "./need";
 import type { Model, Scaling } from "./schemas/catalogue";
 import { slotsOf } from "./slots";
 
@@ -56,11 +57,39 @@ export function autoscaleFloor(scaling: Pick<Scaling, "min" | "max">, awake: boo
   return awake && scaling.max > 0 ? 1 : 0;
 }
 
-/** Requests one replica should hold (SPEC §9.2): `targetInFlight`, else its slots (SPEC §7.1). */
+/**
+ * Requests one replica should hold (SPEC §9.2): `targetInFlight`, else its slots (SPEC §7.1) —
+ * for a replica yet to be placed, those of the profile placement tries first (§2.6: the highest
+ * `priority`), which is the only profile of most models.
+ */
 export function autoscaleTarget(model: Pick<Model, "scaling" | "profiles">): number {
   const target = model.scaling.targetInFlight ?? null;
   if (target !== null && target >= 1) return target;
-  return slotsOf(model, { profile: model.profiles[0]?.name ?? "" });
+  return slotsOf(model, { profile: profilesByPriority(model)[0]?.name ?? "" });
+}
+
+/**
+ * Desired for a model whose replicas may differ in slots (SPEC §9.2 with §2.6's profiles): with
+ * `targetInFlight` set every replica holds that many, so `ceil(demand / target)`; else each replica
+ * holds its own profile's slots. The replicas it runs count first, in the order they are kept
+ * (`held`, oldest first, since extra replicas stop newest first), then as many more as the demand
+ * still asks for, each counted at `target` (a new replica's slots). So a GPU replica of 16 slots
+ * beside CPU ones of 4 counts as 16, not as the first profile's number.
+ */
+export function desiredForReplicas(
+  demand: number,
+  held: readonly number[],
+  target: number,
+  floor: number,
+  max: number,
+): number {
+  let covered = 0;
+  let replicas = 0;
+  while (covered < demand && replicas < max) {
+    covered += held[replicas] ?? Math.max(1, target);
+    replicas++;
+  }
+  return withinFloorAndMax(demand > 0 ? replicas : 0, floor, max);
 }
 
 /**

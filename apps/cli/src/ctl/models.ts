@@ -3,8 +3,11 @@ import {
   counted,
   type ModelSummary,
   type ModelView,
+  profileNeed,
+  profilesByPriority,
   replicasWanted,
   runningText,
+  slotsOfArgs,
   type TargetResult,
   targetRefusedBodySchema,
 } from "@llmgw/domain";
@@ -31,6 +34,7 @@ function modelsTable(models: ModelSummary[], ctx: Ctx): string {
       { header: "+NOW", align: "right" },
       { header: "+PREEMPT", align: "right" },
       { header: "QUOTA-LEFT", align: "right" },
+      { header: "PROFILES" },
     ],
     models.map((m) => [
       m.name,
@@ -44,9 +48,32 @@ function modelsTable(models: ModelSummary[], ctx: Ctx): string {
       plus(m.headroom.free),
       plus(m.headroom.byPreemption),
       orDash(m.headroom.quotaRemaining),
+      profilesText(m),
     ]),
     ctx.style,
   );
+}
+
+/**
+ * A model's profiles in the order placement tries them (SPEC §2.6): the name alone for one
+ * profile; with several, each with its priority and weight, e.g. `gpu p200 w3, cpu p100 w1`.
+ */
+function profilesText(m: Pick<ModelSummary, "profiles">): string {
+  if (m.profiles.length === 1) return m.profiles[0]?.name ?? "-";
+  return profilesByPriority(m)
+    .map((p) => `${p.name} p${p.priority} w${p.weight}`)
+    .join(", ");
+}
+
+/** The need of a replica per profile: the first's alone when it has one (SPEC §2.6). */
+function needLine(m: ModelView): string {
+  if (m.profiles.length <= 1) {
+    const profile = m.profiles[0];
+    return `${needText(m.headroom.need)} per replica${profile ? ` (profile ${profile.name})` : ""}`;
+  }
+  return profilesByPriority(m)
+    .map((p) => `${needText(profileNeed(p))} (profile ${p.name})`)
+    .join("; ");
 }
 
 /**
@@ -63,7 +90,7 @@ function autoscaleText(m: ModelView): string {
 }
 
 function modelCard(m: ModelView, ctx: Ctx): string {
-  const profile = m.profiles[0];
+  const several = m.profiles.length > 1;
   const card = keyValues(
     [
       ["name", m.name],
@@ -74,7 +101,7 @@ function modelCard(m: ModelView, ctx: Ctx): string {
       ["mode", m.mode === "ondemand" ? `ondemand (idle timeout ${m.scaling.idleTimeoutSeconds} s)` : m.mode],
       ["replicas", runningText(m.headroom, replicasWanted(m))],
       ["autoscale", autoscaleText(m)],
-      ["need", `${needText(m.headroom.need)} per replica${profile ? ` (profile ${profile.name})` : ""}`],
+      ["need", needLine(m)],
       ["headroom", headroomLine(m.headroom)],
       ["quota", m.quota.remaining === null ? "no limit" : `${m.quota.remaining} more replicas`],
       ["source", m.source],
@@ -91,14 +118,23 @@ function modelCard(m: ModelView, ctx: Ctx): string {
     [
       { header: "PROFILE" },
       { header: "ENGINE" },
+      { header: "PRIORITY", align: "right" },
+      { header: "WEIGHT", align: "right" },
+      { header: "SLOTS", align: "right" },
+      { header: "REPLICAS", align: "right" },
       { header: "MEMORY", align: "right" },
       { header: "CORES", align: "right" },
       { header: "GPUS", align: "right" },
       { header: "SELECTOR" },
     ],
-    m.profiles.map((p) => [
+    // In the order placement tries them (SPEC §2.6), each with the replicas it runs.
+    profilesByPriority(m).map((p) => [
       p.name,
       p.engine,
+      String(p.priority),
+      String(p.weight),
+      String(slotsOfArgs(p.args)),
+      String(m.replicas.filter((r) => r.profile === p.name).length),
       gb(p.minMemoryGB),
       String(p.cpuCores),
       String(p.gpus),
@@ -118,8 +154,9 @@ function modelCard(m: ModelView, ctx: Ctx): string {
             { header: "REPLICA" },
             { header: "NODE" },
             { header: "STATE" },
-            { header: "MEMORY", align: "right" },
-            { header: "MEASURED", align: "right" },
+            ...(several ? [{ header: "PROFILE" }] : []),
+            { header: "MEMORY", align: "right" as const },
+            { header: "MEASURED", align: "right" as const },
             { header: "CORES", align: "right" },
             { header: "GPUS", align: "right" },
             { header: "STARTED" },
@@ -129,6 +166,7 @@ function modelCard(m: ModelView, ctx: Ctx): string {
             r.id,
             orDash(r.node),
             r.state,
+            ...(several ? [r.profile] : []),
             gb(r.memoryGB),
             r.measuredMemoryGB === null ? "-" : gb(r.measuredMemoryGB),
             String(r.cpuCores),
