@@ -111,30 +111,16 @@ describe("LearnedBeginnings", () => {
 
 describe("chooseByBeginning", () => {
   it("takes the holder of the prompt while it is not far busier than the rest", () => {
-    expect(chooseByBeginning(candidates([1, 1, 1], [3, 0, 0]), "r0", 42, "r0")?.id).toBe("r0");
+    expect(chooseByBeginning(candidates([1, 1, 1], [3, 0, 0]), "r0", 42)?.id).toBe("r0");
   });
 
   it("waits for a full holder when the others are about as busy", () => {
-    expect(chooseByBeginning(candidates([1, 1], [4, 3]), "r0", 42, "r0")).toBeNull();
+    expect(chooseByBeginning(candidates([1, 1], [4, 3]), "r0", 42)).toBeNull();
   });
 
   it("passes a full holder over once it has more than twice the others' average", () => {
-    const chosen = chooseByBeginning(candidates([1, 1, 1], [4, 1, 0]), "r0", 42, "r0");
+    const chosen = chooseByBeginning(candidates([1, 1, 1], [4, 1, 0]), "r0", 42);
     expect(chosen?.id).not.toBe("r0");
-  });
-
-  it("sends a beginning home while home has room, over a replica learned in this process alone", () => {
-    // Another process may have learned r1 for these prompts: both converge on home (r0).
-    expect(chooseByBeginning(candidates([1, 1, 1], [1, 1, 1]), "r1", 42, "r0")?.id).toBe("r0");
-    // Home busier than the average: the holder keeps the prompt (a hot prompt spreads).
-    expect(chooseByBeginning(candidates([1, 1, 1], [3, 1, 0]), "r1", 42, "r0")?.id).toBe("r1");
-    // Home full, holder full and the rest as busy: it waits for the holder.
-    expect(chooseByBeginning(candidates([1, 1], [4, 4]), "r1", 42, "r0")).toBeNull();
-    // No home given: the top of weighted rendezvous is home, so a holder elsewhere gives way to it.
-    const list = candidates([1, 1, 1, 1]);
-    const top = chooseByBeginning(list, null, 777)?.id;
-    const elsewhere = list.find((c) => c.id !== top)?.id ?? null;
-    expect(chooseByBeginning(list, elsewhere, 777)?.id).toBe(top);
   });
 
   it("sends an unseen beginning to the same replica every time, in any order of replicas", () => {

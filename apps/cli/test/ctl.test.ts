@@ -132,7 +132,6 @@ describe("models", () => {
       gpus: 0,
       nodeSelector: selector,
       args: [],
-      env: {},
       priority: 100,
       weight: 1,
     };

@@ -82,64 +82,42 @@ export type WeightedCandidate = Candidate & { weight: number; idHash: number };
 
 /**
  * Which replica takes a request without a session key (SPEC §7.1a), or null when it should wait.
- * `home` is where every process sends this beginning (deterministic over the ready replicas, see
- * homes.ts; null: the top of weighted rendezvous on `firstKey`). It takes the request while it has
- * a free slot and no more than the average load, even over `holder`: a holder is learned in this
- * process alone, and another process behind the same balancer may have learned another one for
- * the same prompts; sending each prompt home whenever home has room is what makes the processes
- * converge on one replica per prompt without sharing state (each spill is temporary).
- * Past that, `holder` (the replica that served the longest matching beginning, when the match
- * counts) is waited for while it is full but not far ahead of the rest: reading the prompt again
- * elsewhere costs more. It is passed over when its requests (this one counted, as one waiting for
- * it) are more than its slots and more than twice the average of the others. Then, or with no
- * holder, no replica holds the prompt and none is worth waiting for: the replicas are taken home
- * first, then in the order of weighted rendezvous on the first message's key — deterministic over
- * the ready replicas, so every process sends an unseen beginning to the same one, and a profile
- * with twice the weight takes twice the unseen beginnings — the first with a free slot and no
- * more than the average load.
+ * `holder` (the replica that served the longest matching beginning, when the match counts) is
+ * waited for while it is full but not far ahead of the rest: reading the prompt again elsewhere
+ * costs more. It is passed over when its requests (this one counted, as one waiting for it) are
+ * more than its slots and more than twice the average of the others. Then, or with no holder, no
+ * replica holds the prompt and none is worth waiting for: the replicas are taken in the order of
+ * weighted rendezvous on the first message's key — deterministic over the ready replicas, so every
+ * process sends an unseen beginning to the same one, and a profile with twice the weight takes
+ * twice the unseen beginnings — the first with a free slot and no more than the average load.
  */
 export function chooseByBeginning(
   candidates: readonly WeightedCandidate[],
   holder: string | null,
   firstKey: number,
-  home: string | null = null,
 ): WeightedCandidate | null {
   const total = candidates.reduce((sum, c) => sum + c.inFlight, 0);
-  // A tighter bound than a session's: where an unseen beginning goes, its tenant's next requests
-  // follow, so the first placements decide how evenly the prompts end up spread.
-  const bound = Math.ceil((UNSEEN_LOAD_FACTOR * (total + 1)) / candidates.length);
-  const scored = candidates.map((c) => ({ c, score: weightedScore(firstKey, c) }));
-  const homed =
-    home === null
-      ? scored.reduce<(typeof scored)[number] | undefined>(
-          (best, r) =>
-            !best || r.score > best.score || (r.score === best.score && compareText(r.c.id, best.c.id) < 0)
-              ? r
-              : best,
-          undefined,
-        )?.c
-      : candidates.find((c) => c.id === home);
-  if (homed && homed.inFlight < homed.slots && homed.inFlight + 1 <= bound) return homed;
   const held = holder === null ? undefined : candidates.find((c) => c.id === holder);
   if (held) {
     const others = candidates.length > 1 ? (total - held.inFlight) / (candidates.length - 1) : 0;
     const load = held.inFlight + 1;
     if (!(load > held.slots && load > 2 * others)) return held.inFlight < held.slots ? held : null;
   }
-  const ranked = scored
-    .filter(({ c }) => c !== held && c.inFlight < c.slots)
-    .sort(
-      (a, b) =>
-        Number(b.c === homed) - Number(a.c === homed) || b.score - a.score || compareText(a.c.id, b.c.id),
-    );
-  if (ranked.length === 0) return null;
+  const free = candidates.filter((c) => c !== held && c.inFlight < c.slots);
+  if (free.length === 0) return null;
+  // A tighter bound than a session's: where an unseen beginning goes, its tenant's next requests
+  // follow, so the first placements decide how evenly the prompts end up spread.
+  const bound = Math.ceil((UNSEEN_LOAD_FACTOR * (total + 1)) / candidates.length);
+  const ranked = free
+    .map((c) => ({ c, score: weightedScore(firstKey, c) }))
+    .sort((a, b) => b.score - a.score || compareText(a.c.id, b.c.id));
   const within = ranked.find(({ c }) => c.inFlight + 1 <= bound);
   if (within) return within.c;
   return ranked.reduce((least, r) => (r.c.inFlight < least.c.inFlight ? r : least)).c;
 }
 
 /** Weighted rendezvous (Schindelhauer and Schomaker): weight / −ln(u), u uniform from the pair's hash. */
-export function weightedScore(key: number, c: Pick<WeightedCandidate, "weight" | "idHash">): number {
+function weightedScore(key: number, c: WeightedCandidate): number {
   if (c.weight <= 0) return 0;
   const u = (mix32(key ^ Math.imul(c.idHash, 0x9e3779b1)) + 0.5) / 0x100000000;
   return c.weight / -Math.log(u);

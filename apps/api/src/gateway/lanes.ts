@@ -10,7 +10,6 @@ import {
   type WeightedCandidate,
 } from "./choose";
 import { GatewayError, unavailable } from "./errors";
-import { BeginningHomes } from "./homes";
 import { LearnedBeginnings } from "./learned";
 import { revisionPool } from "./revisions";
 
@@ -35,12 +34,7 @@ const SCANNED_WAITERS = 64;
 
 /** A routable replica with what the choice needs of it, worked out once per snapshot. */
 type Target = { replica: Replica & { endpoint: string }; slots: number; weight: number; idHash: number };
-/** `homed`: the targets as homes.ts reads them, one list per snapshot (its identity says "unchanged"). */
-type Routes = {
-  targets: Target[];
-  scores: SessionScores;
-  homed: { id: string; weight: number; idHash: number }[];
-};
+type Routes = { targets: Target[]; scores: SessionScores };
 
 /** Per snapshot, per model: its routable replicas, their slots and its sessions' scores. */
 const routesBySnapshot = new WeakMap<Snapshot, Map<string, Routes>>();
@@ -59,8 +53,7 @@ function routesOf(snap: Snapshot, model: Model): Routes {
       weight: model.profiles.find((p) => p.name === replica.profile)?.weight ?? 1,
       idHash: hashOf(Buffer.from(replica.id), 0, replica.id.length),
     }));
-    const homed = targets.map((t) => ({ id: t.replica.id, weight: t.weight, idHash: t.idHash }));
-    routes = { targets, scores: new SessionScores(), homed };
+    routes = { targets, scores: new SessionScores() };
     byModel.set(model.name, routes);
   }
   return routes;
@@ -89,8 +82,6 @@ export class Lane {
   readonly inFlight = new Map<string, number>();
   /** Where this model's prompt beginnings went (SPEC §7.1a). */
   readonly learned = new LearnedBeginnings();
-  /** Where each live beginning belongs, the same in every process (SPEC §7.1a). */
-  readonly homes = new BeginningHomes();
   /** When this process recorded the wake its waiters wait on (performance.now()), for the cold-start figure. */
   wokenAt: number | null = null;
   /** Whether the model had no ready replica when last looked at (its waiters wait for one). */
@@ -131,8 +122,7 @@ export class Lane {
     pool = revisionPool(model, pool, waiter.sessionKey, this.#canaryTurn);
     if (pool.length === 0) return null;
     const key = waiter.sessionKey;
-    if (key === null && waiter.beginning !== null)
-      return this.#takeByBeginning(pool, waiter.beginning, routes.homed);
+    if (key === null && waiter.beginning !== null) return this.#takeByBeginning(pool, waiter.beginning);
     const candidates: Candidate[] = pool.map((t) => ({
       id: t.replica.id,
       inFlight: this.inFlight.get(t.replica.id) ?? 0,
@@ -151,12 +141,11 @@ export class Lane {
   }
 
   /**
-   * SPEC §7.1a: the beginning's home (the same in every process, homes.ts) while it has room;
-   * else the replica that served the longest beginning of this prompt, when the match covers at
-   * least half of what was read; else the deterministic order. Whichever takes it now holds every
-   * block of it.
+   * SPEC §7.1a: the replica that served the longest beginning of this prompt, when the match
+   * covers at least half of what was read; else the deterministic choice. Whichever takes it now
+   * holds every block of it.
    */
-  #takeByBeginning(pool: readonly Target[], beginning: Beginning, homed: Routes["homed"]): Lease | null {
+  #takeByBeginning(pool: readonly Target[], beginning: Beginning): Lease | null {
     const candidates: WeightedCandidate[] = pool.map((t) => ({
       id: t.replica.id,
       inFlight: this.inFlight.get(t.replica.id) ?? 0,
@@ -168,8 +157,7 @@ export class Lane {
     const match =
       blocks.length > 0 ? this.learned.longest(blocks, (id) => pool.some((t) => t.replica.id === id)) : null;
     const holder = match !== null && match.blocks * 2 >= blocks.length ? match.id : null;
-    const home = this.homes.home(beginning.firstKey, homed, performance.now());
-    const chosen = chooseByBeginning(candidates, holder, beginning.firstKey, home);
+    const chosen = chooseByBeginning(candidates, holder, beginning.firstKey);
     if (!chosen) return null;
     const target = pool[candidates.indexOf(chosen)] as Target;
     this.learned.sent(blocks, target.replica.id);
