@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { withinFloorAndMax } from "./bounds";
 import { counted } from "./counted";
-import { profilesByPriority } from "./need";
 import type { Model, Scaling } from "./schemas/catalogue";
 import { slotsOf } from "./slots";
 
@@ -65,7 +64,13 @@ export function autoscaleFloor(scaling: Pick<Scaling, "min" | "max">, awake: boo
 export function autoscaleTarget(model: Pick<Model, "scaling" | "profiles">): number {
   const target = model.scaling.targetInFlight ?? null;
   if (target !== null && target >= 1) return target;
-  return slotsOf(model, { profile: profilesByPriority(model)[0]?.name ?? "" });
+  // The first of the highest priority, as profilesByPriority orders them (need.ts: not imported,
+  // it reads the schemas, which read this file).
+  const first = model.profiles.reduce<(typeof model.profiles)[number] | undefined>(
+    (best, p) => (best === undefined || p.priority > best.priority ? p : best),
+    undefined,
+  );
+  return slotsOf(model, { profile: first?.name ?? "" });
 }
 
 /**
