@@ -47,7 +47,8 @@ type Row = {
 // One parameter whatever the number of rows: the rows go as one JSON array, so a process with
 // thousands of keys in a second still writes one statement (and no parameter limit applies). The
 // same statement adds them to their UTC day's row (usage_days), summed first: a statement may
-// not update one row twice, and a batch may hold several hours of one day.
+// not update one row twice, and a batch may hold several hours of one day. Rows are taken in key
+// order, so processes writing the same keys at once lock them in one order (no deadlock).
 const ADD = `
   with r as (
     select * from jsonb_to_recordset($1::jsonb) as r(
@@ -58,7 +59,7 @@ const ADD = `
       (hour, model, token, owner, requests, refused, failed, prompt_tokens, cached_tokens, completion_tokens)
     select r.hour, r.model, r.token, r.owner, r.requests, r.refused, r.failed,
            r."promptTokens", r."cachedTokens", r."completionTokens"
-    from r
+    from r order by 1, 2, 3, 4
     on conflict (hour, model, token, owner) do update set
       requests = u.requests + excluded.requests,
       refused = u.refused + excluded.refused,
@@ -71,7 +72,7 @@ const ADD = `
     (day, model, token, owner, requests, refused, failed, prompt_tokens, cached_tokens, completion_tokens)
   select date_trunc('day', r.hour, 'UTC'), r.model, r.token, r.owner, sum(r.requests), sum(r.refused),
          sum(r.failed), sum(r."promptTokens"), sum(r."cachedTokens"), sum(r."completionTokens")
-  from r group by 1, 2, 3, 4
+  from r group by 1, 2, 3, 4 order by 1, 2, 3, 4
   on conflict (day, model, token, owner) do update set
     requests = d.requests + excluded.requests,
     refused = d.refused + excluded.refused,
