@@ -27,6 +27,8 @@ const suites: Array<() => Promise<Suite>> = [
   () => import("./join"),
   // rollout (issue 38)
   () => import("./rollout"),
+  // usage (issue 39)
+  () => import("./usage"),
 ];
 
 /** How fast this machine is right now: compare figures across machines and runs by this. */

@@ -24,4 +24,6 @@ export { openDeps } from "./openDeps";
 export { guardProcess } from "./processGuard";
 export { type RunningServer, startServer } from "./server";
 export { markSilentNodesDown } from "./services/liveness";
+export { startUsageRecorder, USAGE_RECORD_MS } from "./usage/recorder";
+export { UsageTally } from "./usage/tally";
 export { Snapshot, withNode } from "./world";

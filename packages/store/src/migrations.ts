@@ -291,7 +291,7 @@ export const MIGRATIONS: readonly Migration[] = [
   // ── usage3 (issue 39): migration 15 ──
   {
     id: 15,
-    name: "replica-hours by hour, model and owner",
+    name: "replica-hours by hour, model and owner; usage counts by day",
     // SPEC §12.1: the hours each model's replicas were ready, and those hours × what they held.
     // Only the scheduler's leader counts them (usage/replicaClock.ts): it adds the span since
     // usage_replica_clock's instant, which it moves forward in the same transaction, under a row
@@ -310,6 +310,21 @@ export const MIGRATIONS: readonly Migration[] = [
       create table usage_replica_clock (
         id         int primary key check (id = 1),
         counted_at timestamptz not null
+      );
+      -- SPEC §12.2: usage_hours summed by UTC day as they are added (the same statement), so a
+      -- reading of months by day reads one row per day and key, not every hour.
+      create table usage_days (
+        day               timestamptz not null,
+        model             text not null,
+        token             text not null,
+        owner             text not null,
+        requests          bigint not null default 0,
+        refused           bigint not null default 0,
+        failed            bigint not null default 0,
+        prompt_tokens     bigint not null default 0,
+        cached_tokens     bigint not null default 0,
+        completion_tokens bigint not null default 0,
+        primary key (day, model, token, owner)
       );
     `,
   },
@@ -337,6 +352,7 @@ export const TABLES = [
   "traffic",
   "usage_replica_hours",
   "usage_replica_clock",
+  "usage_days",
 ] as const;
 
 /**

@@ -45,22 +45,41 @@ type Row = {
 };
 
 // One parameter whatever the number of rows: the rows go as one JSON array, so a process with
-// thousands of keys in a second still writes one statement (and no parameter limit applies).
+// thousands of keys in a second still writes one statement (and no parameter limit applies). The
+// same statement adds them to their UTC day's row (usage_days), summed first: a statement may
+// not update one row twice, and a batch may hold several hours of one day. Rows are taken in key
+// order, so processes writing the same keys at once lock them in one order (no deadlock).
 const ADD = `
-  insert into usage_hours as u
-    (hour, model, token, owner, requests, refused, failed, prompt_tokens, cached_tokens, completion_tokens)
-  select r.hour, r.model, r.token, r.owner, r.requests, r.refused, r.failed,
-         r."promptTokens", r."cachedTokens", r."completionTokens"
-  from jsonb_to_recordset($1::jsonb) as r(
-    hour timestamptz, model text, token text, owner text, requests bigint, refused bigint,
-    failed bigint, "promptTokens" bigint, "cachedTokens" bigint, "completionTokens" bigint)
-  on conflict (hour, model, token, owner) do update set
-    requests = u.requests + excluded.requests,
-    refused = u.refused + excluded.refused,
-    failed = u.failed + excluded.failed,
-    prompt_tokens = u.prompt_tokens + excluded.prompt_tokens,
-    cached_tokens = u.cached_tokens + excluded.cached_tokens,
-    completion_tokens = u.completion_tokens + excluded.completion_tokens`;
+  with r as (
+    select * from jsonb_to_recordset($1::jsonb) as r(
+      hour timestamptz, model text, token text, owner text, requests bigint, refused bigint,
+      failed bigint, "promptTokens" bigint, "cachedTokens" bigint, "completionTokens" bigint)
+  ), hours as (
+    insert into usage_hours as u
+      (hour, model, token, owner, requests, refused, failed, prompt_tokens, cached_tokens, completion_tokens)
+    select r.hour, r.model, r.token, r.owner, r.requests, r.refused, r.failed,
+           r."promptTokens", r."cachedTokens", r."completionTokens"
+    from r order by 1, 2, 3, 4
+    on conflict (hour, model, token, owner) do update set
+      requests = u.requests + excluded.requests,
+      refused = u.refused + excluded.refused,
+      failed = u.failed + excluded.failed,
+      prompt_tokens = u.prompt_tokens + excluded.prompt_tokens,
+      cached_tokens = u.cached_tokens + excluded.cached_tokens,
+      completion_tokens = u.completion_tokens + excluded.completion_tokens
+  )
+  insert into usage_days as d
+    (day, model, token, owner, requests, refused, failed, prompt_tokens, cached_tokens, completion_tokens)
+  select date_trunc('day', r.hour, 'UTC'), r.model, r.token, r.owner, sum(r.requests), sum(r.refused),
+         sum(r.failed), sum(r."promptTokens"), sum(r."cachedTokens"), sum(r."completionTokens")
+  from r group by 1, 2, 3, 4 order by 1, 2, 3, 4
+  on conflict (day, model, token, owner) do update set
+    requests = d.requests + excluded.requests,
+    refused = d.refused + excluded.refused,
+    failed = d.failed + excluded.failed,
+    prompt_tokens = d.prompt_tokens + excluded.prompt_tokens,
+    cached_tokens = d.cached_tokens + excluded.cached_tokens,
+    completion_tokens = d.completion_tokens + excluded.completion_tokens`;
 
 const ADD_REPLICA_HOURS = `
   insert into usage_replica_hours as u (hour, model, owner, replica_hours, memory_gb_hours, core_hours, gpu_hours)
@@ -87,6 +106,7 @@ type ReplicaRow = {
 // The key's column: from this fixed table only, never from the caller's text.
 const KEY_COLUMN: Record<UsageKey, string> = { model: "model", token: "token", owner: "owner" };
 // Days are UTC days whatever the session's time zone (date_trunc's third argument).
+const DAY_MS = 86_400_000;
 const stepStart = (step: UsageStep) => (step === "day" ? "date_trunc('day', hour, 'UTC')" : "hour");
 
 type SumRow = {
@@ -129,13 +149,36 @@ export function usage(sql: Queryable): Usage {
     },
 
     async sums(from, to, by, step) {
-      const rows = await sql.query<SumRow>(
-        `select ${stepStart(step)} as at, ${KEY_COLUMN[by]} as key, sum(requests) as requests,
-                sum(refused) as refused, sum(failed) as failed, sum(prompt_tokens) as prompt_tokens,
-                sum(cached_tokens) as cached_tokens, sum(completion_tokens) as completion_tokens
-         from usage_hours where hour >= $1 and hour < $2 group by 1, 2`,
-        [new Date(from).toISOString(), new Date(to).toISOString()],
-      );
+      const key = KEY_COLUMN[by];
+      const counts = `sum(requests) as requests, sum(refused) as refused, sum(failed) as failed,
+        sum(prompt_tokens) as prompt_tokens, sum(cached_tokens) as cached_tokens,
+        sum(completion_tokens) as completion_tokens`;
+      const rows =
+        step === "hour"
+          ? await sql.query<SumRow>(
+              `select hour as at, ${key} as key, ${counts}
+               from usage_hours where hour >= $1 and hour < $2 group by 1, 2`,
+              [new Date(from).toISOString(), new Date(to).toISOString()],
+            )
+          : // The whole days inside [from, to) from their day rows; the hours of a day cut by
+            // either end from usage_hours, so the sums are exactly those of the hours.
+            await sql.query<SumRow>(
+              `select at, key, ${counts} from (
+                 select day as at, ${key} as key, requests, refused, failed, prompt_tokens,
+                        cached_tokens, completion_tokens
+                 from usage_days where day >= $3 and day < $4
+                 union all
+                 select date_trunc('day', hour, 'UTC'), ${key}, requests, refused, failed,
+                        prompt_tokens, cached_tokens, completion_tokens
+                 from usage_hours where hour >= $1 and hour < $2 and (hour < $3 or hour >= $4)
+               ) s group by 1, 2`,
+              [
+                new Date(from).toISOString(),
+                new Date(to).toISOString(),
+                new Date(Math.ceil(from / DAY_MS) * DAY_MS).toISOString(),
+                new Date(Math.floor(to / DAY_MS) * DAY_MS).toISOString(),
+              ],
+            );
       return rows.map((r) => ({
         at: new Date(r.at).getTime(),
         key: r.key,
@@ -171,8 +214,10 @@ export function usage(sql: Queryable): Usage {
     async prune(before) {
       const gone = await sql.query<{ n: string | number }>(
         `with counts as (delete from usage_hours where hour < $1 returning 1),
-              replicas as (delete from usage_replica_hours where hour < $1 returning 1)
-         select (select count(*) from counts) + (select count(*) from replicas) as n`,
+              replicas as (delete from usage_replica_hours where hour < $1 returning 1),
+              -- A day goes once all of it is before the cut.
+              days as (delete from usage_days where day < $1::timestamptz - interval '1 day' returning 1)
+         select (select count(*) from counts) + (select count(*) from replicas) + (select count(*) from days) as n`,
         [new Date(before).toISOString()],
       );
       return Number(gone[0]?.n ?? 0);
