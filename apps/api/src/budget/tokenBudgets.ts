@@ -108,10 +108,12 @@ export class TokenBudgets {
       await held.taking;
       const taken = row as { used: number; leased: number; granted: number } | null;
       if (taken === null || taken.granted > 0) continue;
-      // What is left for this request: the day's room plus what this process's lease has spare.
+      // What is left for this request: the day's room plus what this process's lease has spare,
+      // which requests that ended while the store was asked may have grown: then look again.
       const left =
         Math.max(0, budget - taken.used - taken.leased) +
         Math.max(0, held.lease - held.reserved - held.settled);
+      if (left >= reservation) continue;
       this.options.refused?.(token.name);
       throw new GatewayError({
         code: "budget_exceeded",
