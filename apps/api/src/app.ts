@@ -3,6 +3,8 @@ import { contract, keyOf, ROUTES, type Route } from "@llmgw/contract";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { authorize, createAuth, securityHeaders } from "./auth";
+import { budgetRefusals } from "./budget/metrics";
+import { TokenBudgets } from "./budget/tokenBudgets";
 import type { Deps } from "./deps";
 import type { AppEnv } from "./env";
 import { AppError, refuse, respondError } from "./errors";
@@ -62,12 +64,18 @@ type Serving = {
   benches: BenchRuns;
   startTraffic: () => () => void;
   usage: UsageTally;
+  budgets: TokenBudgets;
 };
 const serving = new WeakMap<object, Serving>();
 
 /** What the app's gateway counted for SPEC §12.1 and not yet written (the usage recorder takes it). */
 export function usageTallyOf(app: object): UsageTally | undefined {
   return serving.get(app)?.usage;
+}
+
+/** The client tokens' budgets of the app's gateway (SPEC §12.3): `llmgw serve` syncs them every second. */
+export function budgetsOf(app: object): TokenBudgets | undefined {
+  return serving.get(app)?.budgets;
 }
 
 /** The request path of an app `createApp` built: its live figures, and closing its upstream pools. */
@@ -137,6 +145,12 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   const now = () => gateway?.now() ?? IDLE_GATEWAY;
   const ownMeter = options.gateway?.meter ? null : new PromGatewayMeter({ registry: metrics.registry, now });
   const usage = new UsageTally(() => deps.now().getTime());
+  const budgets = new TokenBudgets({
+    store: deps.store.budgets,
+    now: () => deps.now().getTime(),
+    log: deps.log,
+    refused: budgetRefusals(metrics.registry),
+  });
   const wakes: GatewayWakes = {
     wake: (model, at) => wake({ deps, model, at }),
     keepAwake: (model, ms) => recordWake(deps, model, ms),
@@ -148,6 +162,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
       new UsageMetrics(metrics.registry),
     ),
     admission: options.gateway?.admission ?? auth.clientLimits,
+    budgets,
   });
   const benches = new BenchRuns();
   const requestPath = new RequestPathApp(deps, gateway, auth);
@@ -156,6 +171,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   const share = sharedTraffic(deps.store, deps.origin);
   serving.set(app, {
     usage,
+    budgets,
     gateway,
     requestPath,
     benches,

@@ -14,7 +14,7 @@ export { type Config, ConfigError, loadConfig } from "./config";
 export type { Deps } from "./deps";
 // The server's parts the benches (scripts/bench) assemble a server of their own from.
 export { startHeadroomChanges } from "./events/headroomChanges";
-export { type ClientAdmission, OPEN_ADMISSION } from "./gateway/admission";
+export { type ClientAdmission, OPEN_ADMISSION } from "./gateway/clientAdmission";
 export type { GatewayDemand } from "./gateway/dispatcher";
 export type { Gateway, GatewayOptions } from "./gateway/gateway";
 export type { GatewayMeter, GatewayNow, RequestOutcome } from "./gateway/meter";

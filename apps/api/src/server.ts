@@ -1,7 +1,15 @@
 import { isLoopback } from "@llmgw/domain";
 import { createLogger, type Logger } from "@llmgw/log";
 import { WAKES_CHANNEL } from "@llmgw/store";
-import { benchesOf, createApp, gatewayOf, nodeRequestPathOf, startTrafficOf, usageTallyOf } from "./app";
+import {
+  benchesOf,
+  budgetsOf,
+  createApp,
+  gatewayOf,
+  nodeRequestPathOf,
+  startTrafficOf,
+  usageTallyOf,
+} from "./app";
 import { startAutoscaler } from "./autoscale/autoscaler";
 import type { Config } from "./config";
 import type { Deps } from "./deps";
@@ -76,6 +84,8 @@ export async function startServer(
   const stopTraffic = startTrafficOf(app);
   const tally = usageTallyOf(app);
   const usageRecorder = tally ? startUsageRecorder(deps, tally) : null;
+  const budgets = budgetsOf(app);
+  budgets?.start();
   const stopHeadroomChanges = startHeadroomChanges({ hub: deps.hub, world: deps.world, log });
   await deps.mirror.scan();
   const stopWatch = deps.mirror.watch((changed, removed) => {
@@ -136,6 +146,7 @@ export async function startServer(
       await deps.pulls.stop();
       await gatewayOf(app)?.close();
       await usageRecorder?.stop();
+      await budgets?.stop();
       await autoscaler.stop();
       await scheduler?.stop();
       await leadership.stop();

@@ -4,7 +4,7 @@ import { type EngineOptions, StandInEngine } from "@llmgw/simulation";
 import OpenAI from "openai";
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { createApp, gatewayOf, nodeRequestPathOf, usageTallyOf } from "../src/app";
-import type { ClientAdmission } from "../src/gateway/admission";
+import type { ClientAdmission } from "../src/gateway/clientAdmission";
 import type { GatewayDemand } from "../src/gateway/dispatcher";
 import type { GatewayMeter, GatewayNow, RequestOutcome } from "../src/gateway/meter";
 import { listen } from "../src/listen";
@@ -51,7 +51,7 @@ export type GatewayTest = {
 /** An engine as a replica's endpoint: a stand-in, or a real one started as a process. */
 type Engine = Pick<StandInEngine, "url">;
 
-const OPEN: ClientAdmission = { admit: () => () => {} };
+const OPEN: ClientAdmission = { admit: () => {} };
 
 /** `yaml` configures tokens; then `adminToken` is the one the kit makes models with. */
 export function useGateway(options: { yaml?: string; adminToken?: string } = {}): GatewayTest {

@@ -84,6 +84,8 @@ describe("llmgw ctl token create --role client", () => {
       "120",
       "--concurrency",
       "2",
+      "--tokens-per-day",
+      "20000",
       "--token",
       root,
     ]);
@@ -91,7 +93,7 @@ describe("llmgw ctl token create --role client", () => {
     expect(run.code, run.stderr).toBe(0);
     expect(rowOf(run.stdout, "role")).toEqual(["role", "client"]);
     expect(rowOf(run.stdout, "models")).toEqual(["models", "chat, embed"]);
-    expect(rowOf(run.stdout, "limits")).toEqual(["limits", "120/min, 2 at once"]);
+    expect(rowOf(run.stdout, "limits")).toEqual(["limits", "120/min, 2 at once, 20000 tokens/day"]);
     expect(tokenOf(run.stdout)).toMatch(/^llmgw_/);
   });
 
@@ -131,6 +133,9 @@ describe("llmgw ctl token create --role client", () => {
     const viewer = await createAs("viewer", "--concurrency", "2");
     expect(viewer).toMatchObject({ code: 1, stdout: "" });
     expect(viewer.stderr).toContain("concurrency: only a client token has a concurrency limit");
+    const budget = await createAs("operator", "--tokens-per-day", "100");
+    expect(budget).toMatchObject({ code: 1, stdout: "" });
+    expect(budget.stderr).toContain("tokensPerDay: only a client token has a budget of tokens");
     const zero = await createAs("client", "--concurrency", "0");
     expect(zero.code).toBe(1);
     expect(zero.stderr).toContain("concurrency: at least 1");
@@ -151,6 +156,7 @@ describe("llmgw ctl token list", () => {
       "NODE",
       "MODELS",
       "LIMITS",
+      "TODAY",
       "ORIGIN",
       "CREATED (UTC)",
       "BY",
@@ -162,12 +168,13 @@ describe("llmgw ctl token list", () => {
       "-",
       "-",
       "-",
+      "-",
       "runtime",
       expect.any(String),
       "root",
       "never",
     ]);
-    expect(rowOf(run.stdout, "root")[8]).not.toBe("never");
+    expect(rowOf(run.stdout, "root")[9]).not.toBe("never");
     expect(run.stdout).not.toContain(tokenOf(made.stdout));
     expect(run.stdout).not.toContain(root);
   });

@@ -30,6 +30,8 @@ export const MAX_TOKEN_MODELS = 256;
 /** Beyond these a limit is no limit; a typo of a few zeros should not pass for one. */
 export const MAX_REQUESTS_PER_MINUTE = 1_000_000;
 export const MAX_CONCURRENCY = 100_000;
+/** A day's budget past this is no budget (SPEC §12.3); it also keeps sums far from 2^53. */
+export const MAX_TOKENS_PER_DAY = 1_000_000_000_000;
 
 /**
  * The models a client token may call, by catalogue name or alias (SPEC §4). Absent is every model;
@@ -57,6 +59,12 @@ export const concurrencySchema = z
   .min(1, "at least 1; leave it out for no limit")
   .max(MAX_CONCURRENCY, `at most ${MAX_CONCURRENCY}`);
 
+/** A client token's tokens a UTC day (SPEC §12.3). */
+export const tokensPerDaySchema = z
+  .int("a whole number of tokens")
+  .min(1, "at least 1; leave it out for no budget")
+  .max(MAX_TOKENS_PER_DAY, `at most ${MAX_TOKENS_PER_DAY}`);
+
 /** The fields a token has besides its secret, as the file and `POST /tokens` take them. */
 export const tokenFields = {
   name: tokenNameSchema,
@@ -66,6 +74,7 @@ export const tokenFields = {
   models: tokenModelsSchema.nullable().optional(),
   requestsPerMinute: requestsPerMinuteSchema.nullable().optional(),
   concurrency: concurrencySchema.nullable().optional(),
+  tokensPerDay: tokensPerDaySchema.nullable().optional(),
 };
 
 type RoleBound = {
@@ -74,6 +83,7 @@ type RoleBound = {
   models?: string[] | null | undefined;
   requestsPerMinute?: number | null | undefined;
   concurrency?: number | null | undefined;
+  tokensPerDay?: number | null | undefined;
 };
 
 /** Which fields belong to which role: a node to an agent token, models and limits to a client's. */
@@ -82,6 +92,7 @@ const ONLY_FOR = [
   ["models", "client", "only a client token lists models"],
   ["requestsPerMinute", "client", "only a client token has a request limit"],
   ["concurrency", "client", "only a client token has a concurrency limit"],
+  ["tokensPerDay", "client", "only a client token has a budget of tokens"],
 ] as const satisfies readonly (readonly [keyof RoleBound, Role, string])[];
 
 /** Adds an issue naming each field the token's role does not have. */

@@ -17,6 +17,8 @@ const tokenLimitsSchema = z.object({
   models: z.array(z.string()).nullable(),
   requestsPerMinute: z.number().int().nullable(),
   concurrency: z.number().int().nullable(),
+  /** Tokens a UTC day (SPEC §12.3); null: no budget. */
+  tokensPerDay: z.number().int().nullable(),
 });
 export type TokenLimits = z.infer<typeof tokenLimitsSchema>;
 
@@ -31,6 +33,11 @@ export const tokenViewSchema = tokenLimitsSchema.extend({
   lastUsedAt: z.string().nullable(),
   /** An agent token's node: the one it was made for, else the one its first heartbeat bound; null for other roles. */
   node: z.string().nullable(),
+  /**
+   * A client token's tokens the engines reported since 00:00 UTC (SPEC §12.3), reservations and
+   * leases not included; null for every other role.
+   */
+  tokensUsedToday: z.number().int().nullable(),
 });
 export type TokenView = z.infer<typeof tokenViewSchema>;
 

@@ -3,6 +3,7 @@ export * from "./attention";
 export * from "./autoscale";
 export * from "./bench";
 export * from "./bounds";
+export * from "./budget";
 export * from "./capacity";
 export * from "./classes";
 export * from "./compare";

@@ -8,6 +8,7 @@ export { openPostgres } from "./postgres";
 export type { AgentNode, AgentNodes } from "./repos/agentNodes";
 export type { Audit, NewAuditEntry } from "./repos/audit";
 export type { Autoscale, StoredScale } from "./repos/autoscale";
+export type { BudgetDay, BudgetReturn, Budgets } from "./repos/budgets";
 export type { Classes } from "./repos/classes";
 export type { Demand } from "./repos/demand";
 export { EVENTS_CHANNEL, type Events, type StoredEvent } from "./repos/events";

@@ -288,6 +288,25 @@ export const MIGRATIONS: readonly Migration[] = [
       create index traffic_at on traffic (at);
     `,
   },
+  // ── budgets (issue 39): migration 14 ──
+  {
+    id: 14,
+    name: "client tokens' budgets a day, and what each day's budget has given out",
+    // SPEC §12.3. token_budgets is one row per token name and UTC day: `used`, the tokens the
+    // engines reported for requests settled so far; `leased`, what processes hold to admit
+    // requests from (reservations in flight and what is left of a lease). A lease is taken with
+    // the row locked, only while used + leased stays within the day's budget.
+    sql: `
+      alter table tokens add column tokens_per_day bigint check (tokens_per_day >= 1);
+      create table token_budgets (
+        token  text not null,
+        day    date not null,
+        used   bigint not null default 0 check (used >= 0),
+        leased bigint not null default 0 check (leased >= 0),
+        primary key (token, day)
+      );
+    `,
+  },
   // ── usage3 (issue 39): migration 15 ──
   {
     id: 15,
@@ -350,6 +369,7 @@ export const TABLES = [
   "mirror_pulls",
   "usage_hours",
   "traffic",
+  "token_budgets",
   "usage_replica_hours",
   "usage_replica_clock",
   "usage_days",

@@ -7,6 +7,7 @@ import { openPostgres } from "./postgres";
 import { type AgentNodes, agentNodes } from "./repos/agentNodes";
 import { type Audit, audit } from "./repos/audit";
 import { type Autoscale, autoscale } from "./repos/autoscale";
+import { type Budgets, budgets } from "./repos/budgets";
 import { type Classes, classes } from "./repos/classes";
 import { type Demand, demand } from "./repos/demand";
 import { type Events, events } from "./repos/events";
@@ -49,6 +50,7 @@ export interface Repositories {
   readonly autoscale: Autoscale;
   readonly usage: Usage;
   readonly traffic: TrafficSeconds;
+  readonly budgets: Budgets;
 }
 
 export interface StoreTx extends Repositories {
@@ -102,6 +104,7 @@ function bind(sql: Queryable, caches: Caches, inTransaction: boolean): StoreTx {
     autoscale: autoscale(sql),
     usage: usage(sql),
     traffic: traffic(sql),
+    budgets: budgets(sql),
     transaction: (fn) => sql.transaction((tx) => fn(bind(tx, caches, true))),
     lock: (key) => lockKey(sql, key),
   };

@@ -8,8 +8,11 @@ import { describeOnEachDatabase, describeOnPostgres } from "./testStore";
 let sequence = 0;
 const hash = () => createHash("sha256").update(randomBytes(32)).digest("hex");
 
-type Made = Omit<StoredToken, "lastUsedAt" | "node" | "models" | "requestsPerMinute" | "concurrency">;
-const NO_LIMITS = { models: null, requestsPerMinute: null, concurrency: null } as const;
+type Made = Omit<
+  StoredToken,
+  "lastUsedAt" | "node" | "models" | "requestsPerMinute" | "concurrency" | "tokensPerDay"
+>;
+const NO_LIMITS = { models: null, requestsPerMinute: null, concurrency: null, tokensPerDay: null } as const;
 
 function aToken(overrides: Partial<Made> = {}): Made {
   return {
@@ -126,7 +129,12 @@ describeOnEachDatabase("tokens and sessions on $name", ({ kind }) => {
 
   it("keeps a client token's models and limits, read back as given", async () => {
     const token = aToken({ role: "client" });
-    const limits = { models: ["chat", "llama-3.1-8b:q4"], requestsPerMinute: 60, concurrency: 2 };
+    const limits = {
+      models: ["chat", "llama-3.1-8b:q4"],
+      requestsPerMinute: 60,
+      concurrency: 2,
+      tokensPerDay: 5_000_000_000,
+    };
 
     expect(await store.tokens.insert({ ...token, ...limits })).toEqual({
       ...token,
@@ -154,6 +162,7 @@ describeOnEachDatabase("tokens and sessions on $name", ({ kind }) => {
       store.tokens.insert({ ...aToken({ role: "client" }), requestsPerMinute: 0 }),
     ).rejects.toThrow();
     await expect(store.tokens.insert({ ...aToken({ role: "client" }), concurrency: -1 })).rejects.toThrow();
+    await expect(store.tokens.insert({ ...aToken({ role: "client" }), tokensPerDay: 0 })).rejects.toThrow();
   });
 
   it("binds a node to one token and a token to one node", async () => {

@@ -20,6 +20,7 @@ function aClient(overrides: Partial<KnownToken> = {}): KnownToken {
     models: null,
     requestsPerMinute: null,
     concurrency: null,
+    tokensPerDay: null,
     ...overrides,
   };
 }

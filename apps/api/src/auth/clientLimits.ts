@@ -12,8 +12,6 @@ const WINDOW_SECONDS = 60;
 /** Below this many tokens tracked, nothing is swept; above, idle ones are forgotten. */
 const SWEEP_FROM = 1024;
 
-const NOTHING_TO_RELEASE = (): void => {};
-
 /**
  * Admits a request of `token` for `model`, or throws: 403 `model_not_allowed` when the token lists
  * models and this is none of them (by name or alias); 429 `rate_limited` with Retry-After past its
@@ -28,8 +26,8 @@ export class ClientLimits {
   /** `now` in milliseconds; tests pass a fake clock. */
   constructor(private readonly now: () => number = Date.now) {}
 
-  admit(token: KnownToken | null, model: Model, inFlight = 0): () => void {
-    if (token === null) return NOTHING_TO_RELEASE;
+  admit(token: KnownToken | null, model: Model, inFlight = 0): void {
+    if (token === null) return;
     if (token.models !== null && !listsModel(token.models, model)) {
       throw new AppError({
         code: "model_not_allowed",
@@ -37,7 +35,7 @@ export class ClientLimits {
       });
     }
     const { requestsPerMinute, concurrency } = token;
-    if (requestsPerMinute === null && concurrency === null) return NOTHING_TO_RELEASE;
+    if (requestsPerMinute === null && concurrency === null) return;
 
     const now = this.now();
     // Keyed by hash: a token revoked and made again under its name starts afresh.
@@ -55,7 +53,6 @@ export class ClientLimits {
       throw rateLimited(`the token ${token.name} may have ${counted(concurrency, "request")} in flight`, 1);
     }
     minute?.add(now);
-    return NOTHING_TO_RELEASE;
   }
 
   /** How many tokens are tracked (for tests of the memory bound). */

@@ -1,4 +1,5 @@
 import type { CreatedToken, TokenCreate, TokenView } from "@llmgw/contract";
+import { utcDayStart } from "@llmgw/domain";
 import type { Deps } from "../deps";
 import { AppError, notFound } from "../errors";
 import type { Auth } from "./auth";
@@ -8,17 +9,29 @@ import type { KnownToken } from "./tokenBook";
 // What an admin does with tokens. Each change is audited (`by` the admin's token name) and none
 // puts a secret or a hash into the audit, the events or a response other than the creation's.
 
-/** A token as listed: an agent token's node is the one it was made for, else the one it bound. */
-const viewOf = ({ sha256, ...view }: KnownToken, bound: string | null): TokenView => ({
+/**
+ * A token as listed: an agent token's node is the one it was made for, else the one it bound; a
+ * client token's tokens today are those the engines reported (SPEC §12.3).
+ */
+const viewOf = (
+  { sha256, ...view }: KnownToken,
+  bound: string | null,
+  usedToday: ReadonlyMap<string, number>,
+): TokenView => ({
   ...view,
   node: view.node ?? bound,
+  tokensUsedToday: view.role === "client" ? (usedToday.get(view.name) ?? 0) : null,
 });
 
-export async function listTokens(auth: Auth): Promise<TokenView[]> {
-  const [tokens, bindings] = await Promise.all([auth.tokens.list(), auth.agents.byToken()]);
+export async function listTokens(deps: Deps, auth: Auth): Promise<TokenView[]> {
+  const [tokens, bindings, usedToday] = await Promise.all([
+    auth.tokens.list(),
+    auth.agents.byToken(),
+    deps.store.budgets.reportedSince(utcDayStart(deps.now().getTime())),
+  ]);
   return tokens.map((t) => {
     const binding = bindings.get(t.name);
-    return viewOf(t, binding?.tokenSha256 === t.sha256 ? binding.node : null);
+    return viewOf(t, binding?.tokenSha256 === t.sha256 ? binding.node : null, usedToday);
   });
 }
 
@@ -64,6 +77,7 @@ export async function createToken(
     models: input.models ?? null,
     requestsPerMinute: input.requestsPerMinute ?? null,
     concurrency: input.concurrency ?? null,
+    tokensPerDay: input.tokensPerDay ?? null,
   };
   const secret = newToken();
   const sha256 = sha256Hex(secret);
@@ -96,6 +110,20 @@ export async function createToken(
     }
     await tx.audit.append([
       { at, by, action: "token.create", target: input.name, field: "role", before: null, after: input.role },
+      // A budget is audited as every token change is (SPEC §12.3).
+      ...(limits.tokensPerDay === null
+        ? []
+        : [
+            {
+              at,
+              by,
+              action: "token.create",
+              target: input.name,
+              field: "tokensPerDay",
+              before: null,
+              after: limits.tokensPerDay,
+            },
+          ]),
     ]);
     return row;
   });
@@ -108,6 +136,7 @@ export async function createToken(
     lastUsedAt: null,
     node,
     ...limits,
+    tokensUsedToday: input.role === "client" ? 0 : null,
     token: secret,
   };
 }

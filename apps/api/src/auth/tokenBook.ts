@@ -99,6 +99,7 @@ export class TokenBook {
       models: token.models ?? null,
       requestsPerMinute: token.requestsPerMinute ?? null,
       concurrency: token.concurrency ?? null,
+      tokensPerDay: token.tokensPerDay ?? null,
     };
   }
 }
@@ -121,5 +122,6 @@ function fromStore(row: StoredToken): KnownToken | null {
     models: row.models,
     requestsPerMinute: row.requestsPerMinute,
     concurrency: row.concurrency,
+    tokensPerDay: row.tokensPerDay,
   };
 }

@@ -17,6 +17,7 @@ export const V1_REFUSALS = {
   not_found: 404,
   payload_too_large: 413,
   rate_limited: 429,
+  budget_exceeded: 429,
   internal: 500,
   upstream_unavailable: 502,
   upstream_failed: 502,

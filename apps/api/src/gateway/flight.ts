@@ -35,6 +35,9 @@ export class TokenFlights {
   }
 }
 
+/** How a request ended, for what it held to be released by (a budget settles on its usage). */
+export type Ended = { usage: Usage; sent: boolean };
+
 /**
  * One request's way through the gateway, timed from arrival (performance.now()): when it was sent,
  * when its first byte reached the client, and what must run when it ends. `end` runs once, however
@@ -51,7 +54,7 @@ export class Flight {
   #errorEvent = false;
   #sentAt: number | null = null;
   #firstByteAt: number | null = null;
-  #releases: (() => void)[] = [];
+  #releases: ((ended: Ended) => void)[] = [];
   #counted: string | null = null;
   #ended = false;
 
@@ -70,9 +73,9 @@ export class Flight {
     this.tokens.add(key, this.token);
   }
 
-  /** What to run when the request ends, whichever way. */
-  onEnd(release: () => void): void {
-    if (this.#ended) release();
+  /** What to run when the request ends, whichever way (told its usage and whether it was sent). */
+  onEnd(release: (ended: Ended) => void): void {
+    if (this.#ended) release({ usage: NO_USAGE, sent: this.#sentAt !== null });
     else this.#releases.push(release);
   }
 
@@ -93,9 +96,10 @@ export class Flight {
     if (this.#ended) return;
     this.#ended = true;
     if (this.#counted !== null) this.tokens.remove(this.#counted);
+    const ended: Ended = { usage, sent: this.#sentAt !== null };
     for (const release of this.#releases) {
       try {
-        release();
+        release(ended);
       } catch (err) {
         this.log.error({ err, model: this.model, token: this.token }, "releasing a request's hold failed");
       }

@@ -1,9 +1,10 @@
-import { type Model, stoppedReason } from "@llmgw/domain";
+import { type Model, reservationOf, stoppedReason } from "@llmgw/domain";
 import type { KnownToken } from "../auth/tokenBook";
+import type { TokenBudgets } from "../budget/tokenBudgets";
 import type { Deps } from "../deps";
-import { type ClientAdmission, OPEN_ADMISSION } from "./admission";
 import { CLIENT_GONE } from "./answer";
 import { modelNamed } from "./catalogue";
+import { type ClientAdmission, OPEN_ADMISSION } from "./clientAdmission";
 import { CLIENT_WENT_AWAY, Dispatcher, type DispatchLimits, type GatewayDemand } from "./dispatcher";
 import { asGatewayRefusal, unavailable } from "./errors";
 import type { Exchange } from "./exchange";
@@ -20,6 +21,8 @@ export type GatewayOptions = {
   meter?: GatewayMeter;
   /** A client token's models and limits; everything allowed by default. */
   admission?: ClientAdmission;
+  /** Client tokens' budgets a day (SPEC §12.3); none by default. */
+  budgets?: TokenBudgets | null;
 };
 
 /** Who sends a request, as the request path's authorization found them. */
@@ -41,6 +44,7 @@ const MB = 1024 * 1024;
 export class Gateway {
   readonly meter: GatewayMeter;
   readonly admission: ClientAdmission;
+  readonly budgets: TokenBudgets | null;
   /** Requests in flight per token: the one count (concurrency limits and the meter read it). */
   readonly tokens = new TokenFlights();
   #parts: ProxyParts | null = null;
@@ -52,6 +56,7 @@ export class Gateway {
   ) {
     this.meter = options.meter ?? NO_METER;
     this.admission = options.admission ?? OPEN_ADMISSION;
+    this.budgets = options.budgets ?? null;
   }
 
   /**
@@ -64,7 +69,8 @@ export class Gateway {
     flight.clientToken = sender.token?.role === "client" ? sender.token.name : null;
     try {
       const { gateway } = this.deps.config;
-      const request = inferenceOf(await ex.readBody(gateway.bodyLimitMB * MB), ex.header("x-session-id"));
+      const body = await ex.readBody(gateway.bodyLimitMB * MB);
+      const request = inferenceOf(body, ex.header("x-session-id"));
       const snap = await this.deps.world.snapshot();
       const model = modelNamed(snap, request.model);
       flight.model = model.name;
@@ -73,8 +79,25 @@ export class Gateway {
       if (stopped !== null) throw unavailable("model_stopped", stopped, 60);
       // Keyed by the token's hash (a token made again under its name starts afresh).
       const key = sender.token?.sha256 ?? `open:${sender.actor}`;
-      flight.onEnd(this.admission.admit(sender.token, model, this.tokens.of(key)));
+      this.admission.admit(sender.token, model, this.tokens.of(key));
       flight.count(key);
+      if (this.budgets !== null && sender.token !== null) {
+        const reserve = reservationOf({
+          bodyBytes: body.byteLength,
+          maxTokens: request.maxTokens,
+          maxCompletionTokens: request.maxCompletionTokens,
+          maxOutput: model.maxOutput,
+        });
+        const reservation = await this.budgets.reserve(sender.token, reserve.total);
+        // Settled with what the engine reported (a prompt it did not count, as estimated); a
+        // request never sent used nothing.
+        if (reservation !== null)
+          flight.onEnd(({ usage, sent }) =>
+            reservation.settle(
+              sent ? (usage.promptTokens ?? reserve.prompt) + (usage.completionTokens ?? 0) : 0,
+            ),
+          );
+      }
       await proxy(this.#started(), {
         flight,
         snap,

@@ -17,6 +17,9 @@ export type InferenceRequest = {
   hideUsage: boolean;
   /** Without a session key, the prompt's beginning: where its cache is decides (SPEC §7.1a). */
   beginning: Beginning | null;
+  /** The body's `max_tokens` and `max_completion_tokens` when whole numbers: a budget's reservation (SPEC §12.3). */
+  maxTokens: number | null;
+  maxCompletionTokens: number | null;
 };
 
 /**
@@ -24,7 +27,14 @@ export type InferenceRequest = {
  * walked once for its top-level `model` and `user` and never built (jsonScan.ts).
  */
 export const PARSED_WHOLE_BYTES = 64 * 1024;
-const ROUTING_KEYS = ["model", "user", "stream", "stream_options"] as const;
+const ROUTING_KEYS = [
+  "model",
+  "user",
+  "stream",
+  "stream_options",
+  "max_tokens",
+  "max_completion_tokens",
+] as const;
 
 /**
  * The fields routing needs, from a body that must be a JSON object naming a model (400
@@ -44,10 +54,22 @@ export function inferenceOf(bytes: Uint8Array, sessionHeader: string | undefined
     sessionKey,
     beginning: sessionKey === null ? beginningOf(bytes) : null,
     hideUsage: asked !== null,
+    maxTokens: wholeOrNull(routing.max_tokens),
+    maxCompletionTokens: wholeOrNull(routing.max_completion_tokens),
   };
 }
 
-type Routing = { model?: unknown; user?: unknown; stream?: unknown; stream_options?: unknown };
+type Routing = {
+  model?: unknown;
+  user?: unknown;
+  stream?: unknown;
+  stream_options?: unknown;
+  max_tokens?: unknown;
+  max_completion_tokens?: unknown;
+};
+
+const wholeOrNull = (value: unknown): number | null =>
+  typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : null;
 
 const ASK_USAGE = Buffer.from('"stream_options":{"include_usage":true},');
 
@@ -84,8 +106,8 @@ function parsedWhole(bytes: Uint8Array): Routing {
   }
   if (typeof body !== "object" || body === null || Array.isArray(body))
     throw invalidRequest("the body must be a JSON object");
-  const { model, user, stream, stream_options } = body as Routing;
-  return { model, user, stream, stream_options };
+  const { model, user, stream, stream_options, max_tokens, max_completion_tokens } = body as Routing;
+  return { model, user, stream, stream_options, max_tokens, max_completion_tokens };
 }
 
 function scanned(bytes: Uint8Array): Routing {

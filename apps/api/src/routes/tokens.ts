@@ -7,7 +7,7 @@ import { handlers } from "./handlers";
 /** Admins' tokens (the contract says who; these handlers do not check). */
 export const tokenRoutes = (deps: Deps, auth: Auth) =>
   handlers(contract.tokens, {
-    list: () => listTokens(auth),
+    list: () => listTokens(deps, auth),
     create: async (c, { body }) => {
       const created = await createToken(deps, auth, { input: body, by: c.get("actor") });
       c.header("Location", `/api/v1/tokens/${encodeURIComponent(created.name)}`);

@@ -29,6 +29,7 @@ export const OPTIONS = {
   models: { type: "string" },
   rpm: { type: "string" },
   concurrency: { type: "string" },
+  "tokens-per-day": { type: "string" },
   requests: { type: "string" },
   "max-tokens": { type: "string" },
   "prompt-tokens": { type: "string" },

@@ -17,14 +17,23 @@ function modelsText(t: Pick<TokenView, "role" | "models">): string {
   return t.models.length > MODELS_SHOWN ? `${shown} +${t.models.length - MODELS_SHOWN} more` : shown;
 }
 
-/** "60/min, 4 at once"; "none" for a client token without limits. */
-function limitsText(t: Pick<TokenView, "role" | "requestsPerMinute" | "concurrency">): string {
+/** "60/min, 4 at once, 20000 tokens/day"; "none" for a client token without limits. */
+function limitsText(
+  t: Pick<TokenView, "role" | "requestsPerMinute" | "concurrency" | "tokensPerDay">,
+): string {
   if (t.role !== "client") return "-";
   const limits = [
     ...(t.requestsPerMinute === null ? [] : [`${t.requestsPerMinute}/min`]),
     ...(t.concurrency === null ? [] : [`${t.concurrency} at once`]),
+    ...(t.tokensPerDay === null ? [] : [`${t.tokensPerDay} tokens/day`]),
   ];
   return limits.length > 0 ? limits.join(", ") : "none";
+}
+
+/** A client token's tokens today, of its budget when it has one: "1200 of 20000"; "-" for other roles. */
+function todayText(t: Pick<TokenView, "tokensUsedToday" | "tokensPerDay">): string {
+  if (t.tokensUsedToday === null) return "-";
+  return t.tokensPerDay === null ? String(t.tokensUsedToday) : `${t.tokensUsedToday} of ${t.tokensPerDay}`;
 }
 
 /** The request `token create` sends: the server checks which fields the role may have. */
@@ -44,6 +53,9 @@ function creationOf(values: Values): TokenCreate {
     ...(values.concurrency === undefined
       ? {}
       : { concurrency: wholeNumber("--concurrency", values.concurrency) }),
+    ...(values["tokens-per-day"] === undefined
+      ? {}
+      : { tokensPerDay: wholeNumber("--tokens-per-day", values["tokens-per-day"]) }),
   };
 }
 
@@ -55,6 +67,7 @@ function tokensTable(tokens: TokenView[], ctx: Ctx): string {
       { header: "NODE" },
       { header: "MODELS" },
       { header: "LIMITS" },
+      { header: "TODAY" },
       { header: "ORIGIN" },
       { header: "CREATED (UTC)" },
       { header: "BY" },
@@ -66,6 +79,7 @@ function tokensTable(tokens: TokenView[], ctx: Ctx): string {
       t.role === "agent" ? (t.node ?? "(first beat)") : "-",
       modelsText(t),
       limitsText(t),
+      todayText(t),
       t.origin === "config" ? "llmgw.yaml" : "runtime",
       t.createdAt ? timeText(t.createdAt) : "-",
       orDash(t.createdBy),
@@ -96,11 +110,11 @@ export const tokenCommands: Command[] = [
   {
     words: ["token", "create"],
     operands: [],
-    options: ["name", "role", "node", "models", "rpm", "concurrency"],
+    options: ["name", "role", "node", "models", "rpm", "concurrency", "tokens-per-day"],
     flags:
-      "--name N --role viewer|operator|admin|agent|client [--node NODE] [--models A,B] [--rpm N] [--concurrency N]",
+      "--name N --role viewer|operator|admin|agent|client [--node NODE] [--models A,B] [--rpm N] [--concurrency N] [--tokens-per-day N]",
     summary:
-      "make a token and print it, once: the server keeps only its hash; an agent token speaks for --node, else for the node of its first heartbeat; a client token calls /v1 only, for --models (names or aliases; else every model), at most --rpm requests a minute and --concurrency at once (admin)",
+      "make a token and print it, once: the server keeps only its hash; an agent token speaks for --node, else for the node of its first heartbeat; a client token calls /v1 only, for --models (names or aliases; else every model), at most --rpm requests a minute, --concurrency at once and --tokens-per-day a UTC day (admin)",
     async run(ctx, _operands, values) {
       const created = await ctx.answer(ctx.api.tokens.$post({ json: creationOf(values) }));
       show(ctx, created, (t) =>

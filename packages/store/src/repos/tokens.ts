@@ -20,14 +20,16 @@ export interface StoredToken {
   /** A client token's limits; null: none. */
   requestsPerMinute: number | null;
   concurrency: number | null;
+  /** A client token's tokens a UTC day (SPEC §12.3); null: no budget. */
+  tokensPerDay: number | null;
 }
 
 /** What a new token may leave out: the limits and the node default to none. */
 export type NewToken = Omit<
   StoredToken,
-  "lastUsedAt" | "node" | "models" | "requestsPerMinute" | "concurrency"
+  "lastUsedAt" | "node" | "models" | "requestsPerMinute" | "concurrency" | "tokensPerDay"
 > &
-  Partial<Pick<StoredToken, "node" | "models" | "requestsPerMinute" | "concurrency">>;
+  Partial<Pick<StoredToken, "node" | "models" | "requestsPerMinute" | "concurrency" | "tokensPerDay">>;
 
 export interface Tokens {
   /** By name. */
@@ -56,9 +58,10 @@ type TokenRow = {
   models: unknown;
   requests_per_minute: number | null;
   concurrency: number | null;
+  tokens_per_day: string | number | null;
 };
 const COLUMNS =
-  "name, role, sha256, created_at, created_by, last_used_at, node, models, requests_per_minute, concurrency";
+  "name, role, sha256, created_at, created_by, last_used_at, node, models, requests_per_minute, concurrency, tokens_per_day";
 
 export const isoOf = (at: Date | string): string => (at instanceof Date ? at : new Date(at)).toISOString();
 
@@ -73,6 +76,8 @@ const toToken = (row: TokenRow): StoredToken => ({
   models: Array.isArray(row.models) ? row.models.filter((m): m is string => typeof m === "string") : null,
   requestsPerMinute: row.requests_per_minute,
   concurrency: row.concurrency,
+  // bigint: PostgreSQL's driver hands it over as text.
+  tokensPerDay: row.tokens_per_day === null ? null : Number(row.tokens_per_day),
 });
 
 /**
@@ -113,8 +118,8 @@ export function tokens(
 
     async insert(token) {
       const [row] = await sql.query<TokenRow>(
-        `insert into tokens (name, role, sha256, created_at, created_by, node, models, requests_per_minute, concurrency)
-         values ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9)
+        `insert into tokens (name, role, sha256, created_at, created_by, node, models, requests_per_minute, concurrency, tokens_per_day)
+         values ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10)
          on conflict do nothing
          returning ${COLUMNS}`,
         [
@@ -128,6 +133,7 @@ export function tokens(
           token.models == null ? null : jsonb(token.models),
           token.requestsPerMinute ?? null,
           token.concurrency ?? null,
+          token.tokensPerDay ?? null,
         ],
       );
       if (row !== undefined) await changed(sql);
