@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { BLOCK_BYTES, beginningOf, READ_BYTES } from "../src/gateway/beginning";
-import { chooseByBeginning, type WeightedCandidate } from "../src/gateway/choose";
+import { chooseByBeginning, type Holder, type WeightedCandidate } from "../src/gateway/choose";
 import { LearnedBeginnings } from "../src/gateway/learned";
 
 // The pure parts of SPEC §7.1a: how a prompt's beginning is read, remembered and chosen by.
@@ -55,6 +55,30 @@ describe("beginningOf", () => {
     expect(a?.firstKey).not.toBe(b?.firstKey);
   });
 
+  it("hashes the same bytes alike wherever they lie in memory, and each block on its own", () => {
+    const bytes = body([{ role: "user", content: text("alike wherever it lies ", 9000) }]);
+    const at = beginningOf(bytes);
+    // The same body at an odd offset in a larger buffer (as a chunk of a joined request can be).
+    for (const offset of [1, 2, 3, 5]) {
+      const shifted = new Uint8Array(bytes.byteLength + offset);
+      shifted.set(bytes, offset);
+      expect(beginningOf(shifted.subarray(offset))).toEqual(at);
+    }
+    // A change in the third block leaves the first two keys and changes every one after.
+    const changed = body([
+      { role: "user", content: `${text("alike wherever it lies ", 2100)}!${text("x", 6899)}` },
+    ]);
+    const other = beginningOf(changed);
+    if (!at || !other) throw new Error("no beginning");
+    expect(other.blocks.slice(0, 2)).toEqual(at.blocks.slice(0, 2));
+    for (let i = 2; i < at.blocks.length; i++) expect(other.blocks[i]).not.toBe(at.blocks[i]);
+    // A second, shorter prompt read after a long one sees nothing of the long one's bytes.
+    const short = body([{ role: "user", content: text("short one ", 1500) }]);
+    const first = beginningOf(short);
+    beginningOf(bytes);
+    expect(beginningOf(short)).toEqual(first);
+  });
+
   it("reads `prompt` too, and keys it on its first 4 kB", () => {
     const a = beginningOf(
       new TextEncoder().encode(JSON.stringify({ model: "m", prompt: `${text("p", 4096)}one` })),
@@ -85,18 +109,38 @@ describe("LearnedBeginnings", () => {
   });
 });
 
+/** A holder whose match is shorter than the first key (`keyed` false) or covers it. */
+const held = (id: string, keyed = false): Holder => ({ id, keyed });
+
 describe("chooseByBeginning", () => {
   it("takes the holder of the prompt while it is not far busier than the rest", () => {
-    expect(chooseByBeginning(candidates([1, 1, 1], [3, 0, 0]), "r0", 42)?.id).toBe("r0");
+    expect(chooseByBeginning(candidates([1, 1, 1], [3, 0, 0]), held("r0"), 42)?.id).toBe("r0");
   });
 
   it("waits for a full holder when the others are about as busy", () => {
-    expect(chooseByBeginning(candidates([1, 1], [4, 3]), "r0", 42)).toBeNull();
+    expect(chooseByBeginning(candidates([1, 1], [4, 3]), held("r0"), 42)).toBeNull();
   });
 
   it("passes a full holder over once it has more than twice the others' average", () => {
-    const chosen = chooseByBeginning(candidates([1, 1, 1], [4, 1, 0]), "r0", 42);
+    const chosen = chooseByBeginning(candidates([1, 1, 1], [4, 1, 0]), held("r0"), 42);
     expect(chosen?.id).not.toBe("r0");
+  });
+
+  it("sends a beginning home, past a holder this process chose by its own load, while home is not the busier", () => {
+    const idle = candidates([1, 1, 1, 1]);
+    const home = chooseByBeginning(idle, null, 42)?.id;
+    const elsewhere = idle.find((c) => c.id !== home)?.id ?? "";
+    // Its holder was chosen for the same key (the match covers it) when home was busy; now home
+    // is as busy as the rest.
+    const even = idle.map((c) => ({ ...c, inFlight: 1 }));
+    expect(chooseByBeginning(even, held(elsewhere, true), 42)?.id).toBe(home);
+    // A match short of the key says nothing of home: the holder keeps it.
+    expect(chooseByBeginning(even, held(elsewhere, false), 42)?.id).toBe(elsewhere);
+    // A home busier than the average, or full, leaves it with its holder.
+    const busy = idle.map((c) => ({ ...c, inFlight: c.id === home ? 2 : 0 }));
+    expect(chooseByBeginning(busy, held(elsewhere, true), 42)?.id).toBe(elsewhere);
+    const full = idle.map((c) => ({ ...c, inFlight: c.id === home ? 4 : 3 }));
+    expect(chooseByBeginning(full, held(elsewhere, true), 42)?.id).toBe(elsewhere);
   });
 
   it("sends an unseen beginning to the same replica every time, in any order of replicas", () => {

@@ -38,6 +38,7 @@ describe("models", () => {
       "+NOW",
       "+PREEMPT",
       "QUOTA-LEFT",
+      "PROFILES",
     ]);
     // 64 GB and 16 cores, one replica holding 8 and 4: 12 cores left make room for 3 more.
     expect(rowOf(stdout, name)).toEqual([
@@ -52,6 +53,7 @@ describe("models", () => {
       "+3",
       "+0",
       "-",
+      "cpu p100 w1",
     ]);
     // Numbers are right-aligned under their headers.
     const row = stdout.split("\n").find((l) => l.startsWith(`${name} `)) ?? "";
@@ -89,9 +91,67 @@ describe("models", () => {
     expect(stdout).toMatch(/^need +8 GB, 4 cores per replica \(profile cpu\)$/m);
     expect(stdout).toMatch(/^headroom +\+3 now, \+0 by preempting; no quota limit; at most \+3/m);
     expect(stdout).toMatch(/^origin +runtime, version 1, /m);
-    expect(rowOf(stdout, "cpu")).toEqual(["cpu", "llamacpp", "8 GB", "4", "0", `pool=${selector.pool}`]);
+    expect(rowOf(stdout, "PROFILE")).toEqual([
+      "PROFILE",
+      "PRIORITY",
+      "WEIGHT",
+      "REPLICAS",
+      "ENGINE",
+      "MEMORY",
+      "CORES",
+      "GPUS",
+      "SELECTOR",
+    ]);
+    expect(rowOf(stdout, "cpu")).toEqual([
+      "cpu",
+      "100",
+      "1",
+      "1/1",
+      "llamacpp",
+      "8 GB",
+      "4",
+      "0",
+      `pool=${selector.pool}`,
+    ]);
     expect(rowOf(stdout, "REPLICA")).toContain("MEASURED");
-    expect(stdout).toContain(`${node}  ready`);
+    const replicaRow = stdout.split("\n").find((l) => cells(l)[1] === node) ?? "";
+    expect(cells(replicaRow).slice(1, 4)).toEqual([node, "cpu", "ready"]);
+  });
+});
+
+describe("a model with several profiles", () => {
+  it("shows every profile, in the order placement tries them, with its priority, weight and replicas", async () => {
+    const name = fresh("twofold");
+    const { selector, node } = api.pool();
+    const cpu = { name: "cpu", engine: "llamacpp", minMemoryGB: 8, cpuCores: 4, priority: 10, weight: 3 };
+    const gpu = { name: "gpu", engine: "vllm", minMemoryGB: 16, cpuCores: 2, gpus: 1, priority: 200 };
+    await api.addModel({
+      name,
+      scaling: { min: 2, max: 2, idleTimeoutSeconds: 900 },
+      profiles: [cpu, gpu].map((p) => ({ args: [], gpus: 0, weight: 1, nodeSelector: selector, ...p })),
+    });
+    await api.addNode({ name: node, labels: selector }, [
+      { id: fresh("replica"), model: name, state: "ready", profile: "gpu" },
+      { id: fresh("replica"), model: name, state: "starting", profile: "gpu" },
+      { id: fresh("replica"), model: name, state: "ready", profile: "cpu" },
+    ]);
+
+    const list = await api.ctl(["models"]);
+    expect(rowOf(list.stdout, name).at(-1)).toBe("gpu p200 w1, cpu p10 w3");
+
+    const { code, stdout } = await api.ctl(["model", "show", name]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(
+      /^need +8 GB, 4 cores per replica \(profile cpu\); 2 profiles: gpu p200 w1, cpu p10 w3$/m,
+    );
+    const profiles = stdout.split("\n").filter((l) => ["cpu", "gpu"].includes(cells(l)[0] ?? ""));
+    expect(profiles.map((l) => cells(l).slice(0, 5))).toEqual([
+      ["gpu", "200", "1", "1/2", "vllm"],
+      ["cpu", "10", "3", "1/1", "llamacpp"],
+    ]);
+    expect(rowOf(stdout, "REPLICA")).toContain("PROFILE");
+    const replicas = stdout.split("\n").filter((l) => cells(l)[1] === node);
+    expect(replicas.map((l) => cells(l)[2]).sort()).toEqual(["cpu", "gpu", "gpu"]);
   });
 });
 

@@ -151,7 +151,11 @@ class Scan {
     const b = this.bytes;
     let i = this.at + 1;
     for (;;) {
-      const c = b[i];
+      let c = b[i];
+      // The common run, in one test a byte for most text (lower case letters and UTF-8's
+      // multi-byte sequences are all above the backslash): anything but a quote, a backslash or a
+      // control character.
+      while (c !== undefined && (c > BACKSLASH || (c >= 0x20 && c !== QUOTE && c !== BACKSLASH))) c = b[++i];
       if (c === undefined || c < 0x20) return false;
       if (c === QUOTE) break;
       if (c === BACKSLASH) {

@@ -1,7 +1,7 @@
 import { type Model, type Replica, slotsOf, stoppedReason } from "@llmgw/domain";
 import type { Snapshot } from "../world";
 import type { Beginning } from "./beginning";
-import { hashOf } from "./beginning";
+import { BLOCK_BYTES, FIRST_KEY_BYTES, hashOf } from "./beginning";
 import {
   type Candidate,
   chooseByBeginning,
@@ -28,6 +28,9 @@ export type Waiter = {
 
 /** A slot on one replica, held while a request is on its way to it or being answered. */
 export type Lease = { replica: Replica; endpoint: string; release(): void };
+
+/** A match of this many blocks or more covers the first key: its holder was chosen for that key. */
+const FIRST_KEY_BLOCKS = FIRST_KEY_BYTES / BLOCK_BYTES;
 
 /** How far past a waiter held for its prompt's replica the queue is looked at, per pump. */
 const SCANNED_WAITERS = 64;
@@ -156,7 +159,10 @@ export class Lane {
     const { blocks } = beginning;
     const match =
       blocks.length > 0 ? this.learned.longest(blocks, (id) => pool.some((t) => t.replica.id === id)) : null;
-    const holder = match !== null && match.blocks * 2 >= blocks.length ? match.id : null;
+    const holder =
+      match !== null && match.blocks * 2 >= blocks.length
+        ? { id: match.id, keyed: match.blocks >= FIRST_KEY_BLOCKS }
+        : null;
     const chosen = chooseByBeginning(candidates, holder, beginning.firstKey);
     if (!chosen) return null;
     const target = pool[candidates.indexOf(chosen)] as Target;

@@ -3,6 +3,7 @@ import {
   counted,
   type ModelSummary,
   type ModelView,
+  profilesByPriority,
   replicasWanted,
   runningText,
   type TargetResult,
@@ -31,6 +32,7 @@ function modelsTable(models: ModelSummary[], ctx: Ctx): string {
       { header: "+NOW", align: "right" },
       { header: "+PREEMPT", align: "right" },
       { header: "QUOTA-LEFT", align: "right" },
+      { header: "PROFILES" },
     ],
     models.map((m) => [
       m.name,
@@ -44,9 +46,26 @@ function modelsTable(models: ModelSummary[], ctx: Ctx): string {
       plus(m.headroom.free),
       plus(m.headroom.byPreemption),
       orDash(m.headroom.quotaRemaining),
+      profilesText(m),
     ]),
     ctx.style,
   );
+}
+
+/**
+ * Every profile of a model in the order placement tries them (SPEC §2.6: highest priority first),
+ * each with its priority and weight: `gpu p200 w1, cpu p100 w3`.
+ */
+function profilesText(m: Pick<ModelSummary, "profiles">): string {
+  return profilesByPriority(m)
+    .map((p) => `${p.name} p${p.priority} w${p.weight}`)
+    .join(", ");
+}
+
+/** A profile's replicas: ready of all that are not failed (`1/2`). */
+function profileReplicas(m: ModelView, profile: string): string {
+  const mine = m.replicas.filter((r) => r.state !== "failed" && r.profile === profile);
+  return `${mine.filter((r) => r.state === "ready").length}/${mine.length}`;
 }
 
 /**
@@ -74,7 +93,10 @@ function modelCard(m: ModelView, ctx: Ctx): string {
       ["mode", m.mode === "ondemand" ? `ondemand (idle timeout ${m.scaling.idleTimeoutSeconds} s)` : m.mode],
       ["replicas", runningText(m.headroom, replicasWanted(m))],
       ["autoscale", autoscaleText(m)],
-      ["need", `${needText(m.headroom.need)} per replica${profile ? ` (profile ${profile.name})` : ""}`],
+      [
+        "need",
+        `${needText(m.headroom.need)} per replica${profile ? ` (profile ${profile.name})` : ""}${m.profiles.length > 1 ? `; ${counted(m.profiles.length, "profile")}: ${profilesText(m)}` : ""}`,
+      ],
       ["headroom", headroomLine(m.headroom)],
       ["quota", m.quota.remaining === null ? "no limit" : `${m.quota.remaining} more replicas`],
       ["source", m.source],
@@ -90,14 +112,20 @@ function modelCard(m: ModelView, ctx: Ctx): string {
   const profiles = table(
     [
       { header: "PROFILE" },
+      { header: "PRIORITY", align: "right" },
+      { header: "WEIGHT", align: "right" },
+      { header: "REPLICAS", align: "right" },
       { header: "ENGINE" },
       { header: "MEMORY", align: "right" },
       { header: "CORES", align: "right" },
       { header: "GPUS", align: "right" },
       { header: "SELECTOR" },
     ],
-    m.profiles.map((p) => [
+    profilesByPriority(m).map((p) => [
       p.name,
+      String(p.priority),
+      String(p.weight),
+      profileReplicas(m, p.name),
       p.engine,
       gb(p.minMemoryGB),
       String(p.cpuCores),
@@ -117,6 +145,7 @@ function modelCard(m: ModelView, ctx: Ctx): string {
           [
             { header: "REPLICA" },
             { header: "NODE" },
+            { header: "PROFILE" },
             { header: "STATE" },
             { header: "MEMORY", align: "right" },
             { header: "MEASURED", align: "right" },
@@ -128,6 +157,7 @@ function modelCard(m: ModelView, ctx: Ctx): string {
           m.replicas.map((r) => [
             r.id,
             orDash(r.node),
+            r.profile,
             r.state,
             gb(r.memoryGB),
             r.measuredMemoryGB === null ? "-" : gb(r.measuredMemoryGB),
