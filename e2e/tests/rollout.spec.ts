@@ -1,6 +1,7 @@
 import { answer } from "@llmgw/client";
+import { makeTraffic } from "@llmgw/domain/testing";
 import { expect } from "@playwright/test";
-import { modelInput, openModelCard, segment, test } from "./fixtures";
+import { gotoLive, modelInput, openModelCard, segment, test } from "./fixtures";
 
 // SPEC §11.5 in the browser: a canary on the model's card (both revisions, their shares, Promote),
 // and the wizard's "roll out this version" for a mirrored version of a model that exists.
@@ -59,3 +60,45 @@ test("the wizard rolls a mirrored version out to the model of that name", async 
     await api.models[":name"].$delete({ param: { name } });
   }
 });
+
+test("the card's requests chart marks where a rollout began and where it ended", async ({ page, api }) => {
+  const model = await answer(api.models.$post({ json: modelInput() }));
+  await answer(
+    api.models[":name"].$patch(
+      {
+        param: { name: segment(model.name) },
+        json: { source: "http://127.0.0.1/mirror/e2e/v3/e2e.gguf", rollout: { canaryPercent: 20 } },
+      },
+      { headers: { "If-Match": `"${model.version}"` } },
+    ),
+  );
+  // The card's chart draws once the model has traffic: the gateway's events, stood in for.
+  const body = ["retry: 600000\n\n", ...[2, 3].map((rps) => trafficEvent(model.name, rps))].join("");
+  await page.route("**/api/v1/events*", (route) =>
+    route.fulfill({ status: 200, headers: { "Content-Type": "text/event-stream" }, body }),
+  );
+
+  await gotoLive(page, "/");
+  await expect(page.getByTestId(`capacity-card-${model.name}`).getByTestId("traffic-chart")).toBeVisible();
+  const card = await openModelCard(page, model.name);
+  const marks = card.getByTestId("traffic-rollout");
+  await expect(marks).toHaveText(/^Rollout to revision 2 began (now|\d+ s ago)\.$/);
+  await expect(
+    card.getByRole("img", { name: /Rollout to revision 2 began/ }).locator("canvas"),
+  ).toBeVisible();
+
+  // Aborted, the rollout ends: the card marks its end too.
+  await answer(
+    api.models[":name"].rollout.$post({ param: { name: segment(model.name) }, json: { action: "abort" } }),
+  );
+  await gotoLive(page, "/");
+  await expect(page.getByTestId(`capacity-card-${model.name}`).getByTestId("traffic-chart")).toBeVisible();
+  const again = await openModelCard(page, model.name);
+  await expect(again.getByTestId("traffic-rollout")).toHaveText(
+    /^Rollout to revision 2 began (now|\d+ s ago); rolled back (now|\d+ s ago)\.$/,
+  );
+});
+
+function trafficEvent(model: string, requestsPerSecond: number): string {
+  return `event: model.traffic\ndata: ${JSON.stringify(makeTraffic({ model, requestsPerSecond }))}\n\n`;
+}

@@ -233,7 +233,16 @@ export interface DemandRecord {
   models: Readonly<Record<string, number>>;
   /** Per replica, requests in flight on it from that process. */
   replicas: Readonly<Record<string, number>>;
+  /**
+   * SPEC §11.4: per running rollout and revision (`revisionCountKey`), requests that process sent
+   * and saw fail since the rollout began. Absent: none.
+   */
+  revisions?: Readonly<Record<string, { sent: number; failed: number }>>;
 }
+
+/** The key of a rollout's counts for one revision in a `DemandRecord`. */
+export const revisionCountKey = (model: string, to: number, revision: number): string =>
+  `${model}\t${to}\t${revision}`;
 
 /**
  * Demand summed over every process's record (SPEC §9.1); a record older than `DEMAND_STALE_MS`

@@ -347,6 +347,16 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  // ── rollout4 (issue 38): migration 16 ──
+  {
+    id: 16,
+    name: "each process's requests per revision during a rollout",
+    // SPEC §11.4: the error ratio is judged over every process within a second. revisions:
+    // {"model<TAB>to<TAB>revision": {sent, failed}} (jsonb holds no NUL), what this process's
+    // gateway counted since the rollout to \`to\` began, written with its demand row once a second
+    // while a rollout runs.
+    sql: "alter table demand add column revisions jsonb not null default '{}'::jsonb check (jsonb_typeof(revisions) = 'object');",
+  },
 ];
 
 /** Every table the migrations create, for `reset()`. */

@@ -4,12 +4,14 @@ import {
   DEMAND_RECORD_MS,
   DEMAND_STALE_MS,
   type DemandRecord,
+  rolloutActive,
   scaledAudit,
   sumDemand,
 } from "@llmgw/domain";
 import type { NewAuditEntry, StoreTx } from "@llmgw/store";
 import type { Deps } from "../deps";
 import type { GatewayDemand } from "../gateway/dispatcher";
+import { errorRatioOver, REVISION_COUNTS } from "../rollout/traffic";
 import { commit, UNCHANGED } from "../services/commit";
 import { type BookStep, ScaleBook } from "./book";
 import { autoscaleViews, sameView, scaleLines } from "./lines";
@@ -62,7 +64,8 @@ export async function startAutoscaler(deps: Deps, options: AutoscalerOptions): P
 
   const second = async () => {
     const now = deps.now().getTime();
-    const own = recordOf(options.demand(), now);
+    const before = await deps.world.snapshot();
+    const own = recordOf(options.demand(), now, REVISION_COUNTS.record(before.models));
     const read = await deps.store.read(async (tx) => ({
       rows: await tx.demand.since(now - DEMAND_STALE_MS),
       scales: await tx.autoscale.since(seq),
@@ -71,6 +74,8 @@ export async function startAutoscaler(deps: Deps, options: AutoscalerOptions): P
     seq = read.scales.seq;
     const others = read.rows.filter((r) => r.process !== deps.origin);
     const sum = sumDemand([...others, own], now);
+    // SPEC §11.4: requests per revision, summed over the processes within a second.
+    REVISION_COUNTS.takeOthers(others);
     const snap = await deps.world.snapshot();
     const lines = scaleLines(snap, sum.models, deps.wakes, now);
     const leads = deps.config.scheduler && deps.runtime.leads;
@@ -78,7 +83,7 @@ export async function startAutoscaler(deps: Deps, options: AutoscalerOptions): P
     if (leads) step = book.step(lines, now, deps.config.autoscale.scaleDownSeconds);
     else book.forgetWindows();
 
-    const hasSome = Object.keys(own.models).length > 0;
+    const hasSome = Object.keys(own.models).length > 0 || Object.keys(own.revisions ?? {}).length > 0;
     const forget = leads && now - lastForget >= FORGET_MS ? now - FORGET_MS : undefined;
     if (hasSome || recordedSome || step.rows.length > 0) {
       await store(deps, { own: hasSome || recordedSome ? own : null, forget, step, at: now });
@@ -89,11 +94,16 @@ export async function startAutoscaler(deps: Deps, options: AutoscalerOptions): P
     deps.runtime.inFlight = sum.replicas;
     shown = show(deps, shown, autoscaleViews(snap, lines, book.stored));
     // A draining replica stops once drained: the scheduler looks every second while one drains
-    // (others, moved off a draining node, wait for its interval: they are not the autoscaler's).
-    const draining = lines.some(({ model }) =>
-      (snap.replicasByModel.get(model.name) ?? []).some((r) => r.drainingSince !== undefined),
-    );
-    if (leads && (step.scaled.length > 0 || draining)) deps.runtime.nudge();
+    // of an autoscaled model or of a rollout (SPEC §11.2: the rollout waits on it; others, moved
+    // off a draining node, wait for its interval).
+    const drains = (model: string) =>
+      (snap.replicasByModel.get(model) ?? []).some((r) => r.drainingSince !== undefined);
+    const draining =
+      lines.some(({ model }) => drains(model.name)) ||
+      snap.models.some((m) => rolloutActive(m.rollout) && drains(m.name));
+    // The other processes' failures on a new revision are judged as soon as they are heard of.
+    const failing = snap.models.some((m) => errorRatioOver(m, deps.config.rollout.maxErrorRatio));
+    if (leads && (step.scaled.length > 0 || draining || failing)) deps.runtime.nudge();
   };
 
   const tick = () => {
@@ -126,12 +136,17 @@ export async function startAutoscaler(deps: Deps, options: AutoscalerOptions): P
 }
 
 /** This process's demand as its row holds it: only what is not zero. */
-function recordOf(demand: GatewayDemand, at: number): DemandRecord {
+function recordOf(
+  demand: GatewayDemand,
+  at: number,
+  revisions: NonNullable<DemandRecord["revisions"]>,
+): DemandRecord {
   const models: Record<string, number> = {};
   for (const [name, { inFlight, queued }] of demand.models) {
     if (inFlight + queued > 0) models[name] = inFlight + queued;
   }
-  return { at, models, replicas: Object.fromEntries(demand.replicas) };
+  const counted = Object.keys(revisions).length > 0 ? { revisions } : {};
+  return { at, models, replicas: Object.fromEntries(demand.replicas), ...counted };
 }
 
 /** The tick's one write: this process's row, and the leader's changes with their events and audit. */

@@ -2,7 +2,7 @@ import { judgeRollout, rollBack, rolloutActive } from "@llmgw/domain";
 import type { Deps } from "../deps";
 import type { Snapshot } from "../world";
 import { changeRollout } from "./change";
-import { REVISION_COUNTS, rolloutRequests } from "./traffic";
+import { errorRatioOver, REVISION_COUNTS, rolloutRequests } from "./traffic";
 
 /**
  * Asks for a scheduler run as soon as a rollout's new revision fails more than it may (SPEC §11.4:
@@ -10,10 +10,7 @@ import { REVISION_COUNTS, rolloutRequests } from "./traffic";
  */
 export function watchErrorRatio(deps: Deps, nudge: () => void): () => void {
   return REVISION_COUNTS.onCount((model) => {
-    const rollout = model.rollout;
-    if (!rolloutActive(rollout)) return;
-    const { new: next } = REVISION_COUNTS.of(model.name, rollout.from, rollout.to);
-    if (next.sent >= 10 && next.failed / next.sent > deps.config.rollout.maxErrorRatio) nudge();
+    if (errorRatioOver(model, deps.config.rollout.maxErrorRatio)) nudge();
   });
 }
 

@@ -16,9 +16,42 @@ const MINUTES = [-240, -180, -120, -60, 0];
 
 export type ReplicaSeries = { running: readonly (number | null)[]; wanted: readonly (number | null)[] };
 
-type Props = { perSecond: readonly number[]; replicas?: ReplicaSeries | undefined };
+/** A moment marked across the chart (a rollout's start and end, SPEC §11.5): seconds before now. */
+export type ChartMark = { x: number; label: string };
 
-function options(width: number, seconds: number, withReplicas: boolean): uPlot.Options {
+type Props = {
+  perSecond: readonly number[];
+  replicas?: ReplicaSeries | undefined;
+  marks?: readonly ChartMark[] | undefined;
+};
+
+/** Draws each mark as a dashed vertical line with its label at the top, over the series. */
+function drawMarks(u: uPlot, marks: readonly ChartMark[], color: string): void {
+  const { ctx, bbox } = u;
+  ctx.save();
+  ctx.strokeStyle = color;
+  ctx.fillStyle = color;
+  ctx.lineWidth = 1;
+  ctx.setLineDash([3, 3]);
+  ctx.font = `${10 * uPlot.pxRatio}px sans-serif`;
+  for (const mark of marks) {
+    const x = Math.round(u.valToPos(mark.x, "x", true));
+    if (x < bbox.left || x > bbox.left + bbox.width) continue;
+    ctx.beginPath();
+    ctx.moveTo(x, bbox.top);
+    ctx.lineTo(x, bbox.top + bbox.height);
+    ctx.stroke();
+    ctx.fillText(mark.label, x + 3 * uPlot.pxRatio, bbox.top + 10 * uPlot.pxRatio);
+  }
+  ctx.restore();
+}
+
+function options(
+  width: number,
+  seconds: number,
+  withReplicas: boolean,
+  marks: () => readonly ChartMark[],
+): uPlot.Options {
   const theme = chartTheme();
   const { accent, muted } = theme;
   const stepped = uPlot.paths.stepped?.({ align: 1 });
@@ -46,6 +79,7 @@ function options(width: number, seconds: number, withReplicas: boolean): uPlot.O
     width,
     height: HEIGHT,
     ...STILL,
+    hooks: { draw: [(u) => drawMarks(u, marks(), muted)] },
     // Room on the right for "now", whose label centres on the chart's last second.
     padding: [6, withReplicas ? 4 : 14, 0, 0],
     scales: {
@@ -101,7 +135,12 @@ export default function RequestsChart(props: Props) {
     if (!element) return;
     const now = latest.current;
     const created = new uPlot(
-      options(Math.max(120, element.clientWidth), now.perSecond.length, withReplicas),
+      options(
+        Math.max(120, element.clientWidth),
+        now.perSecond.length,
+        withReplicas,
+        () => latest.current.marks ?? [],
+      ),
       dataOf(now),
       element,
     );
@@ -114,10 +153,13 @@ export default function RequestsChart(props: Props) {
     };
   }, [withReplicas]);
 
-  const { perSecond, replicas } = props;
+  const { perSecond, replicas, marks } = props;
   useEffect(() => {
     plot.current?.setData(dataOf({ perSecond, replicas }));
   }, [perSecond, replicas]);
+  useEffect(() => {
+    if (marks) plot.current?.redraw(false, false);
+  }, [marks]);
 
   return <div ref={box} className="requests-chart" aria-hidden="true" />;
 }

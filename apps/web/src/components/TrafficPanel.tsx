@@ -1,4 +1,4 @@
-import type { ModelTraffic } from "@llmgw/domain";
+import type { ModelTraffic, RolloutView } from "@llmgw/domain";
 import { lazy, type ReactNode, Suspense, useEffect, useMemo } from "react";
 import { type ScalePoint, scaleSeries, useModelScaling } from "../lib/scaling";
 import {
@@ -11,7 +11,7 @@ import {
 import { useModelTrafficHistory } from "../lib/traffic-history";
 import { millis, rate, waited } from "../lib/units";
 import { useNow } from "../lib/use-now";
-import type { ReplicaSeries } from "./RequestsChart";
+import type { ChartMark, ReplicaSeries } from "./RequestsChart";
 
 // The chart library loads with the first card that has traffic, not with the page.
 /**
@@ -21,7 +21,11 @@ import type { ReplicaSeries } from "./RequestsChart";
  */
 const RequestsChart = lazy(
   (): Promise<{
-    default: (props: { perSecond: readonly number[]; replicas?: ReplicaSeries | undefined }) => ReactNode;
+    default: (props: {
+      perSecond: readonly number[];
+      replicas?: ReplicaSeries | undefined;
+      marks?: readonly ChartMark[] | undefined;
+    }) => ReactNode;
   }> =>
     import("./RequestsChart").catch((err: unknown) => {
       console.error("llmgw: the traffic chart could not be loaded", err);
@@ -57,6 +61,42 @@ export function replicasSummary(series: ReplicaSeries): string {
   return ` Replicas: ${running} running, ${wanted} wanted now; ${range} in the window.`;
 }
 
+/** What the chart marks of a model's last rollout (SPEC §11.5): when it began and, once over, ended. */
+export type RolloutMarks = Pick<RolloutView, "to" | "state" | "startedAt" | "at">;
+
+/**
+ * The rollout's marks on a window of `length` seconds from `from` (Unix seconds): where it began
+ * and where it ended (done or rolled back), each only when inside the window; x in seconds before
+ * the window's last second, as the chart's axis runs.
+ */
+export function rolloutMarks(
+  rollout: RolloutMarks | null | undefined,
+  from: number,
+  length: number,
+): ChartMark[] {
+  if (!rollout) return [];
+  const last = from + length - 1;
+  const at = (iso: string) => Math.floor(Date.parse(iso) / 1000) - last;
+  const marks: ChartMark[] = [{ x: at(rollout.startedAt), label: `rollout to r${rollout.to}` }];
+  if (rollout.state === "done") marks.push({ x: at(rollout.at), label: "done" });
+  if (rollout.state === "rolledBack") marks.push({ x: at(rollout.at), label: "rolled back" });
+  return marks.filter((m) => Number.isFinite(m.x) && m.x <= 0 && m.x > -length);
+}
+
+/** The marks' words: "Rollout to revision 3 began 40 s ago; done 12 s ago." */
+export function marksSummary(rollout: RolloutMarks | null | undefined, marks: readonly ChartMark[]): string {
+  if (!rollout || marks.length === 0) return "";
+  const ago = (x: number) => (x === 0 ? "now" : `${-x} s ago`);
+  return marks
+    .map((m, i) =>
+      i === 0 && m.label.startsWith("rollout")
+        ? `Rollout to revision ${rollout.to} began ${ago(m.x)}`
+        : `${m.label === "done" ? "done" : "rolled back"} ${ago(m.x)}`,
+    )
+    .join("; ")
+    .concat(".");
+}
+
 /** "waking: 3 requests waiting for 12 s" while the model has no ready replica and requests wait. */
 export function wakingText({ queued, waitingSeconds }: ModelTraffic): string {
   const requests = `${queued} request${queued === 1 ? "" : "s"} waiting`;
@@ -71,7 +111,7 @@ export function wakingText({ queued, waitingSeconds }: ModelTraffic): string {
  * page opened after the traffic still draws it, then follows the event stream. Subscribes to its
  * own model only, so a traffic event renders this panel and nothing around it.
  */
-export function TrafficPanel({ model }: { model: string }) {
+export function TrafficPanel({ model, rollout }: { model: string; rollout?: RolloutMarks | null }) {
   const history = useModelTrafficHistory(model);
   useEffect(() => {
     if (history.data) pageTraffic.seed(history.data);
@@ -79,10 +119,10 @@ export function TrafficPanel({ model }: { model: string }) {
   const traffic = useModelTraffic(model);
   const points = useModelScaling(model);
   const known = knownFrom(history);
-  if (traffic !== null) return <TrafficBody traffic={traffic} points={points} />;
+  if (traffic !== null) return <TrafficBody traffic={traffic} points={points} rollout={rollout} />;
   // Replicas that moved in the window are worth a chart even once the traffic has gone.
   if (points !== null && points.length > 1 && movedWithin(points, Date.now()))
-    return <ReplicasAlone model={model} points={points} known={known} />;
+    return <ReplicasAlone model={model} points={points} known={known} rollout={rollout} />;
   return <NoTraffic known={known} />;
 }
 
@@ -152,10 +192,12 @@ function ReplicasAlone({
   model,
   points,
   known,
+  rollout,
 }: {
   model: string;
   points: readonly ScalePoint[];
   known: Known;
+  rollout: RolloutMarks | null | undefined;
 }) {
   const clock = useNow(1000);
   const now = Math.floor(clock / 1000);
@@ -169,21 +211,32 @@ function ReplicasAlone({
     [model, now],
   );
   if (!movedWithin(points, clock)) return <NoTraffic known={known} />;
-  return <TrafficBody traffic={traffic} points={points} />;
+  return <TrafficBody traffic={traffic} points={points} rollout={rollout} />;
 }
 
 function TrafficBody({
   traffic,
   points,
+  rollout,
 }: {
   traffic: TrafficSnapshot;
   points: readonly ScalePoint[] | null;
+  rollout: RolloutMarks | null | undefined;
 }) {
   const { current, perSecond, from, model } = traffic;
   const replicas = useMemo(
     () => (points === null ? undefined : scaleSeries(points, from, perSecond.length)),
     [points, from, perSecond.length],
   );
+  const { to, state, startedAt, at } = rollout ?? {};
+  const marks = useMemo(
+    () =>
+      to === undefined || state === undefined || startedAt === undefined || at === undefined
+        ? []
+        : rolloutMarks({ to, state, startedAt, at }, from, perSecond.length),
+    [to, state, startedAt, at, from, perSecond.length],
+  );
+  const marked = marksSummary(rollout, marks);
   const titleId = `traffic-title-${model}`;
   return (
     <section className="traffic" aria-labelledby={titleId} data-testid="traffic">
@@ -201,13 +254,18 @@ function TrafficBody({
       <div
         className="traffic-chart"
         role="img"
-        aria-label={`${trafficSummary(traffic)}${replicas ? replicasSummary(replicas) : ""}`}
+        aria-label={`${trafficSummary(traffic)}${replicas ? replicasSummary(replicas) : ""}${marked ? ` ${marked}` : ""}`}
         data-testid="traffic-chart"
       >
         <Suspense fallback={null}>
-          <RequestsChart perSecond={perSecond} replicas={replicas} />
+          <RequestsChart perSecond={perSecond} replicas={replicas} marks={marks} />
         </Suspense>
       </div>
+      {marked && (
+        <p className="chart-key muted" data-testid="traffic-rollout">
+          {marked}
+        </p>
+      )}
       {replicas && (
         <p className="chart-key muted" data-testid="traffic-key">
           <span className="key-requests">requests/s</span>{" "}

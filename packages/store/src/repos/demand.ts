@@ -22,12 +22,14 @@ type Row = {
   at: Date | string;
   models: Record<string, number>;
   replicas: Record<string, number>;
+  revisions: Record<string, { sent: number; failed: number }> | null;
 };
 
 const UPSERT = `
-  insert into demand (process, at, models, replicas) values ($1, $2, $3::jsonb, $4::jsonb)
+  insert into demand (process, at, models, replicas, revisions) values ($1, $2, $3::jsonb, $4::jsonb, $5::jsonb)
   on conflict (process) do update
-    set at = excluded.at, models = excluded.models, replicas = excluded.replicas`;
+    set at = excluded.at, models = excluded.models, replicas = excluded.replicas,
+        revisions = excluded.revisions`;
 
 export function demand(sql: Queryable): Demand {
   return {
@@ -37,26 +39,29 @@ export function demand(sql: Queryable): Demand {
         new Date(record.at).toISOString(),
         jsonb(record.models),
         jsonb(record.replicas),
+        jsonb(record.revisions ?? {}),
       ];
       if (forgetBefore === undefined) {
         await sql.query(UPSERT, values);
         return;
       }
-      await sql.query(`with gone as (delete from demand where at < $5 and process <> $1) ${UPSERT}`, [
+      await sql.query(`with gone as (delete from demand where at < $6 and process <> $1) ${UPSERT}`, [
         ...values,
         new Date(forgetBefore).toISOString(),
       ]);
     },
 
     async since(since) {
-      const rows = await sql.query<Row>("select process, at, models, replicas from demand where at > $1", [
-        new Date(since).toISOString(),
-      ]);
+      const rows = await sql.query<Row>(
+        "select process, at, models, replicas, revisions from demand where at > $1",
+        [new Date(since).toISOString()],
+      );
       return rows.map((r) => ({
         process: r.process,
         at: new Date(r.at).getTime(),
         models: r.models,
         replicas: r.replicas,
+        ...(r.revisions && Object.keys(r.revisions).length > 0 ? { revisions: r.revisions } : {}),
       }));
     },
 

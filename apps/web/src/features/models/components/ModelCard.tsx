@@ -215,7 +215,7 @@ export const ModelCard = memo(function ModelCard({ model, classes, highlighted =
       {model.mode === "ondemand" && <WakeModel name={model.name} />}
       <RolloutPanel model={model} />
       <AutoscaleLine model={model} />
-      <TrafficPanel model={model.name} />
+      <TrafficPanel model={model.name} rollout={model.rollout} />
       <Placing model={model} />
       <BenchPanel model={model} />
       <Running model={model} />
