@@ -42,6 +42,22 @@ describe("beginningOf", () => {
     expect(turn2.firstKey).toBe(turn1.firstKey);
   });
 
+  it("reads a prompt alike wherever its bytes lie: after other members, inside a larger buffer", () => {
+    const messages = [{ role: "system", content: text("tenant B sells parts. ", 9000) }];
+    const alone = beginningOf(body(messages));
+    if (!alone) throw new Error("no beginning");
+    const blocks = new Set<string>();
+    for (let shift = 0; shift < 8; shift++) {
+      // A longer model name moves the prompt by `shift` bytes; a buffer's offset moves it again.
+      const bytes = body(messages, { model: "m".repeat(shift + 1) });
+      const inside = new Uint8Array(bytes.byteLength + 3 + shift);
+      inside.set(bytes, 3);
+      const read = beginningOf(inside.subarray(3, 3 + bytes.byteLength));
+      blocks.add(JSON.stringify(read));
+    }
+    expect([...blocks]).toEqual([JSON.stringify(alone)]);
+  });
+
   it("reads at most the first 64 kB of the prompt, whatever follows", () => {
     const long = beginningOf(body([{ role: "user", content: text("y", READ_BYTES * 4) }]));
     expect(long?.blocks.length).toBe(READ_BYTES / BLOCK_BYTES);
