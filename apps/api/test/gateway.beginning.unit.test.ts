@@ -118,21 +118,34 @@ describe("chooseByBeginning", () => {
     expect(chosen?.id).not.toBe("r0");
   });
 
-  it("sends a beginning home, past a holder this process chose by its own load, while home is not the busier", () => {
+  it("sends a beginning home, past a holder this process chose by its own load, while home has room", () => {
     const idle = candidates([1, 1, 1, 1]);
     const home = chooseByBeginning(idle, null, 42)?.id;
     const elsewhere = idle.find((c) => c.id !== home)?.id ?? "";
-    // Its holder was chosen for the same key (the match covers it) when home was busy; now home
-    // is as busy as the rest.
-    const even = idle.map((c) => ({ ...c, inFlight: 1 }));
-    expect(chooseByBeginning(even, held(elsewhere, true), 42)?.id).toBe(home);
+    // Its holder was chosen for the same key (the match covers it) while home was full.
+    const busy = idle.map((c) => ({ ...c, inFlight: c.id === home ? 3 : 0 }));
+    expect(chooseByBeginning(busy, held(elsewhere, true), 42)?.id).toBe(home);
     // A match short of the key says nothing of home: the holder keeps it.
-    expect(chooseByBeginning(even, held(elsewhere, false), 42)?.id).toBe(elsewhere);
-    // A home busier than the average, or full, leaves it with its holder.
-    const busy = idle.map((c) => ({ ...c, inFlight: c.id === home ? 2 : 0 }));
-    expect(chooseByBeginning(busy, held(elsewhere, true), 42)?.id).toBe(elsewhere);
-    const full = idle.map((c) => ({ ...c, inFlight: c.id === home ? 4 : 3 }));
+    expect(chooseByBeginning(busy, held(elsewhere, false), 42)?.id).toBe(elsewhere);
+    // A full home leaves it with its holder.
+    const full = idle.map((c) => ({ ...c, inFlight: c.id === home ? 4 : 0 }));
     expect(chooseByBeginning(full, held(elsewhere, true), 42)?.id).toBe(elsewhere);
+  });
+
+  it("fills an unseen beginning's replicas in rendezvous order, whatever their load", () => {
+    const idle = candidates([1, 1, 1, 1]);
+    const order: string[] = [];
+    let list = idle;
+    for (let n = 0; n < 4; n++) {
+      // The next in the order is taken only once those before it are full.
+      const id = chooseByBeginning(list, null, 42)?.id ?? "";
+      order.push(id);
+      list = list.map((c) => (c.id === id ? { ...c, inFlight: 4 } : c));
+    }
+    expect(new Set(order).size).toBe(4);
+    const half = idle.map((c) => (c.id === order[0] ? { ...c, inFlight: 3 } : c));
+    expect(chooseByBeginning(half, null, 42)?.id).toBe(order[0]);
+    expect(chooseByBeginning(list, null, 42)).toBeNull();
   });
 
   it("sends an unseen beginning to the same replica every time, in any order of replicas", () => {
