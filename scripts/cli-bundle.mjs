@@ -1,18 +1,11 @@
 // The `llmgw` command as one prebuilt ES module, so a start does not transpile the whole app's
 // TypeScript (through tsx that was most of a restart's time). Built with the esbuild that tsx
 // brings, into node_modules/.cache/llmgw/, and rebuilt whenever a file it was built from changed.
-import {
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { freshManifest, keepManifest, removeOldBuilds, stampsOf } from "../apps/agent/src/buildCache.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const entry = join(root, "apps/cli/src/main.ts");
@@ -28,28 +21,10 @@ const RECIPE = 2;
 // (which `serve` runs to bundle the agent it hands out) runs its own binary from its package.
 const EXTERNAL = /^(@electric-sql\/pglite|pg|esbuild)(\/|$)/;
 
-/** Every input file's size and modification time. */
-function stampsOf(files) {
-  const stamps = {};
-  for (const file of files) {
-    const stat = statSync(file, { throwIfNoEntry: false });
-    stamps[file] = stat ? `${stat.size}:${stat.mtimeMs}` : "missing";
-  }
-  return stamps;
-}
-
 /** The current bundle's path, when it was built from the files as they are now. */
 function currentBundle() {
-  let manifest;
-  try {
-    manifest = JSON.parse(readFileSync(manifestPath, "utf8"));
-  } catch {
-    return null;
-  }
-  if (manifest.recipe !== RECIPE || manifest.node !== process.version) return null;
-  const now = stampsOf(Object.keys(manifest.stamps));
-  const fresh = Object.entries(manifest.stamps).every(([file, stamp]) => now[file] === stamp);
-  return fresh ? join(outDir, manifest.bundle) : null;
+  const manifest = freshManifest(manifestPath, (m) => m.recipe === RECIPE && m.node === process.version);
+  return manifest ? join(outDir, manifest.bundle) : null;
 }
 
 function loadEsbuild() {
@@ -112,29 +87,11 @@ async function build() {
   mkdirSync(outDir, { recursive: true });
   for (const file of result.outputFiles) writeFileSync(file.path, file.contents);
   const inputs = [...Object.keys(result.metafile.inputs).map((file) => join(root, file)), ...externals];
-  const stamps = stampsOf(inputs);
   // A file edited while building may not be in this bundle: this process runs it, as tsx would
   // have, but it does not become the current one.
-  if (Object.values(stamps).some((stamp) => Number(stamp.split(":")[1]) >= started)) return bundlePath;
-  const partial = `${manifestPath}.${process.pid}.tmp`;
-  writeFileSync(partial, JSON.stringify({ recipe: RECIPE, node: process.version, bundle: name, stamps }));
-  renameSync(partial, manifestPath);
-  removeOldBundles(name);
+  const manifest = { recipe: RECIPE, node: process.version, bundle: name, stamps: stampsOf(inputs) };
+  if (keepManifest(manifestPath, manifest, started)) removeOldBuilds(outDir, "cli-", name);
   return bundlePath;
-}
-
-/** Bundles older than a minute that are not current: a process that runs one has read it already. */
-function removeOldBundles(current) {
-  const minuteAgo = Date.now() - 60_000;
-  for (const file of readdirSync(outDir)) {
-    if (!file.startsWith("cli-") || file.startsWith(current)) continue;
-    const path = join(outDir, file);
-    try {
-      if (statSync(path).mtimeMs < minuteAgo) unlinkSync(path);
-    } catch {
-      // Removed by another process meanwhile.
-    }
-  }
 }
 
 /** The path of an up-to-date bundle of the CLI, building it first when any input changed. */

@@ -50,7 +50,7 @@ for (let p = 0; p < PROCESSES; p++) {
   const config = loadConfig({ dataDir, listen: "127.0.0.1:0" }, { DATABASE_URL: url.toString() });
   const deps = await openDeps(config);
   // Only the first leads (SPEC §4's lock, held here by fiat): the others only record and read.
-  if (p > 0) deps.runtime.leadership = { check: async () => false, held: false, stop: async () => {} };
+  if (p > 0) deps.runtime.leadership = { held: false };
   const transaction = deps.store.transaction.bind(deps.store);
   writes.push(0);
   deps.store.transaction = (fn) => {

@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
-import { mkdir, readdir, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, version as esbuildVersion, type Metafile } from "esbuild";
+import { freshManifest, keepManifest, removeOldBuilds, stampsOf } from "./buildCache.mjs";
 import { AGENT_VERSION } from "./version";
 
 // The agent as one file (SPEC §5 "Joining a node takes one line"): `standalone.ts` and everything
@@ -52,33 +53,17 @@ export async function agentBundle(): Promise<AgentBundle> {
   return (await cached()) ?? (await built());
 }
 
-/** Each input's size and modification time, relative to the workspace. */
-async function stampsOf(files: readonly string[]): Promise<Record<string, string>> {
-  const stamps: Record<string, string> = {};
-  await Promise.all(
-    files.map(async (file) => {
-      const found = await stat(join(ROOT, file)).catch(() => null);
-      stamps[file] = found ? `${found.size}:${found.mtimeMs}` : "missing";
-    }),
-  );
-  return stamps;
-}
-
 async function cached(): Promise<AgentBundle | null> {
-  let manifest: Manifest;
-  try {
-    manifest = JSON.parse(await readFile(MANIFEST, "utf8")) as Manifest;
-  } catch {
-    return null;
-  }
-  if (manifest.recipe !== RECIPE || manifest.esbuild !== esbuildVersion || manifest.version !== AGENT_VERSION)
-    return null;
-  const inputs = Object.keys(manifest.stamps);
-  const now = await stampsOf(inputs);
-  if (inputs.some((file) => now[file] !== manifest.stamps[file])) return null;
+  const manifest = freshManifest<Manifest>(
+    MANIFEST,
+    (m) => m.recipe === RECIPE && m.esbuild === esbuildVersion && m.version === AGENT_VERSION,
+    ROOT,
+  );
+  if (!manifest) return null;
   const path = join(CACHE_DIR, manifest.file);
   const bytes = await readFile(path).catch(() => null);
   if (!bytes || sha256Of(bytes) !== manifest.sha256) return null;
+  const inputs = Object.keys(manifest.stamps);
   return { version: manifest.version, bytes, sha256: manifest.sha256, path, inputs, builtNow: false };
 }
 
@@ -113,40 +98,21 @@ async function built(): Promise<AgentBundle> {
   const partial = `${path}.${process.pid}.tmp`;
   await writeFile(partial, bytes);
   await rename(partial, path);
-  const stamps = await stampsOf(inputs);
-  // A file edited while building may not be in this bundle: it serves this process, but the next
-  // start builds again.
-  if (Object.values(stamps).every((stamp) => Number(stamp.split(":")[1]) < started)) {
-    const manifest: Manifest = {
-      recipe: RECIPE,
-      esbuild: esbuildVersion,
-      version: AGENT_VERSION,
-      file,
-      sha256,
-      stamps,
-    };
-    const partialManifest = `${MANIFEST}.${process.pid}.tmp`;
-    await writeFile(partialManifest, JSON.stringify(manifest));
-    await rename(partialManifest, MANIFEST);
-    await removeOldBundles(file);
-  }
+  const manifest: Manifest = {
+    recipe: RECIPE,
+    esbuild: esbuildVersion,
+    version: AGENT_VERSION,
+    file,
+    sha256,
+    stamps: stampsOf(inputs, ROOT),
+  };
+  if (keepManifest(MANIFEST, manifest, started)) removeOldBuilds(CACHE_DIR, "agent-", file);
   return { version: AGENT_VERSION, bytes, sha256, path, inputs, builtNow: true };
 }
 
 /** The files a bundle was built from, relative to the workspace (esbuild's metafile names them so). */
 function inputsOf(metafile: Metafile): string[] {
   return Object.keys(metafile.inputs).filter((file) => !file.includes(":"));
-}
-
-/** Bundles older than a minute that are not current: a server that serves one has read it already. */
-async function removeOldBundles(current: string): Promise<void> {
-  const minuteAgo = Date.now() - 60_000;
-  for (const file of await readdir(CACHE_DIR)) {
-    if (!file.startsWith("agent-") || file === current) continue;
-    const path = join(CACHE_DIR, file);
-    const found = await stat(path).catch(() => null);
-    if (found && found.mtimeMs < minuteAgo) await unlink(path).catch(() => undefined);
-  }
 }
 
 export function sha256Of(bytes: Uint8Array): string {

@@ -1,5 +1,5 @@
 import type { contract } from "@llmgw/contract";
-import { heartbeatReplicaSchema, heartbeatReplySchema } from "@llmgw/domain";
+import { heartbeatReplicaSchema, heartbeatReplySchema, refusalOf } from "@llmgw/domain";
 import { reasonOf, request } from "./http";
 import type { Machine } from "./machine";
 import type { AgentLog, DesiredReplica, ReportedReplica, Supervisor } from "./supervisor";
@@ -192,16 +192,13 @@ class Refused extends Error {
     super(message);
   }
 
-  /** Reads the API's error shape `{ error: { code, message } }`, or keeps the start of the text. */
+  /** Reads the API's error shape as every client does (refusalOf), or keeps the start of the text. */
   static of(status: number, text: string): Refused {
-    try {
-      const { error } = JSON.parse(text) as { error?: { code?: unknown; message?: unknown } };
-      if (typeof error?.code === "string" && typeof error.message === "string")
-        return new Refused(status, error.code, error.message);
-    } catch {
-      // Not the API's shape: a proxy's page, say.
-    }
-    return new Refused(status, "http", text.slice(0, 300) || `HTTP ${status}`);
+    const { code, message } = refusalOf(status, text);
+    // Not the API's shape (a proxy's page, say): the start of its text says more than the status.
+    return code === null
+      ? new Refused(status, "http", text.slice(0, 300) || `HTTP ${status}`)
+      : new Refused(status, code, message);
   }
 }
 

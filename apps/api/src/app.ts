@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { keyOf, ROUTES, type Route } from "@llmgw/contract";
+import { contract, keyOf, ROUTES, type Route } from "@llmgw/contract";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { authorize, createAuth, securityHeaders } from "./auth";
@@ -11,7 +11,6 @@ import { onRequestPath } from "./gateway/errors";
 import { pathOf } from "./gateway/exchange";
 import { Gateway, type GatewayOptions } from "./gateway/gateway";
 import { NO_METER } from "./gateway/meter";
-import { v1RoutesInHono } from "./gateway/routes";
 import type { AgentSource } from "./install/agentFile";
 import {
   AppMetrics,
@@ -74,6 +73,11 @@ export function gatewayOf(app: object): Gateway | undefined {
   return serving.get(app)?.gateway;
 }
 
+/** The request path (/v1) of an app `createApp` built: its own small app, outside Hono's routes. */
+export function requestPathOf(app: object): RequestPathApp | undefined {
+  return serving.get(app)?.requestPath;
+}
+
 /**
  * What answers the request path (/v1) straight from Node's request and response, for a listener to
  * call before @hono/node-server (listen.ts): true when it took the request.
@@ -81,7 +85,7 @@ export function gatewayOf(app: object): Gateway | undefined {
 export function nodeRequestPathOf(
   app: object,
 ): (incoming: IncomingMessage, outgoing: ServerResponse) => boolean {
-  const requestPath = serving.get(app)?.requestPath;
+  const requestPath = requestPathOf(app);
   return requestPath ? (incoming, outgoing) => requestPath.serveNode(incoming, outgoing) : () => false;
 }
 
@@ -172,21 +176,24 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
       ...sessionRoutes(deps, auth),
       ...metaRoutes(deps, metrics, dist),
       ...weightsRoutes(deps.mirror),
-      ...v1RoutesInHono(requestPath),
       ...installRoutes(deps, auth, options.agent ?? null),
     ]),
   );
   // /v1 goes to its own app before Hono routes anything: no middleware of the control plane's runs
-  // on it, and under a Node listener its answer is written to Node's response itself.
+  // on it. Under a Node listener a plain /v1 target never reaches here (`nodeRequestPathOf`).
   const api = app.fetch;
   app.fetch = (request, env, executionCtx) =>
-    onRequestPath(pathOf(request.url)) ? requestPath.respond(request, env) : api(request, env, executionCtx);
+    onRequestPath(pathOf(request.url)) ? requestPath.respond(request) : api(request, env, executionCtx);
   return app;
 }
 
+/** The request path's routes: its own app answers them (gateway/routes.ts), never Hono's router. */
+const REQUEST_PATH = new Set<Route>(Object.values(contract.inference));
+
 /**
  * The handlers in the contract's order (a fallback after what it falls back from), each route
- * answered exactly once: a contract route without a handler, or a handler twice, stops the start.
+ * but the request path's answered exactly once: a contract route without a handler, or a handler
+ * twice, stops the start.
  */
 function inContractOrder(served: readonly Served[]): Served[] {
   const byRoute = new Map<Route, Served>();
@@ -194,7 +201,7 @@ function inContractOrder(served: readonly Served[]): Served[] {
     if (byRoute.has(s.route)) throw new Error(`${keyOf(s.route)} has two handlers`);
     byRoute.set(s.route, s);
   }
-  return ROUTES.map((route) => {
+  return ROUTES.filter((route) => !REQUEST_PATH.has(route)).map((route) => {
     const found = byRoute.get(route);
     if (!found) throw new Error(`${keyOf(route)} has no handler`);
     return found;

@@ -13,7 +13,7 @@ import {
 } from "@llmgw/domain";
 import { isNode, LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
-import { DEFAULT_HUB_IDLE_SECONDS, DEFAULT_HUB_TIMEOUT_SECONDS } from "./hub/bounds";
+import { DEFAULT_HUB_IDLE_SECONDS, DEFAULT_HUB_TIMEOUT_SECONDS } from "./huggingFace/bounds";
 
 // SPEC §4: every key optional; a wrong file stops start-up naming the file, the path inside it
 // and the problem. The same schema checks the file and the flags/environment that override it.

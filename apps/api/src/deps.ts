@@ -6,7 +6,6 @@ import type { Config } from "./config";
 import { EventHub } from "./events/eventHub";
 import { createMirror, type Mirror } from "./mirror/scanner";
 import { SchedulerRuntime } from "./scheduler/runtime";
-import { BeatQueue } from "./services/heartbeatWrites";
 import { PullRunner } from "./services/pullRunner";
 import { World } from "./world";
 
@@ -28,8 +27,6 @@ export type Deps = {
    * already handed Deps, as `wakes` and `world` are.
    */
   runtime: SchedulerRuntime;
-  /** Heartbeats waiting to be committed together (services/heartbeatWrites.ts). */
-  beats: BeatQueue;
   /** The process's logger (log.ts); silent unless `openDeps` is given one. */
   log: Logger;
   /** Pulls from the Hugging Face Hub this process downloads (SPEC §10.4). */
@@ -77,7 +74,6 @@ export async function openDeps(
     wakes: new Map(),
     origin: randomUUID(),
     runtime: new SchedulerRuntime(),
-    beats: new BeatQueue(),
     log,
     pulls: new PullRunner(),
   };

@@ -1,3 +1,4 @@
+import { isLoopback } from "@llmgw/domain";
 import { createLogger, type Logger } from "@llmgw/log";
 import { WAKES_CHANNEL } from "@llmgw/store";
 import { benchesOf, createApp, gatewayOf, nodeRequestPathOf, startTrafficOf, usageTallyOf } from "./app";
@@ -29,8 +30,6 @@ const starting = new AppError({
   headers: { "Retry-After": "1" },
 });
 
-const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1)$/;
-
 /**
  * `llmgw serve`: the store, the mirror's watch, liveness, and the API and dashboard on one port.
  * Logs one line when it is ready to answer (JSON lines on standard output unless given a logger).
@@ -45,7 +44,7 @@ export async function startServer(
   } = {},
 ): Promise<RunningServer> {
   const log = options.log ?? createLogger();
-  if (config.tokens.length === 0 && !LOOPBACK.test(config.listen.host)) {
+  if (config.tokens.length === 0 && !isLoopback(config.listen.host)) {
     throw new Error(
       `refusing to listen on ${config.listen.host}: no tokens are configured, so anyone who can reach it could change the fleet. Listen on 127.0.0.1, or configure tokens in llmgw.yaml`,
     );

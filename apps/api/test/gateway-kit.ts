@@ -1,14 +1,13 @@
-import type { AddressInfo } from "node:net";
-import { serve } from "@hono/node-server";
 import type { Model, ModelInput, ModelView } from "@llmgw/domain";
 import { replicaOf } from "@llmgw/domain/testing";
 import { type EngineOptions, StandInEngine } from "@llmgw/simulation";
 import OpenAI from "openai";
 import { afterAll, afterEach, beforeAll } from "vitest";
-import { createApp, gatewayOf, usageTallyOf } from "../src/app";
+import { createApp, gatewayOf, nodeRequestPathOf, usageTallyOf } from "../src/app";
 import type { ClientAdmission } from "../src/gateway/admission";
 import type { GatewayDemand } from "../src/gateway/dispatcher";
 import type { GatewayMeter, GatewayNow, RequestOutcome } from "../src/gateway/meter";
+import { listen } from "../src/listen";
 import { UsageTally } from "../src/usage/tally";
 import {
   type Api,
@@ -113,9 +112,13 @@ export function useGateway(options: { yaml?: string; adminToken?: string } = {})
   beforeAll(async () => {
     const admission: ClientAdmission = { admit: (token, model) => test.admission.admit(token, model) };
     const app = createApp(api.deps, { heartbeatsPer10s: 100_000, gateway: { meter, admission } });
-    const http = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 });
-    await new Promise<void>((resolve) => http.once("listening", resolve));
-    url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+    // As `llmgw serve` listens: a plain /v1 target goes to the request path's fast path.
+    const { server: http, url: at } = await listen(
+      { host: "127.0.0.1", port: 0 },
+      app.fetch,
+      nodeRequestPathOf(app),
+    );
+    url = at;
     tally = usageTallyOf(app) ?? tally;
     const gateway = gatewayOf(app);
     if (gateway) {

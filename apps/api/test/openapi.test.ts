@@ -2,7 +2,7 @@ import { ROUTES } from "@llmgw/contract";
 import type { Hono } from "hono";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createApp } from "../src/app";
+import { createApp, requestPathOf } from "../src/app";
 import { isEndpoint } from "../src/auth/rules";
 import type { Deps } from "../src/deps";
 import type { AppEnv } from "../src/env";
@@ -31,13 +31,14 @@ type Document = z.infer<typeof documentSchema>;
 
 const METHODS = ["get", "post", "put", "patch", "delete"];
 
-/** `METHOD /documented/path` for every endpoint the app registers (`ALL` is every method). */
+/**
+ * `METHOD /documented/path` for every endpoint the app answers, Hono's and the request path's own
+ * (`ALL` is every method).
+ */
 function liveOperations(app: Hono<AppEnv>): Set<string> {
-  const keys = app.routes
-    .filter(isEndpoint)
-    .flatMap((r) =>
-      (r.method === "ALL" ? METHODS : [r.method.toLowerCase()]).map((m) => `${m} ${documentedPath(r)}`),
-    );
+  const keys = [...app.routes.filter(isEndpoint), ...(requestPathOf(app)?.routes ?? [])].flatMap((r) =>
+    (r.method === "ALL" ? METHODS : [r.method.toLowerCase()]).map((m) => `${m} ${documentedPath(r)}`),
+  );
   return new Set(keys);
 }
 

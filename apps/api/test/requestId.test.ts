@@ -116,6 +116,29 @@ describe("a server error", () => {
     });
   });
 
+  it("on the request path is logged with its reason: a 503 says why", async () => {
+    const lines: string[] = [];
+    const log = createLogger({ format: "json", destination: { write: (line) => lines.push(line) } });
+    const app = createApp({ ...gw.api.deps, log });
+    const model = await gw.model({ scaling: { min: 0, max: 0, idleTimeoutSeconds: 300 } });
+
+    const res = await app.request("/v1/chat/completions", {
+      method: "POST",
+      headers: { "content-type": "application/json", ...as(CLIENT, "trace-503") },
+      body: JSON.stringify({ model: model.name, messages: [{ role: "user", content: "hi" }] }),
+    });
+
+    expect(res.status).toBe(503);
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0] ?? "")).toMatchObject({
+      level: "warn",
+      msg: "request not served",
+      requestId: "trace-503",
+      status: 503,
+      reason: expect.stringContaining("stopped"),
+    });
+  });
+
   it("is the only kind of answer logged: a success and a refusal write nothing", async () => {
     const lines: string[] = [];
     const log = createLogger({ format: "json", destination: { write: (line) => lines.push(line) } });

@@ -19,7 +19,7 @@ afterEach(async () => {
   await running?.scheduler?.stop();
   running = null;
   api.deps.world.setAutoscale(new Map());
-  api.deps.runtime.autoscale = { wanted: new Map(), inFlight: new Map() };
+  api.deps.runtime.inFlight = new Map();
 });
 
 async function start(gw: GatewayTest, nodes: { memoryGB: number }[]) {

@@ -5,11 +5,12 @@ import { apiErrorSchema } from "@llmgw/domain";
 import type { Store } from "@llmgw/store";
 import { expect } from "vitest";
 import { z } from "zod";
-import { createApp } from "../src/app";
+import { createApp, requestPathOf } from "../src/app";
 import { isEndpoint, ruleKey } from "../src/auth/rules";
 import { newToken, sha256Hex } from "../src/auth/secrets";
 import type { Role } from "../src/config";
 import type { Deps } from "../src/deps";
+import { onRequestPath } from "../src/gateway/errors";
 import type { App } from "./harness";
 
 // What the security tests share: a token of every role declared in llmgw.yaml, the app's endpoint
@@ -78,10 +79,14 @@ export function removeDashboard(): void {
 
 export type Endpoint = { key: string; method: string; path: string };
 
-/** Every endpoint the app registers (validators share their route's key), once each. */
+/**
+ * Every endpoint the app answers, once each: what Hono registers (validators share their route's
+ * key), then the request path's own routes (/v1 never reaches Hono's router).
+ */
 export function endpointsOf(app: App): Endpoint[] {
   const seen = new Map<string, Endpoint>();
-  for (const route of app.routes.filter(isEndpoint)) {
+  const routes = [...app.routes.filter(isEndpoint), ...(requestPathOf(app)?.routes ?? [])];
+  for (const route of routes) {
     const key = ruleKey(route);
     if (!seen.has(key)) seen.set(key, { key, method: route.method, path: route.path });
   }
@@ -97,8 +102,12 @@ export function routeListing(): Endpoint[] {
   return endpointsOf(createApp(deps, { webDist: dashboardDir() }));
 }
 
-/** The endpoint Hono runs for `method path`: what the authorization middleware reads its rule from. */
+/**
+ * The endpoint that runs for `method path`: Hono's, as the authorization middleware reads its rule,
+ * or under /v1 the request path's, as its own app reads the route's need.
+ */
 export function endpointFor(app: App, method: string, path: string): string | null {
+  if (onRequestPath(path)) return requestPathOf(app)?.endpointOf(method, path)?.key ?? null;
   const [matched] = app.router.match(method === "HEAD" ? "GET" : method, path);
   const route = matched.map(([[, r]]) => r).find(isEndpoint);
   return route ? ruleKey(route) : null;

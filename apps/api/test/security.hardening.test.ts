@@ -187,7 +187,7 @@ describe("server-side request forgery", () => {
   const EXEMPT = new Set([
     "apps/api/src/gateway/upstream.ts",
     "apps/api/src/listen.ts",
-    "apps/api/src/hub/hubHttp.ts",
+    "apps/api/src/huggingFace/hubHttp.ts",
   ]);
 
   it("cannot happen: the server's code opens no outbound connection (no fetch, http client or socket)", () => {

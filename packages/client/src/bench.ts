@@ -5,6 +5,7 @@ import {
   benchMemory,
   benchPrompt,
   type Replica,
+  refusalOf,
   summarizeRun,
   tenantPrefix,
 } from "@llmgw/domain";
@@ -156,7 +157,7 @@ async function oneRequest(options: BenchOptions, body: string): Promise<BenchSam
     // An in-process gateway answers a request whose caller went away rather than throwing.
     signal.throwIfAborted();
     if (!response.ok || !response.body) {
-      const { code, message } = refusalOf(response.status, await response.text().catch(() => ""));
+      const { code, message } = refusalIn(response.status, await response.text().catch(() => ""));
       if (endsBench(response.status, code)) throw new BenchStopped(response.status, code, message);
       return { ok: false, message: `${response.status} ${code}: ${message}` };
     }
@@ -229,13 +230,13 @@ function hasContent(chunk: Record<string, unknown>): boolean {
   });
 }
 
-/** OpenAI's error shape (`{ error: { message, code } }`), as the gateway answers a refusal. */
-function refusalOf(status: number, text: string): { code: string; message: string } {
-  const body = parsed(text);
-  const error = body && isRecord(body.error) ? body.error : null;
-  const code = typeof error?.code === "string" ? error.code : String(status);
-  const message = typeof error?.message === "string" ? error.message : text.slice(0, 200) || `HTTP ${status}`;
-  return { code, message };
+/** The gateway's refusal (OpenAI's `{ error: { message, code } }`) read as every client reads one. */
+function refusalIn(status: number, text: string): { code: string; message: string } {
+  const refusal = refusalOf(status, text);
+  // Not the gateway's shape: the start of the text says more than the status.
+  return refusal.code === null
+    ? { code: String(status), message: text.slice(0, 200) || `HTTP ${status}` }
+    : { code: refusal.code, message: refusal.message };
 }
 
 function parsed(text: string): Record<string, unknown> | null {

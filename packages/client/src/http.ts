@@ -1,7 +1,6 @@
-import type { ErrorCode } from "@llmgw/domain";
+import { type ErrorCode, refusalOf } from "@llmgw/domain";
 import { type ClientRequestOptions, type ClientResponse, hc } from "hono/client";
 import type { AppType } from "./appType";
-import { refusalOf } from "./refusal";
 
 /**
  * A refused request (or one that got no answer): the API's status, error code and per-field

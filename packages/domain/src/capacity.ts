@@ -1,4 +1,5 @@
-import { DIMENSIONS, type FleetIndex, freeOn, holdsResources, modelOf } from "./fleetIndex";
+import { DIMENSIONS, type FleetIndex, freeOn, modelOf } from "./fleetIndex";
+import { holdsResources } from "./holding";
 import type { Capacity, ClassUsage, Node, NodeView, Replica, Resources } from "./schemas";
 
 /** The row for replicas of models the catalogue does not know. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { loopsBackTo } from "./endpoints";
+import { isLoopback, loopsBackTo } from "./endpoints";
 
 describe("loopsBackTo: an endpoint that is llmgw itself", () => {
   it.each([
@@ -33,5 +33,34 @@ describe("loopsBackTo: an endpoint that is llmgw itself", () => {
     "not a url",
   ])("%s is another server", (endpoint) => {
     expect(loopsBackTo(endpoint, 8080)).toBe(false);
+  });
+});
+
+describe("isLoopback: the one rule for a host on this machine's loopback", () => {
+  it.each([
+    "localhost",
+    "LOCALHOST",
+    "app.localhost",
+    "127.0.0.1",
+    "127.1.2.3",
+    "::1",
+    "[::1]",
+    "[::ffff:7f00:1]",
+  ])("%s is loopback", (host) => {
+    expect(isLoopback(host)).toBe(true);
+  });
+
+  it.each([
+    "0.0.0.0",
+    "::",
+    "[::]",
+    "10.0.0.7",
+    "128.0.0.1",
+    "[fe80::1]",
+    "[::ffff:a00:7]",
+    "attacker.example",
+    "localhost.example",
+  ])("%s is not", (host) => {
+    expect(isLoopback(host)).toBe(false);
   });
 });

@@ -1,5 +1,6 @@
 import { classRank } from "./classes";
 import { compareText } from "./compare";
+import { holdsResources } from "./holding";
 import { emptyUsage, type QuotaAmounts } from "./quota";
 import type { Class, Model, Node, Replica, Resources } from "./schemas";
 
@@ -257,11 +258,6 @@ export function freeOn(node: Node, replicas: readonly Replica[]): Resources {
     cpuCores: cpuCores + node.cpuCount,
     gpus: gpus + node.gpuTotal,
   };
-}
-
-/** A replica holds resources in every state but `failed`. */
-export function holdsResources(replica: Pick<Replica, "state">): boolean {
-  return replica.state !== "failed";
 }
 
 /** The node's candidates, least important first: lowest class, then newest (it has lost the least work), then id. */

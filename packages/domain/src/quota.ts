@@ -1,4 +1,5 @@
 import { counted } from "./counted";
+import { holdsResources } from "./holding";
 import { replicaNeed } from "./need";
 import { replicasOf } from "./runModes";
 import type { Model, Quota, QuotaUsage, Replica, Resources } from "./schemas";
@@ -96,7 +97,7 @@ export function quotaCommitment(
 ): QuotaAmounts {
   const live = new Map<string, QuotaAmounts>();
   for (const replica of replicas) {
-    if (replica.state === "failed" || replica.unmanaged) continue;
+    if (!holdsResources(replica) || replica.unmanaged) continue;
     const held = live.get(replica.model) ?? emptyUsage();
     held.memoryGB += replica.memoryGB;
     held.cpuCores += replica.cpuCores;

@@ -1,3 +1,4 @@
+import { isLoopback } from "@llmgw/domain";
 import { AppError } from "../errors";
 import type { RequestLine } from "./sessionBook";
 
@@ -59,8 +60,6 @@ export function csrfRefusal(req: Caller): AppError | null {
   });
 }
 
-const LOOPBACK_NAME = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;
-
 /**
  * Without tokens the server accepts every request, which is safe only because it listens on
  * loopback. A page on an attacker's name that resolves to 127.0.0.1 (DNS rebinding) would reach it
@@ -69,7 +68,7 @@ const LOOPBACK_NAME = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;
 export function addressedToLoopback(req: Pick<Caller, "url">): boolean {
   const url = req.url;
   // The usual names are seen without parsing the URL (every request of a server without tokens asks).
-  return PLAIN_LOOPBACK_URL.test(url) || LOOPBACK_NAME.test(new URL(url).hostname);
+  return PLAIN_LOOPBACK_URL.test(url) || isLoopback(new URL(url).hostname);
 }
 
 /** A URL whose host is plainly a loopback name, as `new URL` would give it unchanged. */

@@ -41,9 +41,10 @@ export interface Autoscaler {
  * 3. in the scheduler's leader, steps each autoscaled model's window (`ScaleBook`) and stores what
  *    moved — in the same write as step 1, with a `model.scaled` event and an audit entry by
  *    `autoscaler` for each change of wanted;
- * 4. hands the planner the wanted replicas and the requests on each replica (`deps.runtime`), puts
- *    every model's line in the snapshot (`GET /models`) and tells open streams of lines that moved
- *    (`model.autoscale`); asks the scheduler for a run when wanted moved or a replica drains.
+ * 4. puts every model's line, its wanted replicas with it, in the snapshot (`GET /models`, and the
+ *    planner reads wanted there), hands the planner the requests on each replica (`deps.runtime`),
+ *    tells open streams of lines that moved (`model.autoscale`); asks the scheduler for a run when
+ *    wanted moved or a replica drains.
  *
  * At most one write transaction a tick, and none while the process has nothing to say.
  */
@@ -85,11 +86,8 @@ export async function startAutoscaler(deps: Deps, options: AutoscalerOptions): P
       if (forget !== undefined) lastForget = now;
     }
 
-    const views = autoscaleViews(snap, lines, book.stored);
-    const wanted = new Map<string, number>();
-    for (const [name, view] of views) wanted.set(name, view.wanted);
-    deps.runtime.autoscale = { wanted, inFlight: sum.replicas };
-    shown = show(deps, shown, views);
+    deps.runtime.inFlight = sum.replicas;
+    shown = show(deps, shown, autoscaleViews(snap, lines, book.stored));
     // A draining replica stops once drained: the scheduler looks every second while one drains
     // (others, moved off a draining node, wait for its interval: they are not the autoscaler's).
     const draining = lines.some(({ model }) =>
@@ -114,8 +112,7 @@ export async function startAutoscaler(deps: Deps, options: AutoscalerOptions): P
   const snap = await deps.world.snapshot();
   const quiet = scaleLines(snap, new Map(), deps.wakes, deps.now().getTime());
   shown = show(deps, shown, autoscaleViews(snap, quiet, book.stored));
-  const wanted = new Map([...book.stored].map(([name, row]) => [name, row.wanted]));
-  deps.runtime.autoscale = { wanted, inFlight: new Map() };
+  deps.runtime.inFlight = new Map();
 
   return {
     tick,

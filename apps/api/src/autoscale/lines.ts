@@ -3,12 +3,14 @@ import {
   autoscaleFloor,
   autoscaleTarget,
   desiredForDemand,
+  holdsResources,
   isAutoscaled,
   isAwake,
   type Model,
   quotaRemaining,
   quotaUsage,
   replicaNeed,
+  withinFloorAndMax,
 } from "@llmgw/domain";
 import type { StoredScale } from "@llmgw/store";
 import type { Snapshot } from "../world";
@@ -59,7 +61,7 @@ export function autoscaleViews(
   const views = new Map<string, AutoscaleView>();
   for (const { model, demand, target, floor, desired } of lines) {
     const row = stored.get(model.name);
-    const wanted = row ? Math.max(floor, Math.min(model.scaling.max, row.wanted)) : floor;
+    const wanted = row ? withinFloorAndMax(row.wanted, floor, model.scaling.max) : floor;
     const holdUntil = row && row.holdUntil !== null && wanted > desired ? row.holdUntil : null;
     views.set(model.name, {
       demand,
@@ -79,7 +81,7 @@ function quotaAllows(snap: Snapshot, model: Model, wanted: number): number | nul
   const remaining = quotaRemaining(quota, quotaUsage(model.owner, snap.index), replicaNeed(model));
   if (remaining === null) return null;
   const held = (snap.replicasByModel.get(model.name) ?? []).filter(
-    (r) => !r.unmanaged && r.state !== "failed" && r.state !== "stopping" && r.drainingSince === undefined,
+    (r) => !r.unmanaged && holdsResources(r) && r.state !== "stopping" && r.drainingSince === undefined,
   ).length;
   const allows = held + remaining;
   return allows < wanted ? allows : null;

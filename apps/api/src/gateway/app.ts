@@ -7,7 +7,7 @@ import { RESOURCE_HEADERS } from "../auth/securityHeaders";
 import type { Deps } from "../deps";
 import { logFailure, REQUEST_ID_HEADER, requestIdOf } from "../requestId";
 import { CLIENT_WENT_AWAY } from "./dispatcher";
-import { asGatewayRefusal, GatewayError, gatewayErrorBody, onRequestPath } from "./errors";
+import { asGatewayRefusal, gatewayErrorBody, onRequestPath } from "./errors";
 import { type Exchange, NodeExchange, WebExchange } from "./exchange";
 import type { Gateway, Sender } from "./gateway";
 import { type V1Route, v1Routes } from "./routes";
@@ -29,9 +29,10 @@ function plainTarget(target: string): boolean {
 const PLAIN_HOST = /^(?:[a-z0-9-]+(?:\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
 
 /**
- * The request path (/v1, SPEC §7) as its own small app, outside Hono's: under a Node listener the
- * request is read from Node's request and answered on Node's response itself; in process
- * (`app.request`) through a web Request and Response. Its own chain, the same on every route: the
+ * The request path (/v1, SPEC §7) as its own small app, outside Hono's, with one door and one
+ * fallback: under a Node listener (listen.ts) `serveNode` reads a plain target from Node's request
+ * and answers on Node's response itself; anything else (a target node-server normalises, or a
+ * request in process through `app.request`) comes to `respond` as a web Request. Its own chain, the same on every route: the
  * request id (the client's when sane, passed to the engine), authorization with the route's need
  * fixed when the routes were made, the route, and refusals answered from the /v1 edge's one table
  * in OpenAI's shape. Every answer carries the id and the security headers; a 5xx is logged once.
@@ -48,14 +49,11 @@ export class RequestPathApp {
     this.#routes = v1Routes(deps, gateway);
   }
 
-  /** Answers a request (Hono's `fetch` shape: `env` holds Node's request and response under @hono/node-server). */
-  respond(request: Request, env: unknown): Response | Promise<Response> {
-    const node = nodeOf(env);
-    if (node) {
-      const id = requestIdOf(headerOf(node.incoming, ID));
-      this.#serve(new NodeExchange(request.url, node.incoming, node.outgoing, fixedHead(id)), id);
-      return answeredAlready();
-    }
+  /**
+   * The fallback: a web Request, in process (`app.request`) or built by @hono/node-server for a
+   * target the listener's fast path left to it (`serveNode`).
+   */
+  respond(request: Request): Promise<Response> {
     const id = requestIdOf(request.headers.get(ID) ?? undefined);
     const ex = new WebExchange(request, fixedHead(id));
     this.#serve(ex, id);
@@ -66,7 +64,7 @@ export class RequestPathApp {
    * Under a Node listener, before @hono/node-server builds anything for it: answers a request whose
    * path is plainly the request path's straight from Node's request and response, and says so.
    * Anything the URL parser would rewrite (dot segments, escapes it decodes, odd characters) or a
-   * Host it would refuse is left to node-server (false), which reaches `respond` normalised.
+   * Host it would refuse is left to node-server (false), which hands it to `respond` normalised.
    */
   serveNode(incoming: IncomingMessage, outgoing: ServerResponse): boolean {
     const target = incoming.url;
@@ -94,23 +92,27 @@ export class RequestPathApp {
       });
       const id = randomUUID();
       const ex = new WebExchange(request, fixedHead(id));
-      void this.gateway
-        .handle(ex, { actor: by, token: null, requestId: id })
-        .catch((err: unknown) => this.#refuse(ex, err, id));
+      this.#serve(ex, id, by);
       return ex.sink.response;
     };
   }
 
-  #serve(ex: Exchange, requestId: string): void {
-    this.#chain(ex, requestId).catch((err: unknown) =>
+  /** Answers one exchange; `admittedAs` names a caller authorized already (the bench's operator). */
+  #serve(ex: Exchange, requestId: string, admittedAs?: string): void {
+    this.#chain(ex, requestId, admittedAs).catch((err: unknown) =>
       this.deps.log.error({ err, requestId }, "the request path could not answer"),
     );
   }
 
-  async #chain(ex: Exchange, requestId: string): Promise<void> {
+  async #chain(ex: Exchange, requestId: string, admittedAs?: string): Promise<void> {
     const { route, param } = this.#route(ex);
     let sender: Sender | null = null;
     try {
+      if (admittedAs !== undefined) {
+        sender = { actor: admittedAs, token: null, requestId };
+        await route.handle(ex, sender, param);
+        return;
+      }
       const admitted = await admitCaller(this.auth, ex, route.need);
       sender = { actor: admitted.principal.name, token: admitted.token, requestId };
       await route.handle(ex, sender, param);
@@ -120,6 +122,16 @@ export class RequestPathApp {
       if (sender === null && route.routed) this.gateway.refused(asGatewayRefusal(err).status, "");
       this.#refuse(ex, err, requestId);
     }
+  }
+
+  /** The routes, in the order they are matched (the access table and the API description's checks read them). */
+  get routes(): readonly V1Route[] {
+    return this.#routes;
+  }
+
+  /** The route that answers `method path`, when one but the fallback does. */
+  endpointOf(method: string, path: string): V1Route | null {
+    return this.#routes.find((route) => route.match(method, path) !== undefined) ?? null;
   }
 
   #route(ex: Exchange): { route: V1Route; param: string | null } {
@@ -140,11 +152,9 @@ export class RequestPathApp {
     const refusal = asGatewayRefusal(err);
     if (refusal.status >= 500) {
       const fields = { requestId, method: ex.method, path: ex.pathname, status: refusal.status };
-      logFailure(
-        this.deps.log,
-        fields,
-        err instanceof GatewayError || !(err instanceof Error) ? undefined : err,
-      );
+      // A refusal of the request path's own (a 503 with no capacity, a 502 upstream) carries its
+      // reason in its message; anything else is the unexpected error itself.
+      logFailure(this.deps.log, fields, err instanceof Error ? err : undefined);
     }
     if (ex.sink.begun) {
       ex.sink.cut();
@@ -166,30 +176,4 @@ function fixedHead(requestId: string): Head {
 function headerOf(incoming: IncomingMessage, name: string): string | undefined {
   const value = incoming.headers[name];
   return typeof value === "string" ? value : undefined;
-}
-
-/** Under @hono/node-server, `env` carries Node's request and response (recognised by shape). */
-function nodeOf(env: unknown): { incoming: IncomingMessage; outgoing: ServerResponse } | null {
-  if (typeof env !== "object" || env === null) return null;
-  const { incoming, outgoing } = env as {
-    incoming?: Partial<IncomingMessage>;
-    outgoing?: Partial<ServerResponse>;
-  };
-  if (typeof outgoing?.writeHead !== "function" || typeof incoming?.on !== "function") return null;
-  return { incoming: incoming as IncomingMessage, outgoing: outgoing as ServerResponse };
-}
-
-/**
- * What @hono/node-server takes for "the answer was written already" (x-hono-already-sent): the
- * request path wrote its answer to Node's response itself, so the server writes nothing.
- */
-let alreadySent: Response | null = null;
-function answeredAlready(): Response {
-  if (!alreadySent) {
-    alreadySent = new Response(null, { headers: { "x-hono-already-sent": "true" } });
-    // Under node-server's own Response class, taking the body makes it a plain Response, which is
-    // what its listener checks that header on.
-    void alreadySent.body;
-  }
-  return alreadySent;
 }

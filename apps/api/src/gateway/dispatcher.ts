@@ -1,7 +1,7 @@
 import type { EventType } from "@llmgw/domain";
 import { counted, type Model, modeOf } from "@llmgw/domain";
 import type { Deps } from "../deps";
-import { wake } from "../services/wake";
+import { wake } from "../services/recordWake";
 import type { Snapshot } from "../world";
 import { unavailable } from "./errors";
 import { Lane, type Lease, type Waiter } from "./lanes";

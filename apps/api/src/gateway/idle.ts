@@ -1,6 +1,6 @@
 import { type Model, modeOf } from "@llmgw/domain";
 import type { Deps } from "../deps";
-import { recordWake } from "../services/wake";
+import { recordWake } from "../services/recordWake";
 
 /** The least time between two refreshes of one model's stored wake from this process. */
 const THROTTLE_MS = 1_000;

@@ -1,6 +1,5 @@
 import { contract, keyOf, type Need, type Route } from "@llmgw/contract";
 import type { Deps } from "../deps";
-import type { Served } from "../routes/handlers";
 import { servedModel, servedModels } from "./catalogue";
 import { GatewayError } from "./errors";
 import type { Exchange } from "./exchange";
@@ -12,6 +11,8 @@ export type V1Handler = (ex: Exchange, sender: Sender, param: string | null) => 
 /** A route of the request path as the app matches it: its method, path, the need fixed with it. */
 export type V1Route = {
   readonly key: string;
+  readonly method: string;
+  readonly path: string;
   readonly need: Need;
   /** An inference request (the gateway's meter counts its refusals too). */
   readonly routed: boolean;
@@ -51,6 +52,8 @@ function v1Route(route: Route, handle: V1Handler, all: Implementations): V1Route
   const match = matcherOf(route.path);
   return {
     key: keyOf(route),
+    method,
+    path: route.path,
     need: route.need,
     routed: handle === all.chat,
     handle,
@@ -85,20 +88,4 @@ function sendJson(ex: Exchange, value: unknown): void {
   const body = Buffer.from(JSON.stringify(value));
   ex.sink.head(200, ["content-type", "application/json", "content-length", body.byteLength]);
   ex.sink.end(body);
-}
-
-/**
- * The request path's routes as Hono registers them, so that what reads Hono's route table (the
- * access table's check, the API description's) sees the whole surface. Hono never runs them in
- * practice: every /v1 request reaches the request path's own app before Hono's router
- * (createApp); if one did come this way, it would be handed there all the same.
- */
-export function v1RoutesInHono(requestPath: {
-  respond(request: Request, env: unknown): Response | Promise<Response>;
-}): Served[] {
-  return Object.values(contract.inference).map((route: Route) => ({
-    route,
-    before: [],
-    handle: (c) => requestPath.respond(c.req.raw, c.env),
-  }));
 }

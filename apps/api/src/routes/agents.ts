@@ -5,6 +5,7 @@ import type { Deps } from "../deps";
 import type { AppEnv } from "../env";
 import { AppError } from "../errors";
 import { heartbeat } from "../services/heartbeat";
+import { BeatQueue } from "../services/heartbeatWrites";
 import { handlers } from "./handlers";
 
 /** The port this request reached llmgw on (its listener's own, behind any proxy); null in process. */
@@ -15,6 +16,8 @@ function ownPortOf(env: unknown): number | null {
 }
 
 export function agentRoutes(deps: Deps, auth: Auth) {
+  /** The app's heartbeats waiting to be committed together (services/heartbeatWrites.ts). */
+  const beats = new BeatQueue();
   /** Before the body is read: a flood of beats costs the server no parsing. */
   const limited: MiddlewareHandler<AppEnv> = async (c, next) => {
     const token = c.get("token");
@@ -35,6 +38,7 @@ export function agentRoutes(deps: Deps, auth: Auth) {
         const token = c.get("token");
         return heartbeat({
           deps,
+          beats,
           report: body,
           by: token ? { token, bindings: auth.agents } : null,
           ownPort: ownPortOf(c.env) ?? deps.config.listen.port,

@@ -1,8 +1,8 @@
 import type { BenchSend } from "@llmgw/client/bench";
 import { contract } from "@llmgw/contract";
 import type { Deps } from "../deps";
-import { notFound } from "../errors";
 import { createModel } from "../services/createModel";
+import { modelNamed, noSuchModel } from "../services/modelNamed";
 import { etagOf, parseIfMatch, patchModel } from "../services/patchModel";
 import { removeModel } from "../services/removeModel";
 import { rolloutAction } from "../services/rolloutAction";
@@ -27,8 +27,7 @@ export const modelRoutes = (deps: Deps, bench: BenchDeps) =>
     },
     get: async (c, { param }) => {
       const snap = await deps.world.snapshot();
-      const model = snap.modelsByName.get(param.name);
-      if (!model) throw notFound(`a model called ${param.name}`);
+      const model = modelNamed(snap, param.name);
       c.header("ETag", etagOf(model));
       return modelView(snap, model);
     },
@@ -49,7 +48,7 @@ export const modelRoutes = (deps: Deps, bench: BenchDeps) =>
     },
     headroom: async (_c, { param }) => {
       const room = (await deps.world.snapshot()).headroom.get(param.name);
-      if (!room) throw notFound(`a model called ${param.name}`);
+      if (!room) throw noSuchModel(param.name);
       return room;
     },
     target: async (c, { param, body }) =>

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import {
+  type AutoscaleView,
   type ChangeEvent,
   isAwake,
   modelOf,
@@ -56,9 +57,9 @@ async function reconcile(deps: Deps, leader: LeaderCheck): Promise<Schedule | nu
       now,
       newId: (model) => `${model}-${randomUUID().slice(0, 8)}`,
       index: snap.index,
-      autoscaled: deps.runtime.autoscale.wanted,
+      autoscaled: wantedOf(snap.autoscale),
       drain: {
-        inFlight: deps.runtime.autoscale.inFlight,
+        inFlight: deps.runtime.inFlight,
         boundMs: deps.config.autoscale.drainSeconds * 1000,
       },
     });
@@ -186,4 +187,9 @@ export async function adoptRunningOnDemand(deps: Deps): Promise<void> {
     if (!model || modeOf(model.scaling) !== "ondemand" || deps.wakes.has(model.name)) continue;
     if (r.state === "starting" || r.state === "ready") deps.wakes.set(model.name, now);
   }
+}
+
+/** Each autoscaled model's wanted replicas, as the autoscaler last put them in the picture (SPEC §9.3). */
+function wantedOf(autoscale: ReadonlyMap<string, AutoscaleView>): Map<string, number> {
+  return new Map([...autoscale].map(([name, view]) => [name, view.wanted]));
 }

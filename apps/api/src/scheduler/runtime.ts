@@ -1,6 +1,12 @@
-import type { Scheduler } from "./index";
-import type { Leadership } from "./leader";
 import { SchedulerStats } from "./stats";
+
+// What the runtime holds of the loop and the lock: only what it asks of them, so this file (on
+// `Deps`) imports nothing of the scheduler that takes `Deps` back.
+
+/** The reconcile loop as the runtime sees it (scheduler/index.ts's `Scheduler`). */
+type Loop = { nudge(): void };
+/** The leader lock as the runtime sees it (scheduler/leader.ts's `Leadership`). */
+type Lock = { readonly held: boolean };
 
 /**
  * What one app's scheduler holds while it runs: the loop, the leader lock, the queue that keeps
@@ -9,21 +15,18 @@ import { SchedulerStats } from "./stats";
  */
 export class SchedulerRuntime {
   /** The reconcile loop, while one runs (`startScheduler` sets it, its `stop` clears it). */
-  loop: Scheduler | null = null;
+  loop: Loop | null = null;
   /** The leader lock, while this process tries for it (`startLeadership`). */
-  leadership: Leadership | null = null;
+  leadership: Lock | null = null;
   /** The last run started: runs never overlap, whoever starts them, so the next waits for it. */
   queue: Promise<unknown> = Promise.resolve();
   readonly stats = new SchedulerStats();
   /**
-   * What the autoscaler (autoscale/) last worked out, for the planner (SPEC §9.3): each autoscaled
-   * model's wanted replicas, and the requests on each replica summed over every process (a
-   * draining one stops once it has none). Empty without an autoscaler: models want their floor.
+   * The requests on each replica summed over every process, as the autoscaler (autoscale/) last
+   * summed them: a draining replica stops once it has none (SPEC §9.3). The wanted replicas it
+   * works out are not here: the planner reads them from the snapshot (`snap.autoscale`).
    */
-  autoscale: { wanted: ReadonlyMap<string, number>; inFlight: ReadonlyMap<string, number> } = {
-    wanted: new Map(),
-    inFlight: new Map(),
-  };
+  inFlight: ReadonlyMap<string, number> = new Map();
 
   /** Asks the loop, if one runs, for a run soon (a wake announces no event of its own). */
   nudge(): void {

@@ -1,7 +1,7 @@
 import type { Pull } from "@llmgw/domain";
 import type { Deps } from "../deps";
 import { AppError, notFound } from "../errors";
-import { removeLeftovers } from "../hub/fileWriter";
+import { removeLeftovers } from "../huggingFace/fileWriter";
 import { commit, UNCHANGED } from "./commit";
 import { filesToWrite } from "./pullRunner";
 

@@ -4,8 +4,8 @@ import type { z } from "zod";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { modelSummary, modelView, withModel } from "../world";
-import { admit, checkClass } from "./admission";
 import { commit } from "./commit";
+import { admit, checkClass } from "./quotaAdmission";
 
 /** Adds a model at runtime (the wizard's submit): 409 when a name is taken or a quota would pass. */
 export async function createModel({

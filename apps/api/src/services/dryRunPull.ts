@@ -10,10 +10,10 @@ import {
   selectionName,
 } from "@llmgw/domain";
 import type { Deps } from "../deps";
-import { HUB_BOUNDS } from "../hub/bounds";
-import { hubError } from "../hub/hubErrors";
-import { resolveUrl } from "../hub/hubHttp";
-import { checkDownload, headerAt } from "../hub/hubRepo";
+import { HUB_BOUNDS } from "../huggingFace/bounds";
+import { hubError } from "../huggingFace/hubErrors";
+import { resolveUrl } from "../huggingFace/hubHttp";
+import { checkDownload, headerAt } from "../huggingFace/hubRepo";
 import { type PlannedPull, planPull } from "./planPull";
 
 /**

@@ -15,7 +15,7 @@ import type { AgentBindings, NewBinding } from "../auth/agentNodes";
 import type { KnownToken } from "../auth/tokenBook";
 import type { Deps } from "../deps";
 import { badRequest } from "../errors";
-import { writeBeat } from "./heartbeatWrites";
+import { type BeatQueue, writeBeat } from "./heartbeatWrites";
 
 /**
  * An agent's report (SPEC §3, §4): updates the node and merges the report into its replicas (see
@@ -28,11 +28,14 @@ import { writeBeat } from "./heartbeatWrites";
  */
 export async function heartbeat({
   deps,
+  beats,
   report,
   by,
   ownPort,
 }: {
   deps: Deps;
+  /** The app's heartbeats waiting to be committed together. */
+  beats: BeatQueue;
   /** Already checked by the route's `heartbeatSchema`: a beat is parsed once, not per layer. */
   report: z.output<typeof heartbeatSchema>;
   /** The agent's token and the bindings it is checked against; null on a server without tokens. */
@@ -76,7 +79,7 @@ export async function heartbeat({
   const replicasChanged = !sameReplicas(previous, replicas);
   if (nodeChanged || replicasChanged || binding) {
     // Against this picture of the fleet the beat is a change to one node: patched in, not reloaded.
-    await writeBeat(deps, {
+    await writeBeat(deps, beats, {
       node,
       reported,
       previous,

@@ -29,8 +29,7 @@ export type BeatWrite = {
  * order are what committing it alone would give; when a batch fails (a beat refused, say), its
  * beats are committed again one by one, so only the refused one is refused.
  */
-export function writeBeat(deps: Deps, write: BeatWrite): Promise<void> {
-  const queue = deps.beats;
+export function writeBeat(deps: Deps, queue: BeatQueue, write: BeatWrite): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     queue.pending.push({ write, resolve, reject });
     if (!queue.running) void drain(deps, queue);
@@ -44,7 +43,7 @@ const MAX_TURNS = 8;
 
 type Waiting = { write: BeatWrite; resolve: () => void; reject: (err: unknown) => void };
 
-/** The heartbeats waiting to be committed in one app (`deps.beats`), and whether a commit runs. */
+/** The heartbeats waiting to be committed in one app (its agents' route holds it), and whether a commit runs. */
 export class BeatQueue {
   pending: Waiting[] = [];
   running = false;

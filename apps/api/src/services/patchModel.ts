@@ -13,9 +13,9 @@ import type { Deps } from "../deps";
 import { AppError, notFound } from "../errors";
 import { tellRollout } from "../rollout/audit";
 import { modelSummary, modelView, withModel } from "../world";
-import { admit, checkClass, lockOwner } from "./admission";
 import { commit } from "./commit";
 import { nameTaken } from "./createModel";
+import { admit, checkClass, lockOwner } from "./quotaAdmission";
 
 /** `If-Match: "7"` (or W/"7", or 7) → 7; null when absent; a 400 when it is not a version. */
 export function parseIfMatch(header: string | undefined): number | null {

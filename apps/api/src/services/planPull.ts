@@ -10,10 +10,10 @@ import {
 } from "@llmgw/domain";
 import type { Deps } from "../deps";
 import { AppError, badRequest } from "../errors";
-import { ListingBudget } from "../hub/bounds";
-import { hubError } from "../hub/hubErrors";
-import type { HubAccess, HubCall } from "../hub/hubHttp";
-import { listFilesAt, resolveRevision } from "../hub/hubRepo";
+import { ListingBudget } from "../huggingFace/bounds";
+import { hubError } from "../huggingFace/hubErrors";
+import type { HubAccess, HubCall } from "../huggingFace/hubHttp";
+import { listFilesAt, resolveRevision } from "../huggingFace/hubRepo";
 
 /** What a request for a repo comes to at the Hub now: the commit, the listing and the files chosen. */
 export interface PlannedPull {

@@ -3,12 +3,12 @@ import { join } from "node:path";
 import { mirrorFileOf, noSpaceMessage, type Pull } from "@llmgw/domain";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
-import { downloadChecked, FileMismatch, type FileToWrite } from "../hub/fileWriter";
-import { hubError } from "../hub/hubErrors";
-import { resolveUrl } from "../hub/hubHttp";
-import { diskProblem, isDiskError, partOf, placeFiles, removeLeftovers } from "../hub/leftovers";
-import { SymlinkRefused } from "../hub/noFollow";
-import { checkPlace } from "../hub/place";
+import { downloadChecked, FileMismatch, type FileToWrite } from "../huggingFace/fileWriter";
+import { hubError } from "../huggingFace/hubErrors";
+import { resolveUrl } from "../huggingFace/hubHttp";
+import { diskProblem, isDiskError, partOf, placeFiles, removeLeftovers } from "../huggingFace/leftovers";
+import { SymlinkRefused } from "../huggingFace/noFollow";
+import { checkPlace } from "../huggingFace/place";
 import { mirrorChanged } from "./mirrorPlans";
 import { PullProgress } from "./pullProgress";
 

@@ -1,7 +1,7 @@
 import type { Deps } from "../deps";
-import { notFound } from "../errors";
 import { withoutModel } from "../world";
 import { commit } from "./commit";
+import { modelNamed, noSuchModel } from "./modelNamed";
 import { refuseDeclared } from "./patchModel";
 
 /** Removes a runtime model; its replicas, if agents still report them, count as unmanaged. */
@@ -14,15 +14,13 @@ export async function removeModel({
   name: string;
   by: string;
 }): Promise<void> {
-  const snap = await deps.world.snapshot();
-  const model = snap.modelsByName.get(name);
-  if (!model) throw notFound(`a model called ${name}`);
+  const model = modelNamed(await deps.world.snapshot(), name);
   refuseDeclared(model);
   const at = deps.now().toISOString();
   await commit(
     deps,
     async (tx) => {
-      if (!(await tx.models.remove(name))) throw notFound(`a model called ${name}`);
+      if (!(await tx.models.remove(name))) throw noSuchModel(name);
       await tx.audit.append([
         { at, by, action: "delete", target: name, field: null, before: model, after: null },
       ]);

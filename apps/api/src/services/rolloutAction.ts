@@ -1,7 +1,8 @@
 import { type ModelView, type RolloutAction, rollBack, rolloutActive } from "@llmgw/domain";
 import type { Deps } from "../deps";
-import { AppError, notFound } from "../errors";
+import { AppError } from "../errors";
 import { changeRollout } from "../rollout/change";
+import { modelNamed } from "./modelNamed";
 import { refuseDeclared } from "./patchModel";
 
 /**
@@ -19,8 +20,7 @@ export async function rolloutAction({
   action: RolloutAction["action"];
   by: string;
 }): Promise<ModelView> {
-  const model = (await deps.world.snapshot()).modelsByName.get(name);
-  if (!model) throw notFound(`a model called ${name}`);
+  const model = modelNamed(await deps.world.snapshot(), name);
   refuseDeclared(model);
   const noRollout = () =>
     new AppError({

@@ -1,7 +1,8 @@
 import { type BenchSend, BenchStopped, runBench } from "@llmgw/client/bench";
 import type { BenchProgressEvent, BenchRequest, BenchStarted } from "@llmgw/domain";
 import type { Deps } from "../deps";
-import { AppError, notFound } from "../errors";
+import { AppError } from "../errors";
+import { modelNamed } from "./modelNamed";
 import { storeBench } from "./storeBench";
 
 /** How often a running bench tells the screens, at most: every request's end would be a flood. */
@@ -57,9 +58,7 @@ export async function startBench({
   input: BenchRequest;
   by: string;
 }): Promise<BenchStarted> {
-  const snap = await deps.world.snapshot();
-  const model = snap.modelsByName.get(name);
-  if (!model) throw notFound(`a model called ${name}`);
+  const model = modelNamed(await deps.world.snapshot(), name);
   const running = runs.get(model.name);
   if (running) {
     throw new AppError({

@@ -1,8 +1,9 @@
 import type { BenchResult, StoredBench } from "@llmgw/domain";
 import type { Deps } from "../deps";
-import { AppError, notFound } from "../errors";
+import { AppError } from "../errors";
 import { modelSummary } from "../world";
 import { commit } from "./commit";
+import { modelNamed, noSuchModel } from "./modelNamed";
 
 /**
  * Stores a bench as its model's last (SPEC §5: the result, when and by whom, audited), whether the
@@ -30,12 +31,12 @@ export async function storeBench({
     });
   }
   const snap = await deps.world.snapshot();
-  if (!snap.modelsByName.has(name)) throw notFound(`a model called ${name}`);
+  modelNamed(snap, name);
   const at = deps.now().toISOString();
   const bench: StoredBench = { ...result, at, by };
   return commit(deps, async (tx) => {
     const stored = await tx.models.setBench(name, bench);
-    if (!stored) throw notFound(`a model called ${name}`);
+    if (!stored) throw noSuchModel(name);
     await tx.audit.append([
       { at, by, action: "bench", target: name, field: null, before: null, after: auditedFigures(bench) },
     ]);

@@ -1,6 +1,7 @@
 import {
   applySchedule,
   counted,
+  holdsResources,
   type Model,
   modeOf,
   type Replica,
@@ -9,8 +10,9 @@ import {
   type TargetResult,
 } from "@llmgw/domain";
 import type { Deps } from "../deps";
-import { AppError, notFound } from "../errors";
+import { AppError } from "../errors";
 import type { Snapshot } from "../world";
+import { modelNamed, noSuchModel } from "./modelNamed";
 import { patchModel, refuseDeclared } from "./patchModel";
 
 /** The most a target may ask (targetRequestSchema): asking the planner for it finds the largest that fits. */
@@ -38,9 +40,9 @@ export async function target({
   by: string;
 }): Promise<TargetResult> {
   const snap = await deps.world.snapshot();
-  const model = snap.modelsByName.get(name);
+  const model = modelNamed(snap, name);
   const room = snap.headroom.get(name);
-  if (!model || !room) throw notFound(`a model called ${name}`);
+  if (!room) throw noSuchModel(name);
   if (!dryRun) refuseDeclared(model);
   const held = onNodes(snap, model, snap.replicas).length;
   const asked = plan(deps, snap, model, replicas);
@@ -106,7 +108,7 @@ function plan(deps: Deps, snap: Snapshot, model: Model, replicas: number): Sched
   // the scheduler off, or mid-way, their missing replicas would otherwise take this room).
   const holding = new Map<string, number>();
   for (const r of snap.replicas) {
-    if (r.node !== null && !r.unmanaged && r.state !== "failed" && r.state !== "stopping") {
+    if (r.node !== null && !r.unmanaged && holdsResources(r) && r.state !== "stopping") {
       holding.set(r.model, (holding.get(r.model) ?? 0) + 1);
     }
   }

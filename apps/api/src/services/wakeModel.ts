@@ -1,7 +1,8 @@
 import { modeOf } from "@llmgw/domain";
 import type { Deps } from "../deps";
-import { AppError, notFound } from "../errors";
-import { wake } from "./wake";
+import { AppError } from "../errors";
+import { modelNamed } from "./modelNamed";
+import { wake } from "./recordWake";
 
 /**
  * An operator's wake (`POST /models/:name/wake`): what a request through the gateway does for an
@@ -9,8 +10,7 @@ import { wake } from "./wake";
  */
 export async function wakeModel({ deps, input }: { deps: Deps; input: { name: string }; by: string }) {
   const snap = await deps.world.snapshot();
-  const model = snap.modelsByName.get(input.name);
-  if (!model) throw notFound(`a model called ${input.name}`);
+  const model = modelNamed(snap, input.name);
   if (modeOf(model.scaling) !== "ondemand") {
     throw new AppError({
       code: "conflict",

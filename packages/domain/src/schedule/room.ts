@@ -1,4 +1,5 @@
 import { candidatesOf, DIMENSIONS, type FleetIndex, type HeldReplica, modelOf } from "../fleetIndex";
+import { holdsResources } from "../holding";
 import type { Replica, Resources } from "../schemas";
 
 /** Where preemption makes room for one replica, and whom it evicts there (none: stopping replicas leave room). */
@@ -51,7 +52,7 @@ export class Room {
     index.nodes.forEach((record, slot) => {
       const at = slot * DIMENSIONS;
       for (const r of record.replicas) {
-        if (r.state === "failed") continue;
+        if (!holdsResources(r)) continue;
         add(this.#held, at, r, 1);
         const known = modelOf(index.models, r);
         if (r.state === "stopping") add(this.#stopping, at, r, 1);

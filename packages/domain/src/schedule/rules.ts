@@ -1,4 +1,5 @@
 import { autoscaleFloor, isAutoscaled } from "../autoscale";
+import { withinFloorAndMax } from "../bounds";
 import { compareText } from "../compare";
 import { isAwake } from "../runModes";
 import type { Model, Replica } from "../schemas";
@@ -22,7 +23,7 @@ export function wantedReplicas(
   // A stopped model (min 0, max 0) has floor 0 whether awake or not.
   const floor = autoscaleFloor(scaling, isAwake(scaling, wokenAt, now));
   if (floor === 0 || autoscaled === undefined || !isAutoscaled(scaling)) return floor;
-  return Math.max(floor, Math.min(scaling.max, autoscaled));
+  return withinFloorAndMax(autoscaled, floor, scaling.max);
 }
 
 /** Which extra replica goes first: pending ones (they run nothing), then the newest. */

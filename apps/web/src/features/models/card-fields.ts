@@ -1,5 +1,6 @@
 import {
   applyPatch,
+  coversFloor,
   type Mode,
   type ModelPatch,
   type ModelSummary,
@@ -92,7 +93,8 @@ function scalingPatch(base: CardValues, edited: CardValues, patch: ModelPatch, e
     const max = wholeNumber(edited.maxReplicas);
     const min = wholeNumber(edited.replicas) ?? 0;
     if (max === null || max < 1) errors.maxReplicas = "a whole number, 1 or more";
-    else if (max < min) errors.maxReplicas = `at least the replicas (${min})`;
+    // The domain's rule (SPEC §9.6), the one the server applies to the patch, in the card's words.
+    else if (!coversFloor(max, min)) errors.maxReplicas = `at least the replicas (${min})`;
     else patch.maxReplicas = max;
   }
   const target = edited.targetInFlight.trim();

@@ -1,6 +1,7 @@
-// What a client (the dashboard, `llmgw ctl`) makes of a refused request. The API answers errors
-// as `{ error: { code, message, fields? } }` (SPEC §3); a proxy in between may answer anything, so
-// this reads the shape leniently and always gives a message to show.
+// What a client (the dashboard, `llmgw ctl`, the agent, the bench) makes of a refused request. The
+// API answers errors as `{ error: { code, message, fields? } }` (SPEC §3), the request path in
+// OpenAI's `{ error: { code, message } }`; a proxy in between may answer anything, so this reads
+// the shape leniently and always gives a message to show.
 
 export type Refusal = {
   status: number;

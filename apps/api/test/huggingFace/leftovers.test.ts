@@ -1,8 +1,8 @@
 import { mkdir, readFile, stat, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { partOf, placeFiles, removeLeftovers, sizeFileOf } from "../../src/hub/leftovers";
-import { openNoFollow, SymlinkRefused, sizeNoFollow, writeNoFollow } from "../../src/hub/noFollow";
+import { partOf, placeFiles, removeLeftovers, sizeFileOf } from "../../src/huggingFace/leftovers";
+import { openNoFollow, SymlinkRefused, sizeNoFollow, writeNoFollow } from "../../src/huggingFace/noFollow";
 import { tempDir } from "../mirror/fixtures";
 
 // SPEC §10.5a: what a pull leaves on disk is placed or removed without an error of the disk ever

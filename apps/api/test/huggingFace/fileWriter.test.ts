@@ -9,8 +9,8 @@ import {
   type FileToWrite,
   placeFiles,
   removeLeftovers,
-} from "../../src/hub/fileWriter";
-import { type HubAccess, HubRefused, resolveUrl } from "../../src/hub/hubHttp";
+} from "../../src/huggingFace/fileWriter";
+import { type HubAccess, HubRefused, resolveUrl } from "../../src/huggingFace/hubHttp";
 import { gitFile, randomLfsFile, type StandInFile, StandInHub } from "../kit";
 
 const TOKEN = "hf_test_token";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { hubError } from "../../src/hub/hubErrors";
-import { HubRefused, HubTimeout } from "../../src/hub/hubHttp";
+import { hubError } from "../../src/huggingFace/hubErrors";
+import { HubRefused, HubTimeout } from "../../src/huggingFace/hubHttp";
 
 // A pull's error is stored and shown to viewers: the Hub's address it quotes carries no user or
 // password (a proxy's HF_ENDPOINT may), and a deadline passed is a 504 hub_timeout naming the setting.
