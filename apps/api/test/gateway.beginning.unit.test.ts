@@ -132,22 +132,6 @@ describe("chooseByBeginning", () => {
     expect(chooseByBeginning(full, held(elsewhere, true), 42)?.id).toBe(elsewhere);
   });
 
-  it("fills an unseen beginning's replicas in rendezvous order, whatever their load", () => {
-    const idle = candidates([1, 1, 1, 1]);
-    const order: string[] = [];
-    let list = idle;
-    for (let n = 0; n < 4; n++) {
-      // The next in the order is taken only once those before it are full.
-      const id = chooseByBeginning(list, null, 42)?.id ?? "";
-      order.push(id);
-      list = list.map((c) => (c.id === id ? { ...c, inFlight: 4 } : c));
-    }
-    expect(new Set(order).size).toBe(4);
-    const half = idle.map((c) => (c.id === order[0] ? { ...c, inFlight: 3 } : c));
-    expect(chooseByBeginning(half, null, 42)?.id).toBe(order[0]);
-    expect(chooseByBeginning(list, null, 42)).toBeNull();
-  });
-
   it("sends an unseen beginning to the same replica every time, in any order of replicas", () => {
     const list = candidates([1, 1, 1, 1]);
     const first = chooseByBeginning(list, null, 12345)?.id;

@@ -74,6 +74,9 @@ export class SessionScores {
   }
 }
 
+/** An unseen beginning goes to a replica at most this many times the average load (rounded up). */
+const UNSEEN_LOAD_FACTOR = 1;
+
 /** A candidate with what the cache-aware choice needs: its profile's weight and its id's hash. */
 export type WeightedCandidate = Candidate & { weight: number; idHash: number };
 
@@ -96,8 +99,7 @@ export type Holder = { id: string; keyed: boolean };
  * waiting for it) are more than its slots and more than twice the average of the others.
  *
  * Then, or with no holder, no replica holds the prompt and none is worth waiting for: the first
- * replica in rendezvous order with a free slot. Every process fills a beginning's replicas in the
- * same order, so the few that overflow its home at once land alike too.
+ * in rendezvous order with a free slot and no more than the average load.
  */
 export function chooseByBeginning(
   candidates: readonly WeightedCandidate[],
@@ -112,13 +114,22 @@ export function chooseByBeginning(
   const home = ranked[0];
   const held = holder === null ? undefined : candidates.find((c) => c.id === holder.id);
   if (held && home && holder?.keyed && held !== home && home.inFlight < home.slots) return home;
+  const total = candidates.reduce((sum, c) => sum + c.inFlight, 0);
   if (held) {
-    const total = candidates.reduce((sum, c) => sum + c.inFlight, 0);
     const others = candidates.length > 1 ? (total - held.inFlight) / (candidates.length - 1) : 0;
     const load = held.inFlight + 1;
     if (!(load > held.slots && load > 2 * others)) return held.inFlight < held.slots ? held : null;
   }
-  return ranked.find((c) => c !== held && c.inFlight < c.slots) ?? null;
+  const free = ranked.filter((c) => c !== held && c.inFlight < c.slots);
+  // A tighter bound than a session's: where an unseen beginning goes, its tenant's next requests
+  // follow, so the first placements decide how evenly the prompts end up spread.
+  const bound = Math.ceil((UNSEEN_LOAD_FACTOR * (total + 1)) / candidates.length);
+  const within = free.find((c) => c.inFlight + 1 <= bound);
+  if (within) return within;
+  return free.reduce<WeightedCandidate | null>(
+    (least, c) => (least && least.inFlight <= c.inFlight ? least : c),
+    null,
+  );
 }
 
 /** Weighted rendezvous (Schindelhauer and Schomaker): weight / −ln(u), u uniform from the pair's hash. */
