@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { createApp } from "../apps/api/src/app";
 import { loadConfig } from "../apps/api/src/config";
-import { openDeps } from "../apps/api/src/deps";
+import { openDeps } from "../apps/api/src/openDeps";
 import { fuzz } from "../apps/api/test/security-fuzz-run";
 import { dashboardDir, tokensYaml } from "../apps/api/test/security-kit";
 

@@ -30,6 +30,8 @@ const READY: Record<PagePath, (page: Page) => Locator> = {
   "/fleet": firstCard("node-card-"),
   "/mirror": testId("mirror-version-llama-3.1-8b-instruct-Q4_K_M"),
   "/quotas": testId("quota-card-research"),
+  // The seed's fleet has ready replicas: replica-hours show within seconds, without any request.
+  "/usage": testId("usage-table"),
   "/audit": testId("audit-entry"),
   // The e2e server has no tokens to list; in open mode everyone may make one.
   "/tokens": testId("token-add"),

@@ -41,6 +41,7 @@ const EMPTY_READY: Record<PagePath, (page: Page) => Locator> = {
   "/fleet": testId("first-run"),
   "/mirror": testId("mirror-empty"),
   "/quotas": inMain(".empty"),
+  "/usage": testId("usage-empty"),
   "/audit": inMain(".empty"),
   "/tokens": testId("token-add"),
 };

@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
+import { argRules } from "@llmgw/domain";
 import { LOG_USAGE, loggerFrom, logOptions } from "@llmgw/log";
 import { engineCommands } from "./command";
-import { argRules } from "./engineArgs";
 import { engineEnvironment, engineEnvNames } from "./engineEnv";
 import { runAgent } from "./loop";
 import { localAddressTowards, probeMachine } from "./machine";

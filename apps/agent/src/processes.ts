@@ -1,8 +1,8 @@
 import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { createServer } from "node:net";
+import { type ArgRules, DEFAULT_ALLOWED_ARGS, refusedArgs, shownName } from "@llmgw/domain";
 import { engineArgv, flagsOf } from "./command";
-import { type ArgRules, DEFAULT_ALLOWED_ARGS, refusedArgs, shown } from "./engineArgs";
 import { engineEnvironment } from "./engineEnv";
 import { request } from "./http";
 import {
@@ -49,7 +49,7 @@ export function processEngines(options: ProcessEngineOptions): EngineRunner {
       const template = commands.get(replica.engine);
       if (template === undefined) {
         throw new ReplicaRefused(
-          `no command for engine ${shown(replica.engine)} on this node (see --engine-command)`,
+          `no command for engine ${shownName(replica.engine)} on this node (see --engine-command)`,
         );
       }
       const refusal =

@@ -1,6 +1,6 @@
+import { argRules, DEFAULT_ALLOWED_ARGS, refusedArgs } from "@llmgw/domain";
 import { describe, expect, it } from "vitest";
 import { engineCommands, flagsOf } from "../src/command";
-import { argRules, DEFAULT_ALLOWED_ARGS, refusedArgs } from "../src/engineArgs";
 import { engineEnvironment, engineEnvNames } from "../src/engineEnv";
 import { refusedSource } from "../src/processes";
 

@@ -11,6 +11,7 @@ import { onRequestPath } from "./gateway/errors";
 import { pathOf } from "./gateway/exchange";
 import { Gateway, type GatewayOptions } from "./gateway/gateway";
 import { NO_METER } from "./gateway/meter";
+import type { GatewayWakes } from "./gateway/wakes";
 import type { AgentSource } from "./install/agentFile";
 import {
   AppMetrics,
@@ -35,6 +36,7 @@ import { sessionRoutes } from "./routes/session";
 import { tokenRoutes } from "./routes/tokens";
 import { trafficRoutes } from "./routes/traffic";
 import { usageRoutes } from "./routes/usage";
+import { recordWake, wake } from "./services/recordWake";
 import { BenchRuns } from "./services/startBench";
 import { UsageMetrics } from "./usage/metrics";
 import { UsageTally, withUsage } from "./usage/tally";
@@ -135,7 +137,11 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   const now = () => gateway?.now() ?? IDLE_GATEWAY;
   const ownMeter = options.gateway?.meter ? null : new PromGatewayMeter({ registry: metrics.registry, now });
   const usage = new UsageTally(() => deps.now().getTime());
-  gateway = new Gateway(deps, {
+  const wakes: GatewayWakes = {
+    wake: (model, at) => wake({ deps, model, at }),
+    keepAwake: (model, ms) => recordWake(deps, model, ms),
+  };
+  gateway = new Gateway(deps, wakes, {
     meter: withUsage(
       options.gateway?.meter ?? ownMeter ?? NO_METER,
       usage,

@@ -11,7 +11,7 @@ export { type AppOptions, benchesOf, createApp, gatewayOf, nodeRequestPathOf } f
 export { type Autoscaler, startAutoscaler } from "./autoscale/autoscaler";
 export type { Role } from "./config";
 export { type Config, ConfigError, loadConfig } from "./config";
-export { type Deps, openDeps } from "./deps";
+export type { Deps } from "./deps";
 // The server's parts the benches (scripts/bench) assemble a server of their own from.
 export { startHeadroomChanges } from "./events/headroomChanges";
 export { type ClientAdmission, OPEN_ADMISSION } from "./gateway/admission";
@@ -20,6 +20,7 @@ export type { Gateway, GatewayOptions } from "./gateway/gateway";
 export type { GatewayMeter, GatewayNow, RequestOutcome } from "./gateway/meter";
 export type { AgentBuild, AgentSource } from "./install/agentFile";
 export { listen } from "./listen";
+export { openDeps } from "./openDeps";
 export { guardProcess } from "./processGuard";
 export { type RunningServer, startServer } from "./server";
 export { markSilentNodesDown } from "./services/liveness";

@@ -6,7 +6,8 @@ import { describeOnEachDatabase, openTestStore } from "@llmgw/store/testing";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createApp } from "../src/app";
 import { loadConfig } from "../src/config";
-import { type Deps, openDeps } from "../src/deps";
+import type { Deps } from "../src/deps";
+import { openDeps } from "../src/openDeps";
 import { modelInput } from "./harness";
 import { freshDatabase } from "./multi-kit";
 

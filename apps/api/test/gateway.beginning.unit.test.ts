@@ -71,6 +71,30 @@ describe("beginningOf", () => {
     expect(a?.firstKey).not.toBe(b?.firstKey);
   });
 
+  it("hashes the same bytes alike wherever they lie in memory, and each block on its own", () => {
+    const bytes = body([{ role: "user", content: text("alike wherever it lies ", 9000) }]);
+    const at = beginningOf(bytes);
+    // The same body at an odd offset in a larger buffer (as a chunk of a joined request can be).
+    for (const offset of [1, 2, 3, 5]) {
+      const shifted = new Uint8Array(bytes.byteLength + offset);
+      shifted.set(bytes, offset);
+      expect(beginningOf(shifted.subarray(offset))).toEqual(at);
+    }
+    // A change in the third block leaves the first two keys and changes every one after.
+    const changed = body([
+      { role: "user", content: `${text("alike wherever it lies ", 2100)}!${text("x", 6899)}` },
+    ]);
+    const other = beginningOf(changed);
+    if (!at || !other) throw new Error("no beginning");
+    expect(other.blocks.slice(0, 2)).toEqual(at.blocks.slice(0, 2));
+    for (let i = 2; i < at.blocks.length; i++) expect(other.blocks[i]).not.toBe(at.blocks[i]);
+    // A second, shorter prompt read after a long one sees nothing of the long one's bytes.
+    const short = body([{ role: "user", content: text("short one ", 1500) }]);
+    const first = beginningOf(short);
+    beginningOf(bytes);
+    expect(beginningOf(short)).toEqual(first);
+  });
+
   it("reads `prompt` too, and keys it on its first 4 kB", () => {
     const a = beginningOf(
       new TextEncoder().encode(JSON.stringify({ model: "m", prompt: `${text("p", 4096)}one` })),

@@ -9,7 +9,8 @@ import { hc } from "hono/client";
 import { afterAll, beforeAll, beforeEach, expect } from "vitest";
 import { createApp } from "../src/app";
 import { type Config, loadConfig } from "../src/config";
-import { type Deps, openDeps } from "../src/deps";
+import type { Deps } from "../src/deps";
+import { openDeps } from "../src/openDeps";
 
 import { type heartbeat, modelInput } from "./factories";
 import { freshDatabase } from "./multi-kit";

@@ -30,9 +30,12 @@ export async function spawnServe(options: {
   config: string;
   databaseUrl?: string | null;
   readyMs?: number;
+  /** More of its environment (LLMGW_SCHEDULER=off, say). */
+  env?: Record<string, string>;
 }): Promise<ServeProcess> {
   const env = { ...process.env };
   for (const key of ["LLMGW_CONFIG", "LLMGW_LISTEN", "LLMGW_DATA_DIR", "DATABASE_URL"]) delete env[key];
+  Object.assign(env, options.env);
   if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
   const args = ["--config", options.config, "--data-dir", options.dataDir, "--listen", "127.0.0.1:0"];
   const child = spawn(process.execPath, ["scripts/llmgw.mjs", "serve", ...args], {

@@ -98,6 +98,31 @@ describe("revisions", () => {
     expect(stored).toMatchObject({ version: 1, source: model.source });
   });
 
+  it("refuses args no node would run before anything starts, naming args (PATCH and POST)", async () => {
+    const model = await createOk(api, modelInput());
+    const before = await api.deps.store.events.latestId();
+    for (const args of [
+      ["--port", "80"],
+      ["--ctx-size", "/etc/shadow"],
+      ["--log-file", "x"],
+    ]) {
+      const error = await errorOf(await patch(model.name, { args }, '"1"'), 400);
+      expect(error.fields).toHaveProperty("args");
+      expect(error.fields?.args).toContain(`refused arg "${args[0] === "--ctx-size" ? args[1] : args[0]}"`);
+    }
+    const stored = await api.deps.store.models.get(model.name);
+    expect(stored).toMatchObject({ version: 1, profiles: model.profiles });
+    expect(stored?.rollout ?? null).toBeNull();
+    expect(await api.deps.store.events.since(before)).toEqual([]);
+
+    const input = modelInput({ need: { engine: "llamacpp", args: ["--host", "0.0.0.0"] } });
+    const created = await api.client.models.$post({ json: input });
+    expect((await errorOf(created, 400)).fields?.["profiles.0.args"]).toContain(
+      '"--host": the agent sets it',
+    );
+    expect(await api.deps.store.models.get(input.name)).toBeNull();
+  });
+
   it("refuses a rollout of a declared model", async () => {
     const res = await patch("declared", { source: "http://mirror.test/declared/v2/m.gguf" }, '"1"');
     expect((await errorOf(res, 409)).code).toBe("declared_in_config");

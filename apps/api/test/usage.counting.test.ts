@@ -133,8 +133,34 @@ describe("usage counting (SPEC §12.1)", () => {
     expect(rowOf(rows, "-", "carol")).toEqual([
       expect.objectContaining({ owner: "-", requests: 0, refused: 1, failed: 0 }),
     ]);
+    // The broken stream reported no usage: its 3 content chunks count as its completion (§12.1).
     expect(rowOf(rows, model.name, "carol")).toEqual([
-      expect.objectContaining({ requests: 2, refused: 0, failed: 1, completionTokens: 20 }),
+      expect.objectContaining({ requests: 2, refused: 0, failed: 1, completionTokens: 20 + 3 }),
+    ]);
+  });
+
+  it("counts a stream's content chunks as completion tokens when its engine reports no usage", async () => {
+    const engine = await gw.engine({ replyTokens: 9, tokensPerSecond: 10_000, streamUsage: false });
+    const model = await gw.model({ owner: "team-q" });
+    await gw.ready(model, [engine]);
+    const dave = gw.client({ apiKey: await clientToken("dave") });
+
+    for (const asked of [true, false]) {
+      const stream = await dave.chat.completions.create({
+        model: model.name,
+        messages: MESSAGES,
+        stream: true,
+        ...(asked ? { stream_options: { include_usage: true } } : {}),
+      });
+      const chunks = [];
+      for await (const chunk of stream) chunks.push(chunk);
+      expect(chunks.some((c) => c.usage)).toBe(false);
+      expect(chunks.filter((c) => c.choices[0]?.delta.content).length).toBe(9);
+    }
+    expect(engine.received.every((r) => (r.body as { stream_options?: unknown }).stream_options)).toBe(true);
+
+    expect(rowOf(await stored(), model.name, "dave")).toEqual([
+      expect.objectContaining({ owner: "team-q", requests: 2, promptTokens: 0, completionTokens: 18 }),
     ]);
   });
 

@@ -1,4 +1,4 @@
-import type { UsageRow } from "@llmgw/domain";
+import { rollUp, USAGE_KEYS, USAGE_STEPS, type UsageRow } from "@llmgw/domain";
 import { describe, expect, it } from "vitest";
 import { errorOf, useApi } from "./harness";
 
@@ -32,18 +32,59 @@ describe("GET /api/v1/usage", () => {
       row(T0 + HOUR, "code", "alice", "team-b", 4),
       row(T0 + 30 * HOUR, "chat", "alice", "team-a", 8),
     ]);
+    // Replica time (SPEC §12.1): by model and owner only; an hour with replicas and no request is a row.
+    await api.deps.store.usage.addReplicaHours([
+      {
+        hour: T0,
+        model: "chat",
+        owner: "team-a",
+        replicaHours: 1,
+        memoryGBHours: 16,
+        coreHours: 4,
+        gpuHours: 0,
+      },
+      {
+        hour: T0 + HOUR,
+        model: "chat",
+        owner: "team-a",
+        replicaHours: 0.5,
+        memoryGBHours: 8,
+        coreHours: 2,
+        gpuHours: 0,
+      },
+      {
+        hour: T0 + 2 * HOUR,
+        model: "gpu",
+        owner: "team-c",
+        replicaHours: 2,
+        memoryGBHours: 80,
+        coreHours: 16,
+        gpuHours: 2,
+      },
+    ]);
     const from = new Date(T0).toISOString();
     const to = new Date(T0 + 48 * HOUR).toISOString();
 
     const res = await get(`?by=owner&step=day&from=${from}&to=${to}`);
     expect(res.status, await res.clone().text()).toBe(200);
     const body = (await res.json()) as { rows: Record<string, unknown>[]; totals: Record<string, number> };
-    expect(body.rows.map((r) => [r.at, r.key, r.requests, r.promptTokens])).toEqual([
-      ["2026-01-10T00:00:00.000Z", "team-a", 3, 30],
-      ["2026-01-10T00:00:00.000Z", "team-b", 4, 40],
-      ["2026-01-11T00:00:00.000Z", "team-a", 8, 80],
+    expect(
+      body.rows.map((r) => [r.at, r.key, r.requests, r.promptTokens, r.replicaHours, r.gpuHours]),
+    ).toEqual([
+      ["2026-01-10T00:00:00.000Z", "team-a", 3, 30, 1.5, 0],
+      ["2026-01-10T00:00:00.000Z", "team-b", 4, 40, 0, 0],
+      ["2026-01-10T00:00:00.000Z", "team-c", 0, 0, 2, 2],
+      ["2026-01-11T00:00:00.000Z", "team-a", 8, 80, 0, 0],
     ]);
-    expect(body.totals).toMatchObject({ requests: 15, promptTokens: 150, completionTokens: 75 });
+    expect(body.totals).toMatchObject({
+      requests: 15,
+      promptTokens: 150,
+      completionTokens: 75,
+      replicaHours: 3.5,
+      memoryGBHours: 104,
+      coreHours: 22,
+      gpuHours: 2,
+    });
 
     const byToken = (await (await get(`?by=token&from=${from}&to=${to}`)).json()) as typeof body;
     expect(byToken.rows.map((r) => [r.key, r.requests])).toEqual([
@@ -52,15 +93,59 @@ describe("GET /api/v1/usage", () => {
       ["bob", 2],
       ["alice", 8],
     ]);
+    expect(byToken.rows.some((r) => "replicaHours" in r)).toBe(false);
+    expect("replicaHours" in byToken.totals).toBe(false);
+    const tokenCsv = await (await get(`?by=token&from=${from}&to=${to}`, "text/csv")).text();
+    expect(tokenCsv.split("\n")[0]).toBe(
+      "at,key,requests,refused,failed,promptTokens,cachedTokens,completionTokens",
+    );
 
     const csv = await get(`?by=model&step=day&from=${from}&to=${to}`, "text/csv");
     expect(csv.headers.get("content-type")).toContain("text/csv");
     expect(await csv.text()).toBe(
-      "at,key,requests,refused,failed,promptTokens,cachedTokens,completionTokens\n" +
-        "2026-01-10T00:00:00.000Z,chat,3,0,0,30,0,15\n" +
-        "2026-01-10T00:00:00.000Z,code,4,0,0,40,0,20\n" +
-        "2026-01-11T00:00:00.000Z,chat,8,0,0,80,0,40\n",
+      "at,key,requests,refused,failed,promptTokens,cachedTokens,completionTokens,replicaHours,memoryGBHours,coreHours,gpuHours\n" +
+        "2026-01-10T00:00:00.000Z,chat,3,0,0,30,0,15,1.5,24,6,0\n" +
+        "2026-01-10T00:00:00.000Z,code,4,0,0,40,0,20,0,0,0,0\n" +
+        "2026-01-10T00:00:00.000Z,gpu,0,0,0,0,0,0,2,80,16,2\n" +
+        "2026-01-11T00:00:00.000Z,chat,8,0,0,80,0,40,0,0,0,0\n",
     );
+  });
+
+  it("sums in the store exactly as the stored hours add up, by every key and step", async () => {
+    const rows: UsageRow[] = [];
+    const replicaRows = [];
+    for (let h = 0; h < 60; h += 7)
+      for (const [model, owner] of [
+        ["chat", "team-a"],
+        ["code", "team-b"],
+      ] as const) {
+        rows.push(row(T0 + h * HOUR, model, h % 2 ? "alice" : "bob", owner, h + 1));
+        replicaRows.push({
+          hour: T0 + h * HOUR,
+          model,
+          owner,
+          replicaHours: 0.25,
+          memoryGBHours: 4,
+          coreHours: 1,
+          gpuHours: 0.25,
+        });
+      }
+    await api.deps.store.usage.add(rows);
+    await api.deps.store.usage.addReplicaHours(replicaRows);
+    const from = T0 + 5 * HOUR + 1234;
+    const to = T0 + 50 * HOUR;
+    const stored = await api.deps.store.usage.between(T0 + 5 * HOUR, to);
+    const storedReplicas = await api.deps.store.usage.replicaHoursBetween(T0 + 5 * HOUR, to);
+    for (const by of USAGE_KEYS)
+      for (const step of USAGE_STEPS) {
+        const res = await get(
+          `?by=${by}&step=${step}&from=${new Date(from).toISOString()}&to=${new Date(to).toISOString()}`,
+        );
+        const { rows: got, totals } = (await res.json()) as ReturnType<typeof rollUp>;
+        expect({ got, totals }, `${by} by ${step}`).toEqual(
+          (({ rows: got, totals }) => ({ got, totals }))(rollUp(stored, by, step, storedReplicas)),
+        );
+      }
   });
 
   it.each([

@@ -24,6 +24,17 @@ describe("ctl usage", () => {
     const hour = Math.floor(Date.now() / 3_600_000) * 3_600_000;
     const day = new Date(Math.floor(hour / 86_400_000) * 86_400_000).toISOString();
     await api.deps.store.usage.add([row(hour, "alice", "team-a", 2), row(hour, "bob", "team-a", 3)]);
+    await api.deps.store.usage.addReplicaHours([
+      {
+        hour,
+        model: "chat",
+        owner: "team-a",
+        replicaHours: 1.5,
+        memoryGBHours: 24,
+        coreHours: 6,
+        gpuHours: 0,
+      },
+    ]);
 
     const shown = await api.ctl(["usage", "--by", "owner", "--since", "7d", "--step", "day"]);
     expect(shown.code, shown.stderr).toBe(0);
@@ -36,6 +47,7 @@ describe("ctl usage", () => {
       "50",
       "0",
       "25",
+      "1.50",
     ]);
 
     const csv = await api.ctl(["usage", "--by", "token", "--csv"]);

@@ -19,13 +19,21 @@ const countsShape = {
   completionTokens: z.number().int(),
 };
 
+/** SPEC §12.1: by model and by owner only (token rows carry no replica figures). */
+const replicaShape = {
+  replicaHours: z.number().optional(),
+  memoryGBHours: z.number().optional(),
+  coreHours: z.number().optional(),
+  gpuHours: z.number().optional(),
+};
+
 export const usageReadingSchema = z.object({
   by: z.enum(USAGE_KEYS),
   step: z.enum(USAGE_STEPS),
   from: z.string(),
   to: z.string(),
-  rows: z.array(z.object({ at: z.string(), key: z.string(), ...countsShape })),
-  totals: z.object(countsShape),
+  rows: z.array(z.object({ at: z.string(), key: z.string(), ...countsShape, ...replicaShape })),
+  totals: z.object({ ...countsShape, ...replicaShape }),
 });
 
 /** Who used what (SPEC §12.2). `Accept: text/csv` answers the rows as CSV. */

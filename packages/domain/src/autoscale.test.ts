@@ -6,6 +6,7 @@ import {
   DEMAND_STALE_MS,
   DRAIN_SETTLE_MS,
   desiredForDemand,
+  desiredForReplicas,
   drainOver,
   isAutoscaled,
   resumeWindow,
@@ -41,6 +42,34 @@ describe("desired replicas (SPEC §9.2)", () => {
     expect(autoscaleTarget(model)).toBe(8);
     expect(autoscaleTarget({ ...model, scaling: { ...model.scaling, targetInFlight: 3 } })).toBe(3);
     expect(autoscaleTarget(makeModel({ profiles: [makeProfile({ args: [] })] }))).toBe(4);
+  });
+
+  it("targets, for a replica yet to be placed, the slots of the profile placement tries first (SPEC §2.6)", () => {
+    const model = makeModel({
+      profiles: [
+        makeProfile({ name: "cpu", priority: 0, args: ["--parallel", "4"] }),
+        makeProfile({ name: "gpu", priority: 10, args: ["--parallel", "16"] }),
+      ],
+    });
+    expect(autoscaleTarget(model)).toBe(16);
+    expect(autoscaleTarget({ ...model, scaling: { ...model.scaling, targetInFlight: 3 } })).toBe(3);
+  });
+
+  it("counts each running replica at its own profile's slots, then new ones at the target", () => {
+    // One GPU replica (16) and two CPU ones (4 each) hold 24: a demand of 24 wants the 3 it runs,
+    // not ceil(24 / 4) = 6 (the first profile's slots) nor ceil(24 / 16) = 2.
+    expect(desiredForReplicas(24, [16, 4, 4], 16, 1, 8)).toBe(3);
+    expect(desiredForReplicas(25, [16, 4, 4], 16, 1, 8)).toBe(4);
+    expect(desiredForReplicas(56, [4, 4], 16, 1, 8)).toBe(5);
+    expect(desiredForReplicas(57, [4, 4], 16, 1, 8)).toBe(6);
+    // The oldest are counted first: a demand the first replica holds wants that one.
+    expect(desiredForReplicas(10, [16, 4, 4], 16, 1, 8)).toBe(1);
+    expect(desiredForReplicas(0, [16, 4], 16, 1, 8)).toBe(1);
+    expect(desiredForReplicas(0, [16, 4], 16, 0, 8)).toBe(0);
+    expect(desiredForReplicas(1000, [4], 16, 1, 8)).toBe(8);
+    // Equal slots everywhere: the same as ceil(demand / target).
+    for (const demand of [0, 1, 4, 5, 14, 33])
+      expect(desiredForReplicas(demand, [4, 4], 4, 1, 16)).toBe(desiredForDemand(demand, 4, 1, 16));
   });
 
   it("is ceil(demand / target) within [floor, max]", () => {

@@ -56,11 +56,45 @@ export function autoscaleFloor(scaling: Pick<Scaling, "min" | "max">, awake: boo
   return awake && scaling.max > 0 ? 1 : 0;
 }
 
-/** Requests one replica should hold (SPEC §9.2): `targetInFlight`, else its slots (SPEC §7.1). */
+/**
+ * Requests one replica should hold (SPEC §9.2): `targetInFlight`, else its slots (SPEC §7.1) —
+ * for a replica yet to be placed, those of the profile placement tries first (§2.6: the highest
+ * `priority`), which is the only profile of most models.
+ */
 export function autoscaleTarget(model: Pick<Model, "scaling" | "profiles">): number {
   const target = model.scaling.targetInFlight ?? null;
   if (target !== null && target >= 1) return target;
-  return slotsOf(model, { profile: model.profiles[0]?.name ?? "" });
+  // The first of the highest priority, as profilesByPriority orders them (need.ts: not imported,
+  // it reads the schemas, which read this file).
+  const first = model.profiles.reduce<(typeof model.profiles)[number] | undefined>(
+    (best, p) => (best === undefined || p.priority > best.priority ? p : best),
+    undefined,
+  );
+  return slotsOf(model, { profile: first?.name ?? "" });
+}
+
+/**
+ * Desired for a model whose replicas may differ in slots (SPEC §9.2 with §2.6's profiles): with
+ * `targetInFlight` set every replica holds that many, so `ceil(demand / target)`; else each replica
+ * holds its own profile's slots. The replicas it runs count first, in the order they are kept
+ * (`held`, oldest first, since extra replicas stop newest first), then as many more as the demand
+ * still asks for, each counted at `target` (a new replica's slots). So a GPU replica of 16 slots
+ * beside CPU ones of 4 counts as 16, not as the first profile's number.
+ */
+export function desiredForReplicas(
+  demand: number,
+  held: readonly number[],
+  target: number,
+  floor: number,
+  max: number,
+): number {
+  let covered = 0;
+  let replicas = 0;
+  while (covered < demand && replicas < max) {
+    covered += held[replicas] ?? Math.max(1, target);
+    replicas++;
+  }
+  return withinFloorAndMax(demand > 0 ? replicas : 0, floor, max);
 }
 
 /**

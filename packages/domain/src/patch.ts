@@ -1,4 +1,5 @@
 import { coversFloor } from "./bounds";
+import { refusedOnEveryNode } from "./engineArgs";
 import { modeOf, replicasOf, scalingFor } from "./runModes";
 import type { Model, ModelPatch, Profile } from "./schemas";
 
@@ -55,6 +56,10 @@ export class PatchError extends Error {
  */
 export function applyPatch(model: Model, patch: ModelPatch): { next: Model; changes: FieldChange[] } {
   const index = profileIndex(model, patch);
+  const profile = model.profiles[index];
+  // SPEC §11.1: args no node would run are refused here, before a rollout starts replicas.
+  const refused = patch.args && profile ? refusedOnEveryNode(profile.engine, patch.args) : null;
+  if (refused) throw new PatchError("args", refused);
   const next: Model = {
     ...model,
     class: patch.class ?? model.class,

@@ -27,11 +27,19 @@ export function revisionSpec(model: Model): RevisionSpec {
 export const rolloutActive = (rollout: StoredRollout | null | undefined): rollout is StoredRollout =>
   rollout?.state === "rolling" || rollout?.state === "canary";
 
+/** At most this many replaced revisions are remembered; older ones' replicas are long drained. */
+const REPLACED_KEPT = 16;
+
 /**
- * A rollout to `next` (already carrying the new source or args) from `model`. A rollout begun
- * while another runs starts from the revision that was serving before that one (its replicas
- * are the ones still serving), so the newest change wins and the one in between is dropped:
- * its replicas are of neither revision and drain like old ones.
+ * A rollout to `next` (already carrying the new source or args) from `model`.
+ *
+ * A second change during a rollout: the newest wins. The rollout goes on from the revision that
+ * was serving before the first change (`from`, what it ran in `previous`: a rollback still goes
+ * back there), to a new revision (the highest number used + 1, never one used before: a
+ * rolled-back revision's replicas may still be stopping). The revision in between is dropped: its
+ * replicas are of neither revision, so the planner drains them like old ones (pending or
+ * starting ones go at once, ready ones one per new replica ready) and they keep running what that
+ * revision ran (`replaced`) until they stop. Its requests count for neither side of the ratio.
  */
 export function startRollout(
   model: Model,
@@ -41,7 +49,11 @@ export function startRollout(
   const running = rolloutActive(model.rollout) ? model.rollout : null;
   const from = running ? running.from : revisionOf(model);
   const previous = running ? running.previous : revisionSpec(model);
-  // Never a number used before: a rolled-back revision's replicas may still be stopping.
+  const replaced = running
+    ? [...(running.replaced ?? []), { revision: revisionOf(model), spec: revisionSpec(model) }].slice(
+        -REPLACED_KEPT,
+      )
+    : [];
   const to = Math.max(revisionOf(model), model.rollout?.to ?? 0) + 1;
   const rollout: StoredRollout = {
     from,
@@ -53,6 +65,7 @@ export function startRollout(
     startedAt: at,
     by,
     previous,
+    ...(replaced.length > 0 ? { replaced } : {}),
   };
   return { ...next, revision: to, rollout };
 }
@@ -77,11 +90,15 @@ export function rollBack(model: Model, reason: string, at: string): Model {
   };
 }
 
-/** What a replica of `revision` runs: the model's now, or what the rollout's old revision ran. */
+/**
+ * What a replica of `revision` runs: the model's now, what the rollout's old revision ran, or
+ * what a revision replaced mid-rollout ran.
+ */
 export function specFor(model: Model, revision: number): RevisionSpec {
   const rollout = model.rollout;
-  if (rollout && revision === rollout.from && revision !== revisionOf(model)) return rollout.previous;
-  return revisionSpec(model);
+  if (!rollout || revision === revisionOf(model)) return revisionSpec(model);
+  if (revision === rollout.from) return rollout.previous;
+  return rollout.replaced?.find((r) => r.revision === revision)?.spec ?? revisionSpec(model);
 }
 
 /** Requests sent to and failed on a revision since its rollout began (SPEC §11.4). */
@@ -152,7 +169,8 @@ export function keptVersions(models: readonly Model[]): { model: string; version
   const kept = new Map<string, { model: string; version: string }>();
   for (const model of models) {
     if (!rolloutActive(model.rollout)) continue;
-    for (const source of [model.rollout.previous.source, model.source]) {
+    const replaced = (model.rollout.replaced ?? []).map((r) => r.spec.source);
+    for (const source of [model.rollout.previous.source, ...replaced, model.source]) {
       const key = mirrorVersionOf(source);
       if (key) kept.set(`${key.model}/${key.version}`, key);
     }

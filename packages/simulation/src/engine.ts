@@ -39,6 +39,8 @@ export type EngineOptions = {
   prefillTokensPerSecond?: number;
   /** How the cached count is reported: OpenAI's `usage.prompt_tokens_details` or llama-server's `timings`. */
   cacheReport?: "usage" | "timings";
+  /** false: a stream never carries `usage`, even when asked (some engines do not; SPEC §12.1). */
+  streamUsage?: boolean;
 };
 
 /** The knobs a test turns while the engine runs. */
@@ -68,6 +70,7 @@ export class StandInEngine extends EventEmitter<{ request: [ReceivedRequest]; cl
   readonly #cache: PromptCache | null;
   readonly #prefillPerSecond: number;
   readonly #cacheReport: "usage" | "timings";
+  readonly #streamUsage: boolean;
   #url = "";
 
   private constructor(options: EngineOptions) {
@@ -78,6 +81,7 @@ export class StandInEngine extends EventEmitter<{ request: [ReceivedRequest]; cl
       (options.promptCacheTokens ?? 0) > 0 ? new PromptCache(options.promptCacheTokens ?? 0) : null;
     this.#prefillPerSecond = options.prefillTokensPerSecond ?? Number.POSITIVE_INFINITY;
     this.#cacheReport = options.cacheReport ?? "usage";
+    this.#streamUsage = options.streamUsage ?? true;
     this.knobs = {
       tokensPerSecond: options.tokensPerSecond ?? 200,
       replyTokens: options.replyTokens ?? 8,
@@ -270,7 +274,7 @@ export class StandInEngine extends EventEmitter<{ request: [ReceivedRequest]; cl
     }
     send(piece(null, "stop"));
     const options = request.stream_options as { include_usage?: unknown } | undefined;
-    if (options?.include_usage === true)
+    if (options?.include_usage === true && this.#streamUsage)
       send({ ...base, object: chunkObject, choices: [], usage, ...timings });
     res.write("data: [DONE]\n\n");
     done();

@@ -288,6 +288,31 @@ export const MIGRATIONS: readonly Migration[] = [
       create index traffic_at on traffic (at);
     `,
   },
+  // ── usage3 (issue 39): migration 15 ──
+  {
+    id: 15,
+    name: "replica-hours by hour, model and owner",
+    // SPEC §12.1: the hours each model's replicas were ready, and those hours × what they held.
+    // Only the scheduler's leader counts them (usage/replicaClock.ts): it adds the span since
+    // usage_replica_clock's instant, which it moves forward in the same transaction, under a row
+    // lock, so two processes that both believe they lead never count a span twice.
+    sql: `
+      create table usage_replica_hours (
+        hour            timestamptz not null,
+        model           text not null,
+        owner           text not null,
+        replica_hours   double precision not null default 0,
+        memory_gb_hours double precision not null default 0,
+        core_hours      double precision not null default 0,
+        gpu_hours       double precision not null default 0,
+        primary key (hour, model, owner)
+      );
+      create table usage_replica_clock (
+        id         int primary key check (id = 1),
+        counted_at timestamptz not null
+      );
+    `,
+  },
 ];
 
 /** Every table the migrations create, for `reset()`. */
@@ -310,6 +335,8 @@ export const TABLES = [
   "mirror_pulls",
   "usage_hours",
   "traffic",
+  "usage_replica_hours",
+  "usage_replica_clock",
 ] as const;
 
 /**

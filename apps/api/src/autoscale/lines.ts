@@ -2,14 +2,18 @@ import {
   type AutoscaleView,
   autoscaleFloor,
   autoscaleTarget,
+  compareText,
   desiredForDemand,
+  desiredForReplicas,
   holdsResources,
   isAutoscaled,
   isAwake,
   type Model,
   quotaRemaining,
   quotaUsage,
+  type Replica,
   replicaNeed,
+  slotsOf,
   withinFloorAndMax,
 } from "@llmgw/domain";
 import type { StoredScale } from "@llmgw/store";
@@ -42,7 +46,12 @@ export function scaleLines(
     // Requests waiting are a wake already (SPEC §7.2): the floor follows them before the wake lands.
     const floor = autoscaleFloor(model.scaling, awake || asked > 0);
     const target = autoscaleTarget(model);
-    const desired = desiredForDemand(asked, target, floor, model.scaling.max);
+    const { max } = model.scaling;
+    // SPEC §9.2 and §2.6: each replica holds its own profile's slots unless targetInFlight says.
+    const desired =
+      model.profiles.length > 1 && (model.scaling.targetInFlight ?? null) === null
+        ? desiredForReplicas(asked, keptSlots(snap, model), target, floor, max)
+        : desiredForDemand(asked, target, floor, max);
     lines.push({ model, demand: asked, target, floor, desired });
   }
   return lines;
@@ -75,14 +84,34 @@ export function autoscaleViews(
   return views;
 }
 
+/** The replicas the model keeps running (managed, not stopping or draining). */
+function kept(snap: Snapshot, model: Model): Replica[] {
+  return (snap.replicasByModel.get(model.name) ?? []).filter(
+    (r) => !r.unmanaged && holdsResources(r) && r.state !== "stopping" && r.drainingSince === undefined,
+  );
+}
+
+/**
+ * The slots of the model's kept replicas in the order they are kept: placed ones oldest first,
+ * pending ones last (§2.6 stops extra replicas pending first, then newest).
+ */
+function keptSlots(snap: Snapshot, model: Model): number[] {
+  return kept(snap, model)
+    .sort(
+      (a, b) =>
+        Number(a.state === "pending") - Number(b.state === "pending") ||
+        compareText(a.startedAt, b.startedAt) ||
+        compareText(a.id, b.id),
+    )
+    .map((r) => slotsOf(model, r));
+}
+
 function quotaAllows(snap: Snapshot, model: Model, wanted: number): number | null {
   const quota = snap.quotas.find((q) => q.owner === model.owner) ?? null;
   if (quota === null) return null;
   const remaining = quotaRemaining(quota, quotaUsage(model.owner, snap.index), replicaNeed(model));
   if (remaining === null) return null;
-  const held = (snap.replicasByModel.get(model.name) ?? []).filter(
-    (r) => !r.unmanaged && holdsResources(r) && r.state !== "stopping" && r.drainingSince === undefined,
-  ).length;
+  const held = kept(snap, model).length;
   const allows = held + remaining;
   return allows < wanted ? allows : null;
 }

@@ -62,38 +62,36 @@ function valueAfter(bytes: Buffer, key: Buffer): number | null {
   return null;
 }
 
-/** The beginning's whole blocks as 32-bit words, when its bytes are not 4-aligned in their buffer. */
-const scratch = new Int32Array(READ_BYTES / 4);
-const scratchBytes = new Uint8Array(scratch.buffer);
+/**
+ * The beginning read, copied to a 4-byte-aligned scratch buffer (one native copy of at most 64 kB)
+ * so the hash reads it as 32-bit words: a typed array's element loads, with no bounds checks or
+ * byte assembly per step as `readInt32LE` does. Words are read in the platform's byte order, as
+ * every x86 and ARM host has it (little-endian), so processes on any of them hash a prompt alike.
+ */
+const SCRATCH = new Uint8Array(READ_BYTES);
+const WORDS = new Int32Array(SCRATCH.buffer);
+const WORDS_PER_BLOCK = BLOCK_BYTES / 4;
 
 /**
  * Two multiplicative hashes (FNV-1a's prime, different seeds) over the beginning four bytes at a
  * time, chained and recorded at each block's end: 52 bits a block, safe as a number and a Map key.
- * Four bytes a step, read as one element of an Int32Array (little-endian on every platform Node
- * runs on), because this runs on every request: a 64 kB prompt is 16k steps. A view needs 4-byte
- * alignment: an unaligned beginning is first copied into a scratch buffer (one memcpy).
+ * Four bytes a step because this runs on every request: a 64 kB prompt is 16k steps.
  */
-function blockChain(bytes: Buffer, start: number, end: number): number[] {
-  const blocks: number[] = [];
-  const whole = Math.floor((end - start) / BLOCK_BYTES) * BLOCK_BYTES;
-  const at = bytes.byteOffset + start;
-  let words: Int32Array;
-  if (at % 4 === 0) {
-    words = new Int32Array(bytes.buffer, at, whole / 4);
-  } else {
-    scratchBytes.set(bytes.subarray(start, start + whole));
-    words = scratch;
-  }
-  const perBlock = BLOCK_BYTES / 4;
+function blockChain(bytes: Uint8Array, start: number, end: number): number[] {
+  const count = Math.floor((end - start) / BLOCK_BYTES);
+  SCRATCH.set(bytes.subarray(start, start + count * BLOCK_BYTES));
+  const blocks = new Array<number>(count);
   let a = 0x811c9dc5;
   let b = 0x050c5d1f;
-  for (let block = 0; block < whole / 4; block += perBlock) {
-    for (let i = block; i < block + perBlock; i++) {
-      const w = words[i] as number;
-      a = Math.imul(a ^ w, 0x01000193);
-      b = Math.imul(b ^ w, 0x01000193) ^ (b >>> 15);
+  let w = 0;
+  for (let block = 0; block < count; block++) {
+    const last = w + WORDS_PER_BLOCK;
+    for (; w < last; w++) {
+      const word = WORDS[w] as number;
+      a = Math.imul(a ^ word, 0x01000193);
+      b = Math.imul(b ^ word, 0x01000193) ^ (b >>> 15);
     }
-    blocks.push((a >>> 0) * 0x100000 + ((b >>> 0) & 0xfffff));
+    blocks[block] = (a >>> 0) * 0x100000 + ((b >>> 0) & 0xfffff);
   }
   return blocks;
 }

@@ -1,11 +1,11 @@
 import type { EventType } from "@llmgw/domain";
 import { counted, type Model, modeOf } from "@llmgw/domain";
 import type { Deps } from "../deps";
-import { wake } from "../services/recordWake";
 import type { Snapshot } from "../world";
 import { unavailable } from "./errors";
 import { Lane, type Lease, type Waiter } from "./lanes";
 import type { GatewayMeter } from "./meter";
+import type { GatewayWakes } from "./wakes";
 
 export type DispatchLimits = { maxQueue: number; maxWaitMs: number };
 
@@ -51,6 +51,7 @@ export class Dispatcher {
 
   constructor(
     private readonly deps: Deps,
+    private readonly wakes: GatewayWakes,
     /** Read when a request must wait: tests change the configuration between cases. */
     private readonly limits: () => DispatchLimits,
     private readonly meter: GatewayMeter,
@@ -210,9 +211,9 @@ export class Dispatcher {
   #wake(lane: Lane, model: Model): void {
     if (lane.wokenAt !== null && lane.queue.length > 1) return;
     lane.wokenAt = performance.now();
-    wake({ deps: this.deps, model, at: this.deps.now() }).catch((err: unknown) =>
-      this.deps.log.error({ err, model: model.name }, "recording a wake failed"),
-    );
+    this.wakes
+      .wake(model, this.deps.now())
+      .catch((err: unknown) => this.deps.log.error({ err, model: model.name }, "recording a wake failed"));
   }
 
   #lane(name: string): Lane {

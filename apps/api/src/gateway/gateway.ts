@@ -13,6 +13,7 @@ import { type GatewayMeter, type GatewayNow, NO_METER } from "./meter";
 import { type ProxyParts, proxy } from "./proxy";
 import { inferenceOf } from "./request";
 import { Upstreams } from "./upstream";
+import type { GatewayWakes } from "./wakes";
 
 export type GatewayOptions = {
   /** Counts requests and cold starts (prom-client, model.traffic); nothing by default. */
@@ -46,6 +47,7 @@ export class Gateway {
 
   constructor(
     private readonly deps: Deps,
+    private readonly wakes: GatewayWakes,
     options: GatewayOptions = {},
   ) {
     this.meter = options.meter ?? NO_METER;
@@ -130,12 +132,14 @@ export class Gateway {
 
   #started(): ProxyParts {
     if (this.#parts) return this.#parts;
-    const idle = new IdleClock(this.deps);
+    const idle = new IdleClock(this.deps, this.wakes);
     const limits = (): DispatchLimits => ({
       maxQueue: this.deps.config.gateway.maxQueue,
       maxWaitMs: this.deps.config.gateway.maxWaitSeconds * 1000,
     });
-    const dispatcher = new Dispatcher(this.deps, limits, this.meter, (model: Model) => idle.keepAwake(model));
+    const dispatcher = new Dispatcher(this.deps, this.wakes, limits, this.meter, (model: Model) =>
+      idle.keepAwake(model),
+    );
     this.#parts = { dispatcher, upstreams: new Upstreams(), idle, world: this.deps.world };
     return this.#parts;
   }

@@ -1,6 +1,6 @@
 import { type Model, modeOf } from "@llmgw/domain";
 import type { Deps } from "../deps";
-import { recordWake } from "../services/recordWake";
+import type { GatewayWakes } from "./wakes";
 
 /** The least time between two refreshes of one model's stored wake from this process. */
 const THROTTLE_MS = 1_000;
@@ -21,7 +21,10 @@ export class IdleClock {
   readonly #busy = new Map<string, { model: Model; count: number }>();
   #timer: ReturnType<typeof setInterval> | null = null;
 
-  constructor(private readonly deps: Deps) {}
+  constructor(
+    private readonly deps: Deps,
+    private readonly wakes: GatewayWakes,
+  ) {}
 
   /** A request of `model` was sent to a replica; returns what to call when it has ended. */
   began(model: Model): () => void {
@@ -72,9 +75,9 @@ export class IdleClock {
   #write(model: Model): void {
     this.#lastWrite.set(model.name, performance.now());
     // The same wake kept fresh: recorded, without asking the scheduler to run.
-    recordWake(this.deps, model.name, this.deps.now().getTime()).catch((err: unknown) =>
-      this.deps.log.error({ err, model: model.name }, "refreshing a wake failed"),
-    );
+    this.wakes
+      .keepAwake(model.name, this.deps.now().getTime())
+      .catch((err: unknown) => this.deps.log.error({ err, model: model.name }, "refreshing a wake failed"));
   }
 
   #tick(): void {

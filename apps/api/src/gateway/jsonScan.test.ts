@@ -69,6 +69,16 @@ describe("topLevelMembers", () => {
     expect(viaParse(text, KEYS)).toBeNull();
   });
 
+  it("agrees with JSON.parse on long strings of every byte a run of text may hold or end at", () => {
+    const run = "lower UPPER 0123 ~\u007f é 漢字 😀 ".repeat(200);
+    for (const inside of ["", "\\n", '\\"', "\\u00e9", "\n", "\u0001", "\u001f", "\t", '"', "\\"]) {
+      const text = `{"model":"m","messages":[{"content":"${run}${inside}${run}"}],"user":"u"}`;
+      expect(viaScan(text, KEYS)).toEqual(viaParse(text, KEYS));
+    }
+    // Cut inside the run: no closing quote.
+    expect(viaScan(`{"model":"${run}`, KEYS)).toBeNull();
+  });
+
   it("agrees with JSON.parse on any JSON value", () => {
     fc.assert(
       fc.property(fc.jsonValue(), fc.constantFrom(0, 2), (value, indent) => {

@@ -146,39 +146,33 @@ class Scan {
     return true;
   }
 
-  /**
-   * A string token, at its opening quote: escapes valid, no raw control characters. The closing
-   * quote is found by a native search and the run before it checked in one tight loop (a prompt's
-   * text is most of a large body, and seldom holds an escape).
-   */
+  /** A string token, at its opening quote: escapes valid, no raw control characters. */
   string(): boolean {
     const b = this.bytes;
     let i = this.at + 1;
     for (;;) {
-      const quote = b.indexOf(QUOTE, i);
-      if (quote === -1) return false;
-      let k = i;
-      while (k < quote) {
-        const c = b[k] as number;
-        if (c < 0x20 || c === BACKSLASH) break;
-        k++;
+      let c = b[i];
+      // The common run, in one test a byte for most text (lower case letters and UTF-8's
+      // multi-byte sequences are all above the backslash): anything but a quote, a backslash or a
+      // control character.
+      while (c !== undefined && (c > BACKSLASH || (c >= 0x20 && c !== QUOTE && c !== BACKSLASH))) c = b[++i];
+      if (c === undefined || c < 0x20) return false;
+      if (c === QUOTE) break;
+      if (c === BACKSLASH) {
+        const e = b[i + 1];
+        if (e === 0x75 /* u */) {
+          for (let k = 2; k < 6; k++) if (!isHex(b[i + k])) return false;
+          i += 6;
+          continue;
+        }
+        if (e === undefined || !SIMPLE_ESCAPES.has(e)) return false;
+        i += 2;
+        continue;
       }
-      if (k === quote) {
-        this.at = quote + 1;
-        return true;
-      }
-      if ((b[k] as number) < 0x20) return false;
-      // An escape at k (an escaped quote is skipped here, so the search goes on past it).
-      const e = b[k + 1];
-      if (e === 0x75 /* u */) {
-        for (let h = 2; h < 6; h++) if (!isHex(b[k + h])) return false;
-        i = k + 6;
-      } else if (e !== undefined && SIMPLE_ESCAPES.has(e)) {
-        i = k + 2;
-      } else {
-        return false;
-      }
+      i++;
     }
+    this.at = i + 1;
+    return true;
   }
 
   /** `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?` */

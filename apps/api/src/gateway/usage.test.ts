@@ -88,10 +88,29 @@ describe("UsageCounter on an event stream", () => {
     });
   });
 
-  it("has none for a stream without usage", () => {
+  it("has none for a stream without usage or content", () => {
     expect(counted(true, [event({ choices: [] }), "data: [DONE]\n\n"])).toEqual({
       promptTokens: null,
       completionTokens: null,
     });
+  });
+
+  it("counts non-empty content chunks as completion tokens when the stream has no usage (SPEC §12.1)", () => {
+    const text = [
+      event({ choices: [{ delta: { role: "assistant", content: "" } }] }),
+      event({ choices: [{ delta: { content: "Hel" } }] }),
+      'data: {"choices":[{"delta":{"content" : "lo \\"content\\": x"}}]}\n\n',
+      event({ choices: [{ delta: { content: null }, finish_reason: "stop" }] }),
+      event({ choices: [{ text: " world" }, { text: "!" }] }),
+      "data: [DONE]\n\n",
+    ].join("");
+    for (const size of [1, 5, text.length])
+      expect(counted(true, pieces(text, size)), `pieces of ${size}`).toEqual({
+        promptTokens: null,
+        completionTokens: 4,
+      });
+    // The engine's own numbers win when it reports them.
+    const reported = `${text}${event({ choices: [], usage: { prompt_tokens: 2, completion_tokens: 3 } })}`;
+    expect(counted(true, [reported])).toEqual({ promptTokens: 2, completionTokens: 3 });
   });
 });

@@ -21,6 +21,8 @@ export const KEPT_BYTES = 64 * 1024;
 const MAX_USAGE_BYTES = 4096;
 
 const USAGE_KEY = Buffer.from('"usage"');
+/** A chat stream's `delta.content` and a completions stream's `text`: one each a content chunk. */
+const CONTENT_KEYS = [Buffer.from('"content"'), Buffer.from('"text"')];
 const NEWLINE = 0x0a;
 
 /**
@@ -28,7 +30,9 @@ const NEWLINE = 0x0a;
  * of them and never the whole answer: in an event stream the last `data:` line carrying `usage`
  * wins (a line over MAX_LINE_BYTES is skipped, however it ends); in a JSON answer, `usage` is read
  * from its last KEPT_BYTES (engines write it at the end), else its first. Only the `usage` object
- * itself is parsed.
+ * itself is parsed. A stream whose engine reports no `usage` even when asked has its content chunks
+ * counted as completion tokens (SPEC §12.1): each non-empty `content` or `text` string in a
+ * `data:` line is one. What `usage` answers at the end is the request's final token count.
  */
 export class UsageCounter {
   readonly #stream: boolean;
@@ -40,6 +44,8 @@ export class UsageCounter {
   #skipping = false;
   #head: Buffer | null = null;
   #size = 0;
+  /** Event stream: the non-empty content strings seen, for an engine that reports no usage. */
+  #contentChunks = 0;
 
   constructor(streaming: boolean) {
     this.#stream = streaming;
@@ -53,6 +59,8 @@ export class UsageCounter {
 
   get usage(): Usage {
     if (!this.#stream && this.#found === null) this.#found = this.#fromJson();
+    if (this.#found === null && this.#stream && this.#contentChunks > 0)
+      return { promptTokens: null, completionTokens: this.#contentChunks };
     return this.#found ?? NO_USAGE;
   }
 
@@ -94,6 +102,7 @@ export class UsageCounter {
 
   /** Whole lines in `buf[from, end)`: each `data:` line of at most the bound with `usage` in it. */
   #scan(buf: Buffer, from: number, end: number): void {
+    if (this.#found === null) this.#countContent(buf, from, end);
     let at = buf.indexOf(USAGE_KEY, from);
     while (at !== -1 && at < end) {
       const start = buf.lastIndexOf(NEWLINE, at) + 1;
@@ -103,6 +112,27 @@ export class UsageCounter {
       if (lineEnd - lineStart <= MAX_LINE_BYTES && isDataLine(buf, lineStart))
         this.#found = usageAt(buf, at, lineEnd) ?? this.#found;
       at = buf.indexOf(USAGE_KEY, lineEnd);
+    }
+  }
+
+  /**
+   * Non-empty `"content"`/`"text"` strings in whole lines `buf[from, end)`. In valid JSON those
+   * bytes followed by a colon are a member's key (a quote inside a string is escaped). Counted
+   * only until an engine's `usage` turns up: then its numbers are the count.
+   */
+  #countContent(buf: Buffer, from: number, end: number): void {
+    for (const key of CONTENT_KEYS) {
+      let at = buf.indexOf(key, from);
+      while (at !== -1 && at < end) {
+        let i = at + key.byteLength;
+        while (i < end && isSpace(buf[i])) i++;
+        if (buf[i] === 0x3a) {
+          i++;
+          while (i < end && isSpace(buf[i])) i++;
+          if (buf[i] === 0x22 && buf[i + 1] !== 0x22) this.#contentChunks++;
+        }
+        at = buf.indexOf(key, i);
+      }
     }
   }
 

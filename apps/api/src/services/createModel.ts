@@ -1,4 +1,4 @@
-import type { Model, ModelView, modelInputSchema } from "@llmgw/domain";
+import { type Model, type ModelView, type modelInputSchema, refusedOnEveryNode } from "@llmgw/domain";
 import { NameTaken } from "@llmgw/store";
 import type { z } from "zod";
 import type { Deps } from "../deps";
@@ -18,6 +18,7 @@ export async function createModel({
   input: z.output<typeof modelInputSchema>;
   by: string;
 }): Promise<ModelView> {
+  refuseArgs(input.profiles);
   const snap = await deps.world.snapshot();
   checkClass(snap, input.class);
   const at = deps.now().toISOString();
@@ -56,6 +57,20 @@ export async function createModel({
     if (err instanceof NameTaken) throw nameTaken(err, model);
     throw err;
   }
+}
+
+/** Args no node would run, refused before the model is stored (as a PATCH does, SPEC §11.1). */
+function refuseArgs(profiles: readonly Pick<Model["profiles"][number], "engine" | "args">[]): void {
+  profiles.forEach((profile, i) => {
+    const refused = refusedOnEveryNode(profile.engine, profile.args);
+    if (refused) {
+      throw new AppError({
+        code: "bad_request",
+        message: `profiles.${i}.args: ${refused}`,
+        fields: { [`profiles.${i}.args`]: refused },
+      });
+    }
+  });
 }
 
 export function nameTaken(err: NameTaken, model: Pick<Model, "name" | "aliases">): AppError {

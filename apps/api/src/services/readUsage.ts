@@ -1,4 +1,4 @@
-import { HOUR_MS, rollUp, USAGE_KEPT_DAYS, type UsageKey, type UsageStep } from "@llmgw/domain";
+import { HOUR_MS, readingOf, USAGE_KEPT_DAYS, type UsageKey, type UsageStep } from "@llmgw/domain";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 
@@ -19,8 +19,12 @@ export async function readUsage({ deps, input }: { deps: Deps; input: UsageQuery
   const by = input.by ?? "model";
   const step = input.step ?? "hour";
   // The hour `from` falls in is read whole: its counts are not split within the hour.
-  const stored = await deps.store.usage.between(Math.floor(from / HOUR_MS) * HOUR_MS, to);
-  const { rows, totals } = rollUp(stored, by, step);
+  const start = Math.floor(from / HOUR_MS) * HOUR_MS;
+  const [counts, replicas] = await Promise.all([
+    deps.store.usage.sums(start, to, by, step),
+    by === "token" ? [] : deps.store.usage.replicaSums(start, to, by, step),
+  ]);
+  const { rows, totals } = readingOf(counts, replicas, by);
   return { by, step, from: new Date(from).toISOString(), to: new Date(to).toISOString(), rows, totals };
 }
 

@@ -1,5 +1,6 @@
 import { HOUR_MS, USAGE_KEPT_DAYS } from "@llmgw/domain";
 import type { Deps } from "../deps";
+import { countReplicaTime, REPLICA_IDLE_MS, readyReplicas } from "./replicaTime";
 import type { UsageTally } from "./tally";
 
 /** SPEC §12.1: a process adds its counts to the store at most once a second. */
@@ -16,7 +17,8 @@ export interface UsageRecorder {
 /**
  * Writes this process's tally to the store once a second in one write transaction, the way the
  * autoscaler records demand (§9.1): so several processes sum, and one killed loses at most its
- * last second. The scheduler's leader also deletes hours older than 400 days, once an hour.
+ * last second. The scheduler's leader also counts replica time (replicaTime.ts) in the same
+ * transaction, and deletes hours older than 400 days, once an hour.
  */
 export function startUsageRecorder(
   deps: Deps,
@@ -25,18 +27,24 @@ export function startUsageRecorder(
 ): UsageRecorder {
   let running: Promise<void> | null = null;
   let lastPrune = 0;
+  let lastReplicaCount = 0;
 
   const write = async () => {
     const rows = tally.take();
     const now = deps.now().getTime();
-    const prune = deps.runtime.leads && now - lastPrune >= HOUR_MS;
-    if (rows.length === 0 && !prune) return;
+    const leads = deps.runtime.leads;
+    const prune = leads && now - lastPrune >= HOUR_MS;
     try {
+      const ready = leads ? readyReplicas(await deps.world.snapshot()) : [];
+      const countReplicas = leads && (ready.length > 0 || now - lastReplicaCount >= REPLICA_IDLE_MS);
+      if (rows.length === 0 && !prune && !countReplicas) return;
       await deps.store.transaction(async (tx) => {
         await tx.usage.add(rows);
+        if (countReplicas) await countReplicaTime(tx, now, ready);
         if (prune) await tx.usage.prune(now - KEPT_MS);
       });
       if (prune) lastPrune = now;
+      if (countReplicas) lastReplicaCount = now;
     } catch (err) {
       tally.putBack(rows);
       deps.log.error({ err }, "recording usage failed (kept for the next second)");

@@ -25,6 +25,7 @@ function usageTable(rows: UsageReadingRow[], by: string, ctx: Ctx): string {
       { header: "PROMPT" },
       { header: "CACHED" },
       { header: "COMPLETION" },
+      ...(by === "token" ? [] : [{ header: "REPLICA-H" }]),
     ],
     rows.map((r) => [
       r.at.replace("T", " ").slice(0, 16),
@@ -35,6 +36,7 @@ function usageTable(rows: UsageReadingRow[], by: string, ctx: Ctx): string {
       String(r.promptTokens),
       String(r.cachedTokens),
       String(r.completionTokens),
+      ...(by === "token" ? [] : [(r.replicaHours ?? 0).toFixed(2)]),
     ]),
     ctx.style,
   );
@@ -53,7 +55,7 @@ export const usageCommands: Command[] = [
       if (values.step !== undefined) query.step = values.step;
       if (values.since !== undefined) query.from = sinceOf(values.since, Date.now());
       const reading = await ctx.answer(ctx.api.usage.$get({ query }));
-      if (values.csv === true) ctx.stdout.write(usageCsv(reading.rows));
+      if (values.csv === true) ctx.stdout.write(usageCsv(reading.rows, reading.by));
       else show(ctx, reading, (r) => usageTable(r.rows, r.by, ctx));
       return 0;
     },

@@ -24,6 +24,7 @@ const TokensRoute = lazy(() => import("./routes/tokens"));
 const FleetRoute = lazy(() => import("./routes/fleet").then((m) => ({ default: m.FleetRoute })));
 const MirrorRoute = lazy(() => import("./routes/mirror").then((m) => ({ default: m.MirrorRoute })));
 const QuotasRoute = lazy(() => import("./routes/quotas").then((m) => ({ default: m.QuotasRoute })));
+const UsageRoute = lazy(() => import("./routes/usage"));
 const AuditRoute = lazy(() => import("./routes/audit").then((m) => ({ default: m.AuditRoute })));
 
 /** Each page's component: a page added to PAGES (./pages.ts) without one fails the type check. */
@@ -34,6 +35,7 @@ const COMPONENTS: Record<PagePath, ComponentType> = {
   "/fleet": FleetRoute,
   "/mirror": MirrorRoute,
   "/quotas": QuotasRoute,
+  "/usage": UsageRoute,
   "/audit": AuditRoute,
   "/tokens": TokensRoute,
 };

@@ -12,6 +12,7 @@ export const PAGES = [
   { path: "/fleet", label: "Fleet" },
   { path: "/mirror", label: "Mirror" },
   { path: "/quotas", label: "Quotas" },
+  { path: "/usage", label: "Usage" },
   { path: "/audit", label: "Audit" },
   // In the nav only for a role that may call `endpoint` (the server's own access table).
   { path: "/tokens", label: "Tokens", endpoint: contract.tokens.list },

@@ -7,6 +7,7 @@ import { subscribeMirror } from "../features/mirror/live";
 import { subscribeModels } from "../features/models/live";
 import { subscribeQuotas } from "../features/quotas/live";
 import { checkSession } from "../features/session/api/session";
+import { subscribeUsage } from "../features/usage/live";
 import { ApiFailure } from "../lib/api";
 import { live } from "../lib/live";
 import { sessionState, useSession } from "../lib/session";
@@ -48,6 +49,7 @@ export function AppProvider({ children }: { children: ReactNode }) {
       subscribeMirror(client, live),
       subscribeQuotas(client, live),
       subscribeAudit(client, live),
+      subscribeUsage(client, live),
       followTraffic(traffic, live),
       // Back from offline: the replay should cover the gap, but a refetch makes sure.
       live.onResync(() => void client.invalidateQueries()),

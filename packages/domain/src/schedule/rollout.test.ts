@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { makeClasses, makeModel, makeNode, replicaOf } from "../../test/factories";
-import { keptVersions, startRollout } from "../rollout";
+import { keptVersions, specFor, startRollout } from "../rollout";
 import type { Model, Node, Replica } from "../schemas";
 import { applySchedule } from "./apply";
 import { schedule } from "./schedule";
@@ -127,5 +127,17 @@ describe("keptVersions", () => {
     ]);
     const done = { ...v2, rollout: v2.rollout ? { ...v2.rollout, state: "done" as const } : null };
     expect(keptVersions([done])).toEqual([]);
+  });
+
+  it("keeps the version a second change replaced while its replicas run, and tells them to run it", () => {
+    const source = (version: string) => `http://h:8080/mirror/m/${version}/m.gguf`;
+    const v1 = makeModel({ source: source("Q4") });
+    const change = { at, by: "t", canaryPercent: null };
+    const v2 = startRollout(v1, { ...v1, source: source("Q8") }, change);
+    const v3 = startRollout(v2, { ...v2, source: source("F16") }, change);
+    expect(keptVersions([v3]).map((k) => k.version)).toEqual(["Q4", "Q8", "F16"]);
+    expect([1, 2, 3].map((revision) => specFor(v3, revision).source)).toEqual(
+      ["Q4", "Q8", "F16"].map(source),
+    );
   });
 });

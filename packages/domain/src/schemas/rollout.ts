@@ -28,6 +28,14 @@ export const storedRolloutSchema = z.object({
   by: z.string(),
   /** What revision `from` ran. */
   previous: revisionSpecSchema,
+  /**
+   * Revisions a newer change replaced while they were rolling out, and what each ran: their
+   * replicas drain like `from`'s and run that until they stop. Absent when there were none.
+   */
+  replaced: z
+    .array(z.object({ revision: z.int().min(1), spec: revisionSpecSchema }))
+    .max(16)
+    .optional(),
 });
 export type StoredRollout = z.infer<typeof storedRolloutSchema>;
 

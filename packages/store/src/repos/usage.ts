@@ -1,4 +1,4 @@
-import type { UsageRow } from "@llmgw/domain";
+import type { ReplicaHoursRow, ReplicaSum, UsageKey, UsageRow, UsageStep, UsageSum } from "@llmgw/domain";
 import { jsonb, type Queryable } from "../db";
 
 /**
@@ -10,8 +10,25 @@ export interface Usage {
   add(rows: readonly UsageRow[]): Promise<void>;
   /** Rows whose hour is in [from, to) (ms since the epoch), oldest first. */
   between(from: number, to: number): Promise<UsageRow[]>;
-  /** Deletes the hours before `before` (ms since the epoch); returns how many rows went. */
+  /**
+   * The hours in [from, to) summed by step (UTC hours or days) and by the key `by`, in the
+   * database: a reading of 90 days carries one row per day and key, not every stored hour.
+   */
+  sums(from: number, to: number, by: UsageKey, step: UsageStep): Promise<UsageSum[]>;
+  /** Replica figures in [from, to) summed by step and by model or owner. */
+  replicaSums(from: number, to: number, by: "model" | "owner", step: UsageStep): Promise<ReplicaSum[]>;
+  /** Deletes the hours (counts and replica figures) before `before` (ms since the epoch); returns how many rows went. */
   prune(before: number): Promise<number>;
+  /** Adds each row's replica figures to the stored hour's (SPEC §12.1), in one statement. */
+  addReplicaHours(rows: readonly ReplicaHoursRow[]): Promise<void>;
+  /** Replica figures whose hour is in [from, to), oldest first. */
+  replicaHoursBetween(from: number, to: number): Promise<ReplicaHoursRow[]>;
+  /**
+   * Moves the instant up to which replica time is counted to `now` and returns where it was (null
+   * the first time): the span between is the caller's to count, in the same transaction. The row
+   * stays locked until that transaction ends, so a second caller waits and then gets `now`.
+   */
+  moveReplicaClock(now: number): Promise<number | null>;
 }
 
 type Row = {
@@ -45,6 +62,44 @@ const ADD = `
     cached_tokens = u.cached_tokens + excluded.cached_tokens,
     completion_tokens = u.completion_tokens + excluded.completion_tokens`;
 
+const ADD_REPLICA_HOURS = `
+  insert into usage_replica_hours as u (hour, model, owner, replica_hours, memory_gb_hours, core_hours, gpu_hours)
+  select r.hour, r.model, r.owner, r."replicaHours", r."memoryGBHours", r."coreHours", r."gpuHours"
+  from jsonb_to_recordset($1::jsonb) as r(
+    hour timestamptz, model text, owner text, "replicaHours" float8, "memoryGBHours" float8,
+    "coreHours" float8, "gpuHours" float8)
+  on conflict (hour, model, owner) do update set
+    replica_hours = u.replica_hours + excluded.replica_hours,
+    memory_gb_hours = u.memory_gb_hours + excluded.memory_gb_hours,
+    core_hours = u.core_hours + excluded.core_hours,
+    gpu_hours = u.gpu_hours + excluded.gpu_hours`;
+
+type ReplicaRow = {
+  hour: Date | string;
+  model: string;
+  owner: string;
+  replica_hours: number;
+  memory_gb_hours: number;
+  core_hours: number;
+  gpu_hours: number;
+};
+
+// The key's column: from this fixed table only, never from the caller's text.
+const KEY_COLUMN: Record<UsageKey, string> = { model: "model", token: "token", owner: "owner" };
+// Days are UTC days whatever the session's time zone (date_trunc's third argument).
+const stepStart = (step: UsageStep) => (step === "day" ? "date_trunc('day', hour, 'UTC')" : "hour");
+
+type SumRow = {
+  at: Date | string;
+  key: string;
+  requests: string | number;
+  refused: string | number;
+  failed: string | number;
+  prompt_tokens: string | number;
+  cached_tokens: string | number;
+  completion_tokens: string | number;
+};
+
 export function usage(sql: Queryable): Usage {
   return {
     async add(rows) {
@@ -73,12 +128,92 @@ export function usage(sql: Queryable): Usage {
       }));
     },
 
+    async sums(from, to, by, step) {
+      const rows = await sql.query<SumRow>(
+        `select ${stepStart(step)} as at, ${KEY_COLUMN[by]} as key, sum(requests) as requests,
+                sum(refused) as refused, sum(failed) as failed, sum(prompt_tokens) as prompt_tokens,
+                sum(cached_tokens) as cached_tokens, sum(completion_tokens) as completion_tokens
+         from usage_hours where hour >= $1 and hour < $2 group by 1, 2`,
+        [new Date(from).toISOString(), new Date(to).toISOString()],
+      );
+      return rows.map((r) => ({
+        at: new Date(r.at).getTime(),
+        key: r.key,
+        requests: Number(r.requests),
+        refused: Number(r.refused),
+        failed: Number(r.failed),
+        promptTokens: Number(r.prompt_tokens),
+        cachedTokens: Number(r.cached_tokens),
+        completionTokens: Number(r.completion_tokens),
+      }));
+    },
+
+    async replicaSums(from, to, by, step) {
+      const rows = await sql.query<
+        Omit<ReplicaRow, "hour" | "model" | "owner"> & { at: Date | string; key: string }
+      >(
+        `select ${stepStart(step)} as at, ${KEY_COLUMN[by]} as key, sum(replica_hours) as replica_hours,
+                sum(memory_gb_hours) as memory_gb_hours, sum(core_hours) as core_hours,
+                sum(gpu_hours) as gpu_hours
+         from usage_replica_hours where hour >= $1 and hour < $2 group by 1, 2`,
+        [new Date(from).toISOString(), new Date(to).toISOString()],
+      );
+      return rows.map((r) => ({
+        at: new Date(r.at).getTime(),
+        key: r.key,
+        replicaHours: Number(r.replica_hours),
+        memoryGBHours: Number(r.memory_gb_hours),
+        coreHours: Number(r.core_hours),
+        gpuHours: Number(r.gpu_hours),
+      }));
+    },
+
     async prune(before) {
       const gone = await sql.query<{ n: string | number }>(
-        "with gone as (delete from usage_hours where hour < $1 returning 1) select count(*) as n from gone",
+        `with counts as (delete from usage_hours where hour < $1 returning 1),
+              replicas as (delete from usage_replica_hours where hour < $1 returning 1)
+         select (select count(*) from counts) + (select count(*) from replicas) as n`,
         [new Date(before).toISOString()],
       );
       return Number(gone[0]?.n ?? 0);
+    },
+
+    async addReplicaHours(rows) {
+      if (rows.length === 0) return;
+      await sql.query(ADD_REPLICA_HOURS, [
+        jsonb(rows.map((r) => ({ ...r, hour: new Date(r.hour).toISOString() }))),
+      ]);
+    },
+
+    async replicaHoursBetween(from, to) {
+      const rows = await sql.query<ReplicaRow>(
+        `select hour, model, owner, replica_hours, memory_gb_hours, core_hours, gpu_hours
+         from usage_replica_hours where hour >= $1 and hour < $2 order by hour, model, owner`,
+        [new Date(from).toISOString(), new Date(to).toISOString()],
+      );
+      return rows.map((r) => ({
+        hour: new Date(r.hour).getTime(),
+        model: r.model,
+        owner: r.owner,
+        replicaHours: Number(r.replica_hours),
+        memoryGBHours: Number(r.memory_gb_hours),
+        coreHours: Number(r.core_hours),
+        gpuHours: Number(r.gpu_hours),
+      }));
+    },
+
+    async moveReplicaClock(now) {
+      const held = await sql.query<{ counted_at: Date | string }>(
+        "select counted_at from usage_replica_clock where id = 1 for update",
+      );
+      const at = new Date(now).toISOString();
+      await sql.query(
+        `insert into usage_replica_clock (id, counted_at) values (1, $1)
+         on conflict (id) do update set counted_at = greatest(usage_replica_clock.counted_at, excluded.counted_at)`,
+        [at],
+      );
+      const was = held[0]?.counted_at;
+      return was === undefined ? null : new Date(was).getTime();
     },
   };
 }

@@ -106,7 +106,7 @@ const WORD = /^[A-Za-z0-9][A-Za-z0-9._:+,-]{0,63}$/;
  * A name from the server as a reason shows it: as it is when plain, else quoted and cut short, so
  * a reason never carries control characters (the heartbeat refuses them) or a megabyte of arg.
  */
-export function shown(text: string): string {
+export function shownName(text: string): string {
   return /^[A-Za-z0-9._:-]{1,64}$/.test(text) ? text : JSON.stringify(text.slice(0, 100));
 }
 
@@ -158,6 +158,31 @@ export function refusedArgs(
   setByAgent: ReadonlySet<string> = new Set(),
 ): string | null {
   const allowed = rules.get(engine) ?? new Map<string, ArgKind>();
+  return refusedBy(args, (flag) => allowed.get(flag), setByAgent, engine);
+}
+
+/**
+ * Why no node will start `engine` with `args`, whatever its `--allow-arg`, or null (SPEC §11.1:
+ * the API says so before anything starts). A flag on the built-in list is checked as a node does;
+ * one off it passes here (a node's operator may have allowed it) unless no node may ever allow it,
+ * and then takes one value or none, checked like any other.
+ */
+export function refusedOnEveryNode(engine: string, args: readonly string[]): string | null {
+  const listed = DEFAULT_ALLOWED_ARGS.get(engine) ?? new Map<string, ArgKind>();
+  return refusedBy(
+    args,
+    (flag) => listed.get(flag) ?? (refusedFlag(flag) === null ? "optional" : undefined),
+    new Set(),
+    engine,
+  );
+}
+
+function refusedBy(
+  args: readonly string[],
+  kindOf: (flag: string) => ArgKind | undefined,
+  setByAgent: ReadonlySet<string>,
+  engine: string,
+): string | null {
   const refuse = (arg: string, why: string) => `refused arg ${JSON.stringify(arg.slice(0, 100))}: ${why}`;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] ?? "";
@@ -165,13 +190,13 @@ export function refusedArgs(
     const flag = eq > 0 ? arg.slice(0, eq) : arg;
     if (!FLAG.test(flag)) return refuse(arg, "each arg is a flag or the value of the flag before it");
     if (setByAgent.has(flag)) return refuse(arg, SETS);
-    const kind = allowed.get(flag);
+    const kind = kindOf(flag);
     if (kind === undefined) {
       const why = refusedFlag(flag);
       return refuse(
         arg,
         why ??
-          `not on this node's allow-list for ${shown(engine)} (its operator may add it: --allow-arg ${shown(engine)}=${flag})`,
+          `not on this node's allow-list for ${shownName(engine)} (its operator may add it: --allow-arg ${shownName(engine)}=${flag})`,
       );
     }
     if (eq > 0) {
