@@ -42,6 +42,22 @@ describe("beginningOf", () => {
     expect(turn2.firstKey).toBe(turn1.firstKey);
   });
 
+  it("reads a prompt alike wherever its bytes lie: after other members, inside a larger buffer", () => {
+    const messages = [{ role: "system", content: text("tenant B sells parts. ", 9000) }];
+    const alone = beginningOf(body(messages));
+    if (!alone) throw new Error("no beginning");
+    const blocks = new Set<string>();
+    for (let shift = 0; shift < 8; shift++) {
+      // A longer model name moves the prompt by `shift` bytes; a buffer's offset moves it again.
+      const bytes = body(messages, { model: "m".repeat(shift + 1) });
+      const inside = new Uint8Array(bytes.byteLength + 3 + shift);
+      inside.set(bytes, 3);
+      const read = beginningOf(inside.subarray(3, 3 + bytes.byteLength));
+      blocks.add(JSON.stringify(read));
+    }
+    expect([...blocks]).toEqual([JSON.stringify(alone)]);
+  });
+
   it("reads at most the first 64 kB of the prompt, whatever follows", () => {
     const long = beginningOf(body([{ role: "user", content: text("y", READ_BYTES * 4) }]));
     expect(long?.blocks.length).toBe(READ_BYTES / BLOCK_BYTES);
@@ -126,20 +142,17 @@ describe("chooseByBeginning", () => {
     expect(chosen?.id).not.toBe("r0");
   });
 
-  it("sends a beginning home, past a holder this process chose by its own load, while home is not the busier", () => {
+  it("sends a beginning home, past a holder this process chose by its own load, while home has room", () => {
     const idle = candidates([1, 1, 1, 1]);
     const home = chooseByBeginning(idle, null, 42)?.id;
     const elsewhere = idle.find((c) => c.id !== home)?.id ?? "";
-    // Its holder was chosen for the same key (the match covers it) when home was busy; now home
-    // is as busy as the rest.
-    const even = idle.map((c) => ({ ...c, inFlight: 1 }));
-    expect(chooseByBeginning(even, held(elsewhere, true), 42)?.id).toBe(home);
+    // Its holder was chosen for the same key (the match covers it) while home was full.
+    const busy = idle.map((c) => ({ ...c, inFlight: c.id === home ? 3 : 0 }));
+    expect(chooseByBeginning(busy, held(elsewhere, true), 42)?.id).toBe(home);
     // A match short of the key says nothing of home: the holder keeps it.
-    expect(chooseByBeginning(even, held(elsewhere, false), 42)?.id).toBe(elsewhere);
-    // A home busier than the average, or full, leaves it with its holder.
-    const busy = idle.map((c) => ({ ...c, inFlight: c.id === home ? 2 : 0 }));
-    expect(chooseByBeginning(busy, held(elsewhere, true), 42)?.id).toBe(elsewhere);
-    const full = idle.map((c) => ({ ...c, inFlight: c.id === home ? 4 : 3 }));
+    expect(chooseByBeginning(busy, held(elsewhere, false), 42)?.id).toBe(elsewhere);
+    // A full home leaves it with its holder.
+    const full = idle.map((c) => ({ ...c, inFlight: c.id === home ? 4 : 0 }));
     expect(chooseByBeginning(full, held(elsewhere, true), 42)?.id).toBe(elsewhere);
   });
 

@@ -85,55 +85,51 @@ export type Holder = { id: string; keyed: boolean };
 
 /**
  * Which replica takes a request without a session key (SPEC §7.1a), or null when it should wait.
- * The replicas are ranked by weighted rendezvous on the first message's key — deterministic over
+ * The replicas are ranked by weighted rendezvous on the first message's key: deterministic over
  * the ready replicas, so every process ranks them alike, and a profile with twice the weight comes
  * first for twice the beginnings. The first of that order is the beginning's home.
- * `holder` is the replica that served the longest matching beginning, when the match counts.
- * A holder whose match covers the first key (`keyed`: it was chosen for this same key) but is not
- * the home was chosen by this process's own load, which another process does not see; while the
- * home has a free slot and no more than the average load the home is taken instead, so processes
- * that share no state converge on one replica a tenant, and the spread load placed stays spread.
- * (A shorter match says nothing of home: the key was another when the holder was chosen.)
- * The holder is waited for while it is full but not far ahead of the rest: reading the prompt
- * again elsewhere costs more. It is passed over when its requests (this one counted, as one
- * waiting for it) are more than its slots and more than twice the average of the others. Then,
- * or with no holder, no replica holds the prompt and none is worth waiting for: the first in
- * rendezvous order with a free slot and no more than the average load.
+ *
+ * `holder` is the replica that served the longest matching beginning, when the match counts. One
+ * whose match covers the first key (`keyed`: it was chosen for this same key) but is not the home
+ * was chosen by this process's own load, which another process does not see: while the home has a
+ * free slot the home takes the request instead, so processes that share no state converge on one
+ * replica a tenant (a shorter match says nothing of home: the key was another when it was chosen).
+ * Otherwise the holder is waited for while it is full but not far ahead of the rest: reading the
+ * prompt again elsewhere costs more. It is passed over when its requests (this one counted, as one
+ * waiting for it) are more than its slots and more than twice the average of the others.
+ *
+ * Then, or with no holder, no replica holds the prompt and none is worth waiting for: the first
+ * in rendezvous order with a free slot and no more than the average load.
  */
 export function chooseByBeginning(
   candidates: readonly WeightedCandidate[],
   holder: Holder | null,
   firstKey: number,
 ): WeightedCandidate | null {
-  const total = candidates.reduce((sum, c) => sum + c.inFlight, 0);
   // Each score once, not once per comparison.
   const ranked = candidates
     .map((c) => ({ c, score: weightedScore(firstKey, c) }))
-    .sort((a, b) => b.score - a.score || compareText(a.c.id, b.c.id));
-  // A tighter bound than a session's: where an unseen beginning goes, its tenant's next requests
-  // follow, so the first placements decide how evenly the prompts end up spread.
-  const bound = Math.ceil((UNSEEN_LOAD_FACTOR * (total + 1)) / candidates.length);
-  const home = ranked[0]?.c;
+    .sort((a, b) => b.score - a.score || compareText(a.c.id, b.c.id))
+    .map(({ c }) => c);
+  const home = ranked[0];
   const held = holder === null ? undefined : candidates.find((c) => c.id === holder.id);
-  if (
-    held &&
-    holder?.keyed &&
-    home &&
-    held !== home &&
-    home.inFlight < home.slots &&
-    home.inFlight + 1 <= bound
-  )
-    return home;
+  if (held && home && holder?.keyed && held !== home && home.inFlight < home.slots) return home;
+  const total = candidates.reduce((sum, c) => sum + c.inFlight, 0);
   if (held) {
     const others = candidates.length > 1 ? (total - held.inFlight) / (candidates.length - 1) : 0;
     const load = held.inFlight + 1;
     if (!(load > held.slots && load > 2 * others)) return held.inFlight < held.slots ? held : null;
   }
-  const free = ranked.filter(({ c }) => c !== held && c.inFlight < c.slots);
-  if (free.length === 0) return null;
-  const within = free.find(({ c }) => c.inFlight + 1 <= bound);
-  if (within) return within.c;
-  return free.reduce((least, r) => (r.c.inFlight < least.c.inFlight ? r : least)).c;
+  const free = ranked.filter((c) => c !== held && c.inFlight < c.slots);
+  // A tighter bound than a session's: where an unseen beginning goes, its tenant's next requests
+  // follow, so the first placements decide how evenly the prompts end up spread.
+  const bound = Math.ceil((UNSEEN_LOAD_FACTOR * (total + 1)) / candidates.length);
+  const within = free.find((c) => c.inFlight + 1 <= bound);
+  if (within) return within;
+  return free.reduce<WeightedCandidate | null>(
+    (least, c) => (least && least.inFlight <= c.inFlight ? least : c),
+    null,
+  );
 }
 
 /** Weighted rendezvous (Schindelhauer and Schomaker): weight / −ln(u), u uniform from the pair's hash. */
