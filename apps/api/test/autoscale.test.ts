@@ -38,7 +38,7 @@ afterEach(async () => {
   for (const agent of agents) await agent.close();
   agents = [];
   api.deps.world.setAutoscale(new Map());
-  api.deps.runtime.inFlight = new Map();
+  api.deps.runtime.othersInFlight = new Map();
 });
 
 /** An agent on a node of its own, which has reported once. */

@@ -19,7 +19,7 @@ export function useControlLoops(gw: GatewayTest) {
     await running?.scheduler?.stop();
     running = null;
     api.deps.world.setAutoscale(new Map());
-    api.deps.runtime.inFlight = new Map();
+    api.deps.runtime.othersInFlight = new Map();
   });
 
   /** Starts the loops with an agent on a node of `node`'s facts; the scheduler runs every `intervalMs`. */

@@ -19,7 +19,7 @@ afterEach(async () => {
   await running?.scheduler?.stop();
   running = null;
   api.deps.world.setAutoscale(new Map());
-  api.deps.runtime.inFlight = new Map();
+  api.deps.runtime.othersInFlight = new Map();
 });
 
 async function start(gw: GatewayTest, nodes: { memoryGB: number }[]) {

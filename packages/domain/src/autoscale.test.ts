@@ -9,6 +9,7 @@ import {
   desiredForReplicas,
   drainOver,
   isAutoscaled,
+  LOCAL_DRAIN_SETTLE_MS,
   resumeWindow,
   scaledAfterText,
   scaledAudit,
@@ -175,5 +176,12 @@ describe("draining (SPEC §9.3)", () => {
     expect(drainOver({ ...bound, now: T0 + DRAIN_SETTLE_MS, inFlight: 0 })).toBe(true);
     expect(drainOver({ ...bound, now: T0 + 30_000, inFlight: 2 })).toBe(false);
     expect(drainOver({ ...bound, now: T0 + 60_000, inFlight: 2 })).toBe(true);
+  });
+
+  it("settles sooner where one process counts every request (PGlite), never in the run that drains it", () => {
+    const local = { since: T0, boundMs: 60_000, settleMs: LOCAL_DRAIN_SETTLE_MS };
+    expect(drainOver({ ...local, now: T0, inFlight: 0 })).toBe(false);
+    expect(drainOver({ ...local, now: T0 + LOCAL_DRAIN_SETTLE_MS, inFlight: 0 })).toBe(true);
+    expect(drainOver({ ...local, now: T0 + LOCAL_DRAIN_SETTLE_MS, inFlight: 1 })).toBe(false);
   });
 });

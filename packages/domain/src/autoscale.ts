@@ -20,6 +20,12 @@ export const DEMAND_STALE_MS = 3_000;
  * leader has read that (once a second).
  */
 export const DRAIN_SETTLE_MS = 3_000;
+/**
+ * The same where the store is one process's by construction (PGlite, SPEC §4): its requests are
+ * counted the moment they are sent, and its gateway sends none to a replica once the picture
+ * has it draining. This long covers a request that read the picture just before.
+ */
+export const LOCAL_DRAIN_SETTLE_MS = 200;
 /** A draining replica stops after this long even with requests on it (`autoscale.drainSeconds`). */
 export const DEFAULT_DRAIN_SECONDS = 300;
 
@@ -273,8 +279,10 @@ export function drainOver(input: {
   /** Requests on it, summed over every process, as last read. */
   inFlight: number;
   boundMs: number;
+  /** `DRAIN_SETTLE_MS`, or `LOCAL_DRAIN_SETTLE_MS` where no other process sends requests. */
+  settleMs?: number;
 }): boolean {
-  const { since, now, inFlight, boundMs } = input;
+  const { since, now, inFlight, boundMs, settleMs = DRAIN_SETTLE_MS } = input;
   if (now - since >= boundMs) return true;
-  return inFlight === 0 && now - since >= DRAIN_SETTLE_MS;
+  return inFlight === 0 && now - since >= settleMs;
 }

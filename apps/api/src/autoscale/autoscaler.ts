@@ -91,7 +91,7 @@ export async function startAutoscaler(deps: Deps, options: AutoscalerOptions): P
       if (forget !== undefined) lastForget = now;
     }
 
-    deps.runtime.inFlight = sum.replicas;
+    deps.runtime.othersInFlight = sumDemand(others, now).replicas;
     shown = show(deps, shown, autoscaleViews(snap, lines, book.stored));
     // A draining replica stops once drained: the scheduler looks every second while one drains
     // of an autoscaled model or of a rollout (SPEC §11.2: the rollout waits on it; others, moved
@@ -122,13 +122,15 @@ export async function startAutoscaler(deps: Deps, options: AutoscalerOptions): P
   const snap = await deps.world.snapshot();
   const quiet = scaleLines(snap, new Map(), deps.wakes, deps.now().getTime());
   shown = show(deps, shown, autoscaleViews(snap, quiet, book.stored));
-  deps.runtime.inFlight = new Map();
+  deps.runtime.othersInFlight = new Map();
+  deps.runtime.ownInFlight = () => options.demand().replicas;
 
   return {
     tick,
     async stop() {
       stopped = true;
       clearInterval(timer);
+      deps.runtime.ownInFlight = () => new Map();
       await running;
       await deps.store.demand.forget(deps.origin).catch(() => undefined);
     },

@@ -219,7 +219,11 @@ export class Dispatcher {
   #lane(name: string): Lane {
     let lane = this.lanes.get(name);
     if (!lane) {
-      lane = new Lane(name, () => this.nudge());
+      lane = new Lane(
+        name,
+        () => this.nudge(),
+        (replica) => this.deps.runtime.replicaIdle(replica),
+      );
       this.lanes.set(name, lane);
     }
     return lane;

@@ -96,6 +96,8 @@ export class Lane {
     readonly model: string,
     /** Called when a slot frees while requests wait: they may go now. */
     private readonly onFreed: () => void,
+    /** Called when this process's last request on a replica ends: a draining one may stop. */
+    private readonly onIdle: (replica: string) => void = () => undefined,
   ) {}
 
   get inFlightTotal(): number {
@@ -181,7 +183,10 @@ export class Lane {
   free(replica: string): void {
     const left = (this.inFlight.get(replica) ?? 1) - 1;
     if (left > 0) this.inFlight.set(replica, left);
-    else this.inFlight.delete(replica);
+    else {
+      this.inFlight.delete(replica);
+      this.onIdle(replica);
+    }
     // Nobody waiting: nothing to dispatch.
     if (this.queue.length > 0) this.onFreed();
   }

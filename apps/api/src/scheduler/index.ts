@@ -72,6 +72,9 @@ export function startScheduler(deps: Deps, options: SchedulerOptions = {}): Sche
       .then((plan: Schedule | null) => {
         // Writes a heartbeat overtook were left: plan again from the newer state.
         if (plan && deps.runtime.stats.lastSkipped > 0) again = Math.min(again ?? debounceMs, debounceMs);
+        // A drained replica stops as soon as its settle is over, not at the next interval.
+        const drainDue = plan ? deps.runtime.drainDueMs : null;
+        if (drainDue !== null) again = Math.min(again ?? drainDue, drainDue);
       })
       .catch((err: unknown) => deps.log.error({ err }, "scheduler run failed"))
       .finally(() => {

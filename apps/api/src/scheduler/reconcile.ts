@@ -2,7 +2,9 @@ import { randomUUID } from "node:crypto";
 import {
   type AutoscaleView,
   type ChangeEvent,
+  DRAIN_SETTLE_MS,
   isAwake,
+  LOCAL_DRAIN_SETTLE_MS,
   modelOf,
   modeOf,
   type Replica,
@@ -47,6 +49,9 @@ async function reconcile(deps: Deps, leader: LeaderCheck): Promise<Schedule | nu
     const snap = await deps.world.snapshot();
     const now = deps.now().getTime();
     await forgetIdleWakes(deps, snap, now);
+    const inFlight = deps.runtime.inFlightNow();
+    // PGlite is one process by construction (SPEC §4): its count is exact the moment it is read.
+    const settleMs = deps.store.kind === "pglite" ? LOCAL_DRAIN_SETTLE_MS : DRAIN_SETTLE_MS;
     const plan = schedule({
       models: snap.models,
       nodes: snap.nodes,
@@ -59,17 +64,46 @@ async function reconcile(deps: Deps, leader: LeaderCheck): Promise<Schedule | nu
       index: snap.index,
       autoscaled: wantedOf(snap.autoscale),
       drain: {
-        inFlight: deps.runtime.inFlight,
+        inFlight,
         boundMs: deps.config.autoscale.drainSeconds * 1000,
+        settleMs,
       },
     });
     const skipped = await apply(deps, snap, plan);
+    watchDrains(deps, await deps.world.snapshot(), inFlight, settleMs, now);
     stats.recordRun(plan, (performance.now() - started) / 1000, skipped);
     return plan;
   } catch (err) {
     stats.recordError((performance.now() - started) / 1000);
     throw err;
   }
+}
+
+/**
+ * What the loop needs to stop a drained replica without waiting for its interval (SPEC §11.2:
+ * a rollout takes the engine's load time and little more): the replicas draining, so that the
+ * end of this process's last request on one asks for a run, and when the first with no request
+ * may stop.
+ */
+function watchDrains(
+  deps: Deps,
+  snap: Snapshot,
+  inFlight: ReadonlyMap<string, number>,
+  settleMs: number,
+  now: number,
+): void {
+  const draining = new Set<string>();
+  let due: number | null = null;
+  for (const r of snap.replicas) {
+    if (r.drainingSince === undefined || r.state !== "ready") continue;
+    draining.add(r.id);
+    if ((inFlight.get(r.id) ?? 0) > 0) continue;
+    // One already settled and not stopped by this run waits for what asks for the next.
+    const wait = Date.parse(r.drainingSince) + settleMs - now;
+    if (wait > 0) due = Math.min(due ?? wait, wait);
+  }
+  deps.runtime.draining = draining;
+  deps.runtime.drainDueMs = due;
 }
 
 /**

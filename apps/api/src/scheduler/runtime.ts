@@ -22,11 +22,29 @@ export class SchedulerRuntime {
   queue: Promise<unknown> = Promise.resolve();
   readonly stats = new SchedulerStats();
   /**
-   * The requests on each replica summed over every process, as the autoscaler (autoscale/) last
-   * summed them: a draining replica stops once it has none (SPEC §9.3). The wanted replicas it
-   * works out are not here: the planner reads them from the snapshot (`snap.autoscale`).
+   * The requests on each replica of the other processes, as the autoscaler (autoscale/) last read
+   * their records: a draining replica stops once no process has any on it (SPEC §9.3). The wanted
+   * replicas it works out are not here: the planner reads them from the snapshot.
    */
-  inFlight: ReadonlyMap<string, number> = new Map();
+  othersInFlight: ReadonlyMap<string, number> = new Map();
+  /** This process's requests on each replica now: its gateway's (`startAutoscaler` sets it). */
+  ownInFlight: () => ReadonlyMap<string, number> = () => new Map();
+  /** Replicas draining as the last run left them: when this process's last request on one ends, it asks for a run. */
+  draining: ReadonlySet<string> = new Set();
+  /** In how many ms a draining replica with no request may stop (the last run says), or null. */
+  drainDueMs: number | null = null;
+
+  /** The requests on each replica over every process: this one's now, the others' as last read. */
+  inFlightNow(): Map<string, number> {
+    const sum = new Map(this.othersInFlight);
+    for (const [id, n] of this.ownInFlight()) sum.set(id, (sum.get(id) ?? 0) + n);
+    return sum;
+  }
+
+  /** This process's last request on `replica` ended: a draining one may stop now (SPEC §11.2). */
+  replicaIdle(replica: string): void {
+    if (this.draining.has(replica)) this.nudge();
+  }
 
   /** Asks the loop, if one runs, for a run soon (a wake announces no event of its own). */
   nudge(): void {

@@ -346,6 +346,7 @@ export class Planner {
         now: this.input.now,
         inFlight: drain.inFlight.get(r.id) ?? 0,
         boundMs: drain.boundMs,
+        ...(drain.settleMs !== undefined ? { settleMs: drain.settleMs } : {}),
       });
     if (!over) return;
     const left = r.reason?.replace(/^draining: /, "") ?? "more replicas than wanted";

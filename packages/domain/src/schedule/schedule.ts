@@ -26,6 +26,8 @@ export interface ScheduleInput {
     /** Requests on each replica, summed over every process (SPEC §9.1); absent is 0. */
     inFlight: ReadonlyMap<string, number>;
     boundMs: number;
+    /** How long after it began draining its count is trusted (`drainOver`); default 3 s. */
+    settleMs?: number;
   };
   /** ms since the epoch. */
   now: number;
