@@ -6,9 +6,11 @@
 // - PATCH → the last replica of the old revision gone from the fleet (it drained, then stopped);
 // - time to first token (the first body byte of a streamed answer): p99 over the 5 s before the
 //   PATCH and p99 over the rollout, and their ratio.
+// Each run also prints where the time went, from the event stream: the new replicas placed,
+// ready, the old ones draining, stopping and gone (first and last of each, ms after the PATCH).
 import { connect } from "@llmgw/client";
 import { child, median, percentile, type Row } from "./report";
-import { until } from "./stream";
+import { listen, type StampedEvent, until } from "./stream";
 
 export const names = ["rollout under load"];
 const RUNS = Number(process.env.BENCH_ROLLOUT_RUNS ?? 3);
@@ -29,6 +31,8 @@ export async function run(): Promise<Row[]> {
   const base = `http://127.0.0.1:${port}`;
   const { api, answer } = connect({ server: base });
   const agent = child("./simAgent.ts", [base, String(LOAD_MS), "1", "exact"]);
+  const closing = new AbortController();
+  const events = await listen(`${base}/api/v1/events`, closing.signal);
   let going = true;
   /** Each answer: when it was sent (performance.now()), its time to first byte, and whether it failed. */
   const answers: { at: number; ttft: number | null; failed: boolean }[] = [];
@@ -104,6 +108,7 @@ export async function run(): Promise<Row[]> {
       );
       const doneAt = performance.now();
       stopped.push(doneAt - patchedAt);
+      console.log(`rollout run ${runNo}/${RUNS}: ${timeline(events, patchedAt, to)}`);
       const before = answers
         .slice(0, from)
         .filter((a) => a.at >= patchedAt - BEFORE_MS && a.ttft !== null)
@@ -145,8 +150,43 @@ export async function run(): Promise<Row[]> {
     ];
   } finally {
     going = false;
+    closing.abort();
     await Promise.all(clients);
     await agent.stop();
     await server.stop();
   }
+}
+
+type ReplicaSeen = {
+  id: string;
+  revision?: number;
+  state: string;
+  drainingSince?: string;
+  removed?: boolean;
+};
+
+/** Where a run's time went: the first and last of each step of the rollout, ms after the PATCH. */
+function timeline(events: StampedEvent[], patchedAt: number, to: number): string {
+  const firsts = new Map<string, Map<string, number>>();
+  const seen = (step: string, id: string, at: number) => {
+    const byId = firsts.get(step) ?? new Map<string, number>();
+    if (!byId.has(id)) byId.set(id, at - patchedAt);
+    firsts.set(step, byId);
+  };
+  for (const event of events) {
+    if (event.at < patchedAt || event.type !== "replica.changed") continue;
+    const r = event.data as ReplicaSeen;
+    const fresh = r.revision === to;
+    if (fresh && r.state === "starting") seen("new placed", r.id, event.at);
+    if (fresh && r.state === "ready") seen("new ready", r.id, event.at);
+    if (!fresh && r.drainingSince !== undefined) seen("old draining", r.id, event.at);
+    if (!fresh && r.state === "stopping") seen("old stopping", r.id, event.at);
+    if (!fresh && r.removed) seen("old gone", r.id, event.at);
+  }
+  return [...firsts]
+    .map(([step, byId]) => {
+      const ats = [...byId.values()];
+      return `${step} ${Math.min(...ats).toFixed(0)}–${Math.max(...ats).toFixed(0)}`;
+    })
+    .join(", ");
 }
