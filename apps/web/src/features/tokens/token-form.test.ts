@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { EMPTY_FORM, formErrorOf, limitsText, type TokenFormInput, tokenFormSchema } from "./token-form";
+import {
+  budgetText,
+  EMPTY_FORM,
+  formErrorOf,
+  limitsText,
+  type TokenFormInput,
+  tokenFormSchema,
+} from "./token-form";
 
 // The form's values → the body of POST /tokens, through the API's own schema.
 
@@ -69,4 +76,26 @@ describe("formErrorOf", () => {
 it("limitsText says the limits in a few words", () => {
   expect(limitsText({ requestsPerMinute: 60, concurrency: 4 })).toBe("60 a minute, 4 at once");
   expect(limitsText({ requestsPerMinute: null, concurrency: null })).toBe("none");
+  expect(limitsText({ requestsPerMinute: null, concurrency: null, tokensPerDay: 20_000 })).toBe(
+    "20,000 tokens a day",
+  );
+});
+
+it("budgetText says a budget's day in numbers, the share capped at 100%", () => {
+  expect(budgetText(19_850, 20_000)).toBe("19,850 of 20,000 tokens used today (99%)");
+  expect(budgetText(20_100, 20_000)).toBe("20,100 of 20,000 tokens used today (100%)");
+});
+
+it("takes tokensPerDay for a client token with the API's own rule, and drops it for another role", () => {
+  const input = { name: "app", node: "", models: "", requestsPerMinute: null, concurrency: null };
+  expect(tokenFormSchema.parse({ ...input, role: "client", tokensPerDay: 20_000 })).toEqual({
+    name: "app",
+    role: "client",
+    tokensPerDay: 20_000,
+  });
+  expect(tokenFormSchema.safeParse({ ...input, role: "client", tokensPerDay: 0 }).success).toBe(false);
+  expect(tokenFormSchema.parse({ ...input, role: "viewer", tokensPerDay: 5 })).toEqual({
+    name: "app",
+    role: "viewer",
+  });
 });

@@ -14,8 +14,9 @@ export const tokenFormSchema = z
     models: z.string(),
     requestsPerMinute: z.number().nullable(),
     concurrency: z.number().nullable(),
+    tokensPerDay: z.number().nullable(),
   })
-  .transform(({ name, role, node, models, requestsPerMinute, concurrency }) => {
+  .transform(({ name, role, node, models, requestsPerMinute, concurrency, tokensPerDay }) => {
     const input: z.input<typeof tokenCreateSchema> = { name: name.trim(), role };
     if (role === "agent" && node.trim() !== "") input.node = node.trim();
     if (role === "client") {
@@ -26,6 +27,7 @@ export const tokenFormSchema = z
       if (listed.length > 0) input.models = listed;
       if (requestsPerMinute !== null) input.requestsPerMinute = requestsPerMinute;
       if (concurrency !== null) input.concurrency = concurrency;
+      if (tokensPerDay !== null) input.tokensPerDay = tokensPerDay;
     }
     return input;
   })
@@ -34,7 +36,15 @@ export const tokenFormSchema = z
 export type TokenFormInput = z.input<typeof tokenFormSchema>;
 export type TokenFormOutput = TokenCreate;
 export type TokenField = keyof TokenFormInput;
-const FIELDS: readonly TokenField[] = ["name", "role", "node", "models", "requestsPerMinute", "concurrency"];
+const FIELDS: readonly TokenField[] = [
+  "name",
+  "role",
+  "node",
+  "models",
+  "requestsPerMinute",
+  "concurrency",
+  "tokensPerDay",
+];
 
 export const EMPTY_FORM: TokenFormInput = {
   name: "",
@@ -43,6 +53,7 @@ export const EMPTY_FORM: TokenFormInput = {
   models: "",
   requestsPerMinute: null,
   concurrency: null,
+  tokensPerDay: null,
 };
 
 export const ROLE_CHOICES = [
@@ -66,10 +77,21 @@ export function formErrorOf(path: string, message: string, input: TokenFormOutpu
 }
 
 /** A client token's limits in a few words: "60 a minute, 4 at once", or "none". */
-export function limitsText(t: { requestsPerMinute: number | null; concurrency: number | null }): string {
+export function limitsText(t: {
+  requestsPerMinute: number | null;
+  concurrency: number | null;
+  tokensPerDay?: number | null;
+}): string {
   const limits = [
     ...(t.requestsPerMinute === null ? [] : [`${t.requestsPerMinute} a minute`]),
     ...(t.concurrency === null ? [] : [`${t.concurrency} at once`]),
+    ...(t.tokensPerDay == null ? [] : [`${t.tokensPerDay.toLocaleString("en-US")} tokens a day`]),
   ];
   return limits.length > 0 ? limits.join(", ") : "none";
+}
+
+/** A budget's day in words: "19,850 of 20,000 tokens used today (99%)". */
+export function budgetText(used: number, perDay: number): string {
+  const percent = Math.min(100, Math.round((used / perDay) * 100));
+  return `${used.toLocaleString("en-US")} of ${perDay.toLocaleString("en-US")} tokens used today (${percent}%)`;
 }

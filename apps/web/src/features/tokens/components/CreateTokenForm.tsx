@@ -67,7 +67,11 @@ export function CreateTokenForm({ onCreated, onCancel }: Props) {
     });
   });
 
-  const number = (field: "requestsPerMinute" | "concurrency", label: string, hint: string) => (
+  const number = (
+    field: "requestsPerMinute" | "concurrency" | "tokensPerDay",
+    label: string,
+    hint: string,
+  ) => (
     <Field label={label} error={errorOf(field)} hint={hint} testId={`field-${field}`}>
       {(control) => (
         <input
@@ -132,6 +136,7 @@ export function CreateTokenForm({ onCreated, onCancel }: Props) {
             </Field>
             {number("requestsPerMinute", "Requests a minute", "blank: no limit")}
             {number("concurrency", "Requests at once", "blank: no limit")}
+            {number("tokensPerDay", "Tokens a day", "prompt and completion, per UTC day; blank: no budget")}
           </>
         )}
       </div>

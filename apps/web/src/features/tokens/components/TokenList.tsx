@@ -3,7 +3,7 @@ import { HeadRow } from "../../../components/HeadRow";
 import { Empty } from "../../../components/Status";
 import { TableScroll } from "../../../components/TableScroll";
 import { dateTime } from "../../../lib/units";
-import { limitsText } from "../token-form";
+import { budgetText, limitsText } from "../token-form";
 import { RevokeToken } from "./RevokeToken";
 
 /** As the audit log writes a time, so the two pages read alike. */
@@ -15,6 +15,26 @@ function scopeOf(t: TokenView): string {
   if (t.role !== "client") return "—";
   const models = t.models === null ? "every model" : t.models.join(", ");
   return `${models}; limits: ${limitsText(t)}`;
+}
+
+/** SPEC §12.3: a client token's day of budget as a bar, the engines' reported tokens against it. */
+function BudgetBar({ token }: { token: TokenView }) {
+  const perDay = token.tokensPerDay;
+  if (token.role !== "client" || perDay === null) return null;
+  const used = token.tokensUsedToday ?? 0;
+  return (
+    <div className="budget" data-testid={`token-budget-${token.name}`}>
+      <meter
+        min={0}
+        max={perDay}
+        value={Math.min(used, perDay)}
+        high={perDay * 0.9}
+        optimum={0}
+        aria-label={`Tokens used today by ${token.name}, of its budget`}
+      />{" "}
+      <span>{budgetText(used, perDay)}</span>
+    </div>
+  );
 }
 
 export function TokenList({ tokens }: { tokens: TokenView[] }) {
@@ -32,7 +52,10 @@ export function TokenList({ tokens }: { tokens: TokenView[] }) {
             <tr key={t.name} data-testid={`token-row-${t.name}`}>
               <th scope="row">{t.name}</th>
               <td>{t.role}</td>
-              <td>{scopeOf(t)}</td>
+              <td>
+                {scopeOf(t)}
+                <BudgetBar token={t} />
+              </td>
               <td>
                 {t.origin === "config" ? "llmgw.yaml" : `${when(t.createdAt)} by ${t.createdBy ?? "—"}`}
               </td>
