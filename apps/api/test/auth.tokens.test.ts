@@ -120,6 +120,8 @@ describe("GET /tokens", () => {
         "origin",
         "requestsPerMinute",
         "role",
+        "tokensPerDay",
+        "tokensUsedToday",
       ]);
     }
     expect(tokens.at(-1)).toMatchObject({ createdBy: "cfg-admin", lastUsedAt: null });
