@@ -1,5 +1,5 @@
 import type { Replica } from "../schemas";
-import type { Schedule } from "./schedule";
+import type { Schedule } from "./types";
 
 /** One write a schedule asks for: the replica as it is to be stored, or its removal. */
 export interface ReplicaWrite {

@@ -1,7 +1,7 @@
 import type { FleetIndex } from "../fleetIndex";
 import { admitQuota, emptyUsage, type QuotaAmounts } from "../quota";
 import type { Quota, Replica, Resources } from "../schemas";
-import type { Eviction, HeldBack, Schedule } from "./schedule";
+import type { Eviction, HeldBack, Schedule } from "./types";
 
 interface Change {
   before: Replica | null;

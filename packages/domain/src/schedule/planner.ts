@@ -10,7 +10,7 @@ import { unplacedReason } from "./reasons";
 import { ofOtherRevision, otherFirst, otherKept, wantedOfRevision } from "./revisions";
 import { isLive, Room } from "./room";
 import { extraFirst, oldestFirst, wantedReplicas } from "./rules";
-import type { Eviction, HeldBack, Schedule, ScheduleInput } from "./schedule";
+import type { Eviction, HeldBack, Schedule, ScheduleInput } from "./types";
 
 /** A model's replicas as this run has left them so far. */
 interface Sorted {
