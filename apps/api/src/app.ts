@@ -56,6 +56,11 @@ export type AppOptions = {
   gateway?: GatewayOptions;
   /** The agent `/install/agent.mjs` hands out (SPEC §5); without it /install/* answers 404. */
   agent?: AgentSource | null;
+  /**
+   * False: the request path does not count usage (SPEC §12.1); only the bench's baseline turns it
+   * off, to measure what counting and a budget cost (a budget is the token's, §12.3).
+   */
+  countUsage?: boolean;
 };
 
 type Serving = {
@@ -156,11 +161,14 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
     keepAwake: (model, ms) => recordWake(deps, model, ms),
   };
   gateway = new Gateway(deps, wakes, {
-    meter: withUsage(
-      options.gateway?.meter ?? ownMeter ?? NO_METER,
-      usage,
-      new UsageMetrics(metrics.registry),
-    ),
+    meter:
+      options.countUsage === false
+        ? (options.gateway?.meter ?? ownMeter ?? NO_METER)
+        : withUsage(
+            options.gateway?.meter ?? ownMeter ?? NO_METER,
+            usage,
+            new UsageMetrics(metrics.registry),
+          ),
     admission: options.gateway?.admission ?? auth.clientLimits,
     budgets,
   });

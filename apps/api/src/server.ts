@@ -50,6 +50,8 @@ export async function startServer(
     log?: Logger;
     gateway?: GatewayOptions;
     agent?: AgentSource | null;
+    /** False: no usage counting (the bench's baseline, SPEC §12). */
+    countUsage?: boolean;
   } = {},
 ): Promise<RunningServer> {
   const log = options.log ?? createLogger();
@@ -79,6 +81,7 @@ export async function startServer(
     webDist: options.webDist ?? null,
     agent: options.agent ?? null,
     ...(options.gateway ? { gateway: options.gateway } : {}),
+    ...(options.countUsage === false ? { countUsage: false } : {}),
   });
 
   const stopTraffic = startTrafficOf(app);
