@@ -59,11 +59,22 @@ describeOnPostgres("routing by beginning on two processes", () => {
           { role: "user", content: "a question" },
         ],
       });
-      // Both processes must see the replicas ready before the prompts are compared.
-      for (const server of [a, b])
-        await waitFor("the replicas to be ready", async () =>
+      // Both processes must see all three replicas ready before the prompts are compared (one
+      // answer alone shows only that one replica is: on a loaded machine the others may lag).
+      for (const server of [a, b]) {
+        await waitFor("the three replicas to be ready", async () => {
+          const replicas = (await (await fetch(`${server.url}/api/v1/fleet/replicas`)).json()) as {
+            model: string;
+            state: string;
+          }[];
+          return replicas.filter((r) => r.model === model.name && r.state === "ready").length === 3
+            ? true
+            : null;
+        });
+        await waitFor("the replicas to answer", async () =>
           (await post(server.url, "/v1/chat/completions", tenant(-1))).status === 200 ? true : null,
         );
+      }
 
       for (let n = 0; n < 9; n++) {
         expect((await post(a.url, "/v1/chat/completions", tenant(n))).status).toBe(200);
