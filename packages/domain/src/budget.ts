@@ -1,9 +1,10 @@
 // A client token's budget of tokens a UTC day (SPEC §12.3): what a request reserves when it is
 // admitted, the day it counts in, and the refusal's numbers.
 
+import { DAY_MS, dayOf } from "./usage";
+
 /** What a request may generate when neither it nor its model says. */
 export const DEFAULT_MAX_OUTPUT = 4096;
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * The prompt's estimate (its body's bytes ÷ 4, rounded up) plus the most it may generate:
@@ -25,14 +26,9 @@ export function utcDayOf(at: number): string {
   return new Date(at).toISOString().slice(0, 10);
 }
 
-/** The start of `at`'s UTC day, in ms since the epoch. */
-export function utcDayStart(at: number): number {
-  return Math.floor(at / DAY_MS) * DAY_MS;
-}
-
 /** Whole seconds from `at` until the next UTC day begins (at least 1). */
 export function secondsToNextUtcDay(at: number): number {
-  return Math.max(1, Math.ceil((utcDayStart(at) + DAY_MS - at) / 1000));
+  return Math.max(1, Math.ceil((dayOf(at) + DAY_MS - at) / 1000));
 }
 
 const grouped = (n: number) => n.toLocaleString("en-US");

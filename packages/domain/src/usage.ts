@@ -23,6 +23,7 @@ export const NO_USAGE_KEY = "-";
 export const USAGE_KEPT_DAYS = 400;
 
 export const HOUR_MS = 3_600_000;
+export const DAY_MS = 24 * HOUR_MS;
 
 export const zeroCounts = (): UsageCounts => ({
   requests: 0,
@@ -45,6 +46,9 @@ export function addCounts(a: UsageCounts, b: UsageCounts): void {
 
 /** The start of the UTC hour `at` (ms) is in. */
 export const hourOf = (at: number): number => Math.floor(at / HOUR_MS) * HOUR_MS;
+
+/** The start of the UTC day `at` (ms) is in: usage's days and budgets' (SPEC §12). */
+export const dayOf = (at: number): number => Math.floor(at / DAY_MS) * DAY_MS;
 
 /**
  * How one request counts (SPEC §12.1), from how it ended: `sent` to an engine or not, the status

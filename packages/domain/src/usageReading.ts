@@ -7,7 +7,7 @@ import {
   roundedFigures,
   zeroReplicaFigures,
 } from "./replicaHours";
-import { addCounts, HOUR_MS, type UsageCounts, type UsageRow, zeroCounts } from "./usage";
+import { addCounts, dayOf, hourOf, type UsageCounts, type UsageRow, zeroCounts } from "./usage";
 
 export const USAGE_KEYS = ["model", "token", "owner"] as const;
 export type UsageKey = (typeof USAGE_KEYS)[number];
@@ -28,7 +28,7 @@ export type ReplicaSum = ReplicaFigures & { at: number; key: string };
 
 /** The start of the step `hour` falls in (UTC days). */
 export const stepOf = (hour: number, step: UsageStep): number =>
-  step === "day" ? Math.floor(hour / (24 * HOUR_MS)) * 24 * HOUR_MS : Math.floor(hour / HOUR_MS) * HOUR_MS;
+  step === "day" ? dayOf(hour) : hourOf(hour);
 
 type Sum = { at: number; key: string; counts: UsageCounts; replicas: ReplicaFigures };
 

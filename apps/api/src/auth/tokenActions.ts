@@ -1,5 +1,5 @@
 import type { CreatedToken, TokenCreate, TokenView } from "@llmgw/contract";
-import { utcDayStart } from "@llmgw/domain";
+import { dayOf } from "@llmgw/domain";
 import type { Deps } from "../deps";
 import { AppError, notFound } from "../errors";
 import type { Auth } from "./auth";
@@ -27,7 +27,7 @@ export async function listTokens(deps: Deps, auth: Auth): Promise<TokenView[]> {
   const [tokens, bindings, usedToday] = await Promise.all([
     auth.tokens.list(),
     auth.agents.byToken(),
-    deps.store.budgets.reportedSince(utcDayStart(deps.now().getTime())),
+    deps.store.budgets.reportedSince(dayOf(deps.now().getTime())),
   ]);
   return tokens.map((t) => {
     const binding = bindings.get(t.name);

@@ -1,4 +1,4 @@
-import { budgetRefusalMessage, secondsToNextUtcDay, utcDayOf, utcDayStart } from "@llmgw/domain";
+import { budgetRefusalMessage, DAY_MS, dayOf, secondsToNextUtcDay, utcDayOf } from "@llmgw/domain";
 import type { Logger } from "@llmgw/log";
 import type { BudgetReturn, Budgets } from "@llmgw/store";
 import { GatewayError } from "../gateway/errors";
@@ -201,7 +201,7 @@ export class TokenBudgets {
     }
     if (this.#prunedDay === today) return;
     this.#prunedDay = today;
-    const before = utcDayOf(utcDayStart(this.options.now()) - KEPT_DAYS * 86_400_000);
+    const before = utcDayOf(dayOf(this.options.now()) - KEPT_DAYS * DAY_MS);
     await this.options.store
       .prune(before)
       .catch((err: unknown) => this.options.log.warn({ err }, "pruning old budget days failed"));

@@ -1,10 +1,8 @@
-import { HOUR_MS, readingOf, USAGE_KEPT_DAYS, type UsageKey, type UsageStep } from "@llmgw/domain";
+import { DAY_MS, hourOf, readingOf, USAGE_KEPT_DAYS, type UsageKey, type UsageStep } from "@llmgw/domain";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 
 export type UsageQuery = { by?: UsageKey; step?: UsageStep; from?: string; to?: string };
-
-const DAY_MS = 24 * HOUR_MS;
 
 /**
  * Usage by the chosen key and step over [from, to) (SPEC §12.2); default the last 24 hours by
@@ -19,7 +17,7 @@ export async function readUsage({ deps, input }: { deps: Deps; input: UsageQuery
   const by = input.by ?? "model";
   const step = input.step ?? "hour";
   // The hour `from` falls in is read whole: its counts are not split within the hour.
-  const start = Math.floor(from / HOUR_MS) * HOUR_MS;
+  const start = hourOf(from);
   const [counts, replicas] = await Promise.all([
     deps.store.usage.sums(start, to, by, step),
     by === "token" ? [] : deps.store.usage.replicaSums(start, to, by, step),

@@ -1,4 +1,12 @@
-import type { ReplicaHoursRow, ReplicaSum, UsageKey, UsageRow, UsageStep, UsageSum } from "@llmgw/domain";
+import {
+  DAY_MS,
+  type ReplicaHoursRow,
+  type ReplicaSum,
+  type UsageKey,
+  type UsageRow,
+  type UsageStep,
+  type UsageSum,
+} from "@llmgw/domain";
 import { jsonb, type Queryable } from "../db";
 
 /**
@@ -106,7 +114,6 @@ type ReplicaRow = {
 // The key's column: from this fixed table only, never from the caller's text.
 const KEY_COLUMN: Record<UsageKey, string> = { model: "model", token: "token", owner: "owner" };
 // Days are UTC days whatever the session's time zone (date_trunc's third argument).
-const DAY_MS = 86_400_000;
 const stepStart = (step: UsageStep) => (step === "day" ? "date_trunc('day', hour, 'UTC')" : "hour");
 
 type SumRow = {

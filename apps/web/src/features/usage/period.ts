@@ -1,12 +1,9 @@
-import { USAGE_KEYS, type UsageKey, type UsageStep } from "@llmgw/domain";
+import { DAY_MS, USAGE_KEYS, type UsageKey, type UsageStep } from "@llmgw/domain";
 
 // The Usage page's choices as its address holds them (SPEC §12.2: period and key in the address).
 
 export const PERIODS = ["24h", "7d", "30d", "90d"] as const;
 export type Period = (typeof PERIODS)[number];
-
-const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
 
 /** How long a period is, the step it is drawn in (by hour up to a week, by day beyond), and its words. */
 export function periodOf(period: Period): { ms: number; step: UsageStep; label: string } {

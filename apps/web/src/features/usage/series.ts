@@ -1,6 +1,8 @@
 import {
   addCounts,
   addReplicaFigures,
+  DAY_MS,
+  HOUR_MS,
   type ReplicaFigures,
   type UsageReadingRow,
   type UsageStep,
@@ -13,8 +15,7 @@ import {
 export const MAX_SERIES = 8;
 export const OTHERS = "(others)";
 
-const HOUR_MS = 3_600_000;
-const stepMs = (step: UsageStep) => (step === "day" ? 24 * HOUR_MS : HOUR_MS);
+const stepMs = (step: UsageStep) => (step === "day" ? DAY_MS : HOUR_MS);
 
 export type Stacked = {
   /** Keys, largest total first; the last is OTHERS when keys were folded. */
