@@ -1,5 +1,5 @@
 import type { CreatedToken, TokenCreate, TokenView } from "@llmgw/contract";
-import { dayOf } from "@llmgw/domain";
+import { DAY_MS, dayOf } from "@llmgw/domain";
 import type { Deps } from "../deps";
 import { AppError, notFound } from "../errors";
 import type { Auth } from "./auth";
@@ -24,11 +24,14 @@ const viewOf = (
 });
 
 export async function listTokens(deps: Deps, auth: Auth): Promise<TokenView[]> {
-  const [tokens, bindings, usedToday] = await Promise.all([
+  const now = deps.now().getTime();
+  const [tokens, bindings, today] = await Promise.all([
     auth.tokens.list(),
     auth.agents.byToken(),
-    deps.store.budgets.reportedSince(dayOf(deps.now().getTime())),
+    // Today whole: its one day row per token (usage_days), written with the hours.
+    deps.store.usage.sums(dayOf(now), dayOf(now) + DAY_MS, "token", "day"),
   ]);
+  const usedToday = new Map(today.map((s) => [s.key, s.promptTokens + s.completionTokens]));
   return tokens.map((t) => {
     const binding = bindings.get(t.name);
     return viewOf(t, binding?.tokenSha256 === t.sha256 ? binding.node : null, usedToday);

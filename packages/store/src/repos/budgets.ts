@@ -27,8 +27,6 @@ export interface Budgets {
   }): Promise<BudgetDay & { granted: number }>;
   /** Adds each return's `used` and takes its `released` off `leased`, in one statement. */
   give(returns: readonly BudgetReturn[]): Promise<void>;
-  /** Tokens the engines reported per client token name since `from` (ms, an hour's start), from usage_hours. */
-  reportedSince(from: number): Promise<Map<string, number>>;
   /** Deletes days before `before` (`YYYY-MM-DD`). */
   prune(before: string): Promise<void>;
 }
@@ -69,15 +67,6 @@ export function budgets(sql: Queryable): Budgets {
     async give(returns) {
       if (returns.length === 0) return;
       await sql.query(GIVE, [jsonb(returns)]);
-    },
-
-    async reportedSince(from) {
-      const rows = await sql.query<{ token: string; tokens: string | number }>(
-        `select token, sum(prompt_tokens + completion_tokens) as tokens
-         from usage_hours where hour >= $1 group by token`,
-        [new Date(from).toISOString()],
-      );
-      return new Map(rows.map((r) => [r.token, Number(r.tokens)]));
     },
 
     async prune(before) {
