@@ -104,6 +104,20 @@ export function specFor(model: Model, revision: number): RevisionSpec {
 /** Requests sent to and failed on a revision since its rollout began (SPEC §11.4). */
 export type SentFailed = { sent: number; failed: number };
 
+/**
+ * SPEC §11.4's error-ratio rule: the new revision has had at least 10 requests and more of them
+ * failed than `maxErrorRatio` allows, while the old one's ratio is below it.
+ */
+export function newRevisionFailing(
+  requests: { old: SentFailed; new: SentFailed },
+  maxErrorRatio: number,
+): boolean {
+  const ratio = ({ sent, failed }: SentFailed) => (sent === 0 ? 0 : failed / sent);
+  return (
+    requests.new.sent >= 10 && ratio(requests.new) > maxErrorRatio && ratio(requests.old) < maxErrorRatio
+  );
+}
+
 /** What becomes of a rollout now: it is done, it rolls back (why, in numbers), or it goes on (null). */
 export type RolloutVerdict = { state: "done" } | { state: "rolledBack"; reason: string } | null;
 
@@ -147,8 +161,7 @@ export function judgeRollout({
     };
   }
   const { old, new: next } = requests;
-  const ratio = ({ sent, failed }: SentFailed) => (sent === 0 ? 0 : failed / sent);
-  if (next.sent >= 10 && ratio(next) > settings.maxErrorRatio && ratio(old) < settings.maxErrorRatio) {
+  if (newRevisionFailing(requests, settings.maxErrorRatio)) {
     return {
       state: "rolledBack",
       reason: `rolled back: ${next.failed} of ${next.sent} requests failed on revision ${rollout.to} (${old.failed} of ${old.sent} on revision ${rollout.from})`,

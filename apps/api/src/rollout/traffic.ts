@@ -1,6 +1,7 @@
 import {
   type DemandRecord,
   type Model,
+  newRevisionFailing,
   type Replica,
   replicaRevision,
   revisionCountKey,
@@ -102,12 +103,11 @@ export function rolloutRequests(
 }
 
 /**
- * Whether `model`'s running rollout has sent its new revision enough requests, over every
- * process, and seen more of them fail than `maxErrorRatio` allows: the judge should look now.
+ * Whether `model`'s running rollout, over every process's requests, fails the judge's error-ratio
+ * rule (`newRevisionFailing`): the judge should look now rather than at the loop's next turn.
  */
 export function errorRatioOver(model: Model, maxErrorRatio: number): boolean {
   const rollout = model.rollout;
   if (!rolloutActive(rollout)) return false;
-  const { new: next } = REVISION_COUNTS.of(model.name, rollout.from, rollout.to);
-  return next.sent >= 10 && next.failed / next.sent > maxErrorRatio;
+  return newRevisionFailing(REVISION_COUNTS.of(model.name, rollout.from, rollout.to), maxErrorRatio);
 }
