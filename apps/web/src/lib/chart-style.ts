@@ -4,9 +4,14 @@ import type uPlot from "uplot";
 // cursor or selection), their axes' look, a round axis top, and following the card's width. Loaded
 // only with a chart's own chunk (the type import is erased).
 
-/** The axis top: 1, 2 or 5 times a power of ten, so the labels read as round numbers. */
+/** The axis top: 1, 2 or 5 times a power of ten, so the labels read as round numbers; at least 1. */
 export function roundUp(max: number): number {
-  if (max <= 1) return 1;
+  return max <= 1 ? 1 : roundUpAny(max);
+}
+
+/** The same for any positive top, fractions too (0.05, 0.2); 1 for none. */
+export function roundUpAny(max: number): number {
+  if (!(max > 0)) return 1;
   const power = 10 ** Math.floor(Math.log10(max));
   const step = [1, 2, 5, 10].find((m) => m * power >= max) ?? 10;
   return step * power;

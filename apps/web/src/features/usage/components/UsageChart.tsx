@@ -1,7 +1,7 @@
 import { useEffect, useRef } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
-import { chartTheme, followWidth, leftAxis, roundUp, STILL } from "../../../lib/chart-style";
+import { chartTheme, followWidth, leftAxis, roundUpAny, STILL } from "../../../lib/chart-style";
 import type { Stacked } from "../series";
 import { colorOf } from "./colors";
 
@@ -13,14 +13,6 @@ import { colorOf } from "./colors";
  */
 
 const HEIGHT = 200;
-
-/** The axis top: a round number, fractions too (a few minutes of one replica are 0.05 h). */
-function topOf(max: number): number {
-  if (!(max > 0)) return 1;
-  if (max >= 1) return roundUp(max);
-  const power = 10 ** Math.floor(Math.log10(max));
-  return ([1, 2, 5, 10].find((m) => m * power >= max) ?? 10) * power;
-}
 
 function options(width: number, stacked: Stacked, unit: (n: number) => string): uPlot.Options {
   const theme = chartTheme();
@@ -34,7 +26,8 @@ function options(width: number, stacked: Stacked, unit: (n: number) => string): 
     padding: [8, 12, 0, 0],
     scales: {
       x: { time: true },
-      y: { range: (_u, _min, max) => [0, topOf(max)] },
+      // A round top, fractions too: a few minutes of one replica are 0.05 h.
+      y: { range: (_u, _min, max) => [0, roundUpAny(max)] },
     },
     axes: [
       { stroke, font, size: 30, gap: 4, grid: { show: false }, ticks: { show: false } },

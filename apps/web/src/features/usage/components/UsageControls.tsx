@@ -1,5 +1,5 @@
 import { USAGE_KEYS, type UsageKey } from "@llmgw/domain";
-import { PERIODS, type Period, periodOf } from "../period";
+import { keyFrom, PERIODS, type Period, periodFrom, periodOf } from "../period";
 
 type Props = {
   by: UsageKey;
@@ -21,7 +21,7 @@ export function UsageControls({ by, period, onBy, onPeriod }: Props) {
             id="usage-by"
             data-testid="usage-by"
             value={by}
-            onChange={(e) => onBy(USAGE_KEYS.find((k) => k === e.target.value) ?? "model")}
+            onChange={(e) => onBy(keyFrom(e.target.value))}
           >
             {USAGE_KEYS.map((k) => (
               <option key={k} value={k}>
@@ -36,7 +36,7 @@ export function UsageControls({ by, period, onBy, onPeriod }: Props) {
             id="usage-period"
             data-testid="usage-period"
             value={period}
-            onChange={(e) => onPeriod(PERIODS.find((p) => p === e.target.value) ?? "24h")}
+            onChange={(e) => onPeriod(periodFrom(e.target.value))}
           >
             {PERIODS.map((p) => (
               <option key={p} value={p}>
