@@ -39,11 +39,8 @@ export interface Usage {
   moveReplicaClock(now: number): Promise<number | null>;
 }
 
-type Row = {
-  hour: Date | string;
-  model: string;
-  token: string;
-  owner: string;
+/** The six counts as their columns come back (bigint sums may come as text). */
+type CountColumns = {
   requests: string | number;
   refused: string | number;
   failed: string | number;
@@ -51,6 +48,23 @@ type Row = {
   cached_tokens: string | number;
   completion_tokens: string | number;
 };
+
+type Row = CountColumns & { hour: Date | string; model: string; token: string; owner: string };
+
+const countsOf = (r: CountColumns) => ({
+  requests: Number(r.requests),
+  refused: Number(r.refused),
+  failed: Number(r.failed),
+  promptTokens: Number(r.prompt_tokens),
+  cachedTokens: Number(r.cached_tokens),
+  completionTokens: Number(r.completion_tokens),
+});
+
+/** `column = t.column + excluded.column` for each count: an upsert that adds. */
+const addingTo = (table: string) =>
+  ["requests", "refused", "failed", "prompt_tokens", "cached_tokens", "completion_tokens"]
+    .map((c) => `${c} = ${table}.${c} + excluded.${c}`)
+    .join(", ");
 
 // One parameter whatever the number of rows: the rows go as one JSON array, so a process with
 // thousands of keys in a second still writes one statement (and no parameter limit applies). The
@@ -68,26 +82,14 @@ const ADD = `
     select r.hour, r.model, r.token, r.owner, r.requests, r.refused, r.failed,
            r."promptTokens", r."cachedTokens", r."completionTokens"
     from r order by 1, 2, 3, 4
-    on conflict (hour, model, token, owner) do update set
-      requests = u.requests + excluded.requests,
-      refused = u.refused + excluded.refused,
-      failed = u.failed + excluded.failed,
-      prompt_tokens = u.prompt_tokens + excluded.prompt_tokens,
-      cached_tokens = u.cached_tokens + excluded.cached_tokens,
-      completion_tokens = u.completion_tokens + excluded.completion_tokens
+    on conflict (hour, model, token, owner) do update set ${addingTo("u")}
   )
   insert into usage_days as d
     (day, model, token, owner, requests, refused, failed, prompt_tokens, cached_tokens, completion_tokens)
   select date_trunc('day', r.hour, 'UTC'), r.model, r.token, r.owner, sum(r.requests), sum(r.refused),
          sum(r.failed), sum(r."promptTokens"), sum(r."cachedTokens"), sum(r."completionTokens")
   from r group by 1, 2, 3, 4 order by 1, 2, 3, 4
-  on conflict (day, model, token, owner) do update set
-    requests = d.requests + excluded.requests,
-    refused = d.refused + excluded.refused,
-    failed = d.failed + excluded.failed,
-    prompt_tokens = d.prompt_tokens + excluded.prompt_tokens,
-    cached_tokens = d.cached_tokens + excluded.cached_tokens,
-    completion_tokens = d.completion_tokens + excluded.completion_tokens`;
+  on conflict (day, model, token, owner) do update set ${addingTo("d")}`;
 
 const ADD_REPLICA_HOURS = `
   insert into usage_replica_hours as u (hour, model, owner, replica_hours, memory_gb_hours, core_hours, gpu_hours)
@@ -116,16 +118,7 @@ const KEY_COLUMN: Record<UsageKey, string> = { model: "model", token: "token", o
 // Days are UTC days whatever the session's time zone (date_trunc's third argument).
 const stepStart = (step: UsageStep) => (step === "day" ? "date_trunc('day', hour, 'UTC')" : "hour");
 
-type SumRow = {
-  at: Date | string;
-  key: string;
-  requests: string | number;
-  refused: string | number;
-  failed: string | number;
-  prompt_tokens: string | number;
-  cached_tokens: string | number;
-  completion_tokens: string | number;
-};
+type SumRow = CountColumns & { at: Date | string; key: string };
 
 export function usage(sql: Queryable): Usage {
   return {
@@ -146,12 +139,7 @@ export function usage(sql: Queryable): Usage {
         model: r.model,
         token: r.token,
         owner: r.owner,
-        requests: Number(r.requests),
-        refused: Number(r.refused),
-        failed: Number(r.failed),
-        promptTokens: Number(r.prompt_tokens),
-        cachedTokens: Number(r.cached_tokens),
-        completionTokens: Number(r.completion_tokens),
+        ...countsOf(r),
       }));
     },
 
@@ -189,12 +177,7 @@ export function usage(sql: Queryable): Usage {
       return rows.map((r) => ({
         at: new Date(r.at).getTime(),
         key: r.key,
-        requests: Number(r.requests),
-        refused: Number(r.refused),
-        failed: Number(r.failed),
-        promptTokens: Number(r.prompt_tokens),
-        cachedTokens: Number(r.cached_tokens),
-        completionTokens: Number(r.completion_tokens),
+        ...countsOf(r),
       }));
     },
 
