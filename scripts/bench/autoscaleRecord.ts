@@ -4,14 +4,10 @@
 // each fed a demand on all 2,000 models that changes every second (its row is as big as it gets).
 // Counted over RUN_S seconds: the write transactions each one opens (its store's transaction()),
 // the rows PostgreSQL says the `demand` table took (pg_stat_user_tables), and one row's size.
-import { randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { type Deps, type GatewayDemand, loadConfig, openDeps, startAutoscaler } from "@llmgw/api";
+import { type GatewayDemand, startAutoscaler } from "@llmgw/api";
 import { bigFleetModel } from "@llmgw/api/testing";
 import { modelInputSchema } from "@llmgw/domain";
-import { openPostgres } from "@llmgw/store";
+import { recordingProcesses } from "./recordingProcesses";
 import { median, type Row } from "./report";
 
 const PROCESSES = 10;
@@ -34,31 +30,7 @@ if (base === "") {
   process.exit(0);
 }
 
-const name = `llmgw_bench_${randomBytes(4).toString("hex")}`;
-const admin = await openPostgres(base);
-await admin.query(`create database ${name}`);
-const url = new URL(base);
-url.pathname = `/${name}`;
-// PostgreSQL's figures of that database, read over a connection of their own.
-const stats = await openPostgres(url.toString());
-const dirs: string[] = [];
-const all: Deps[] = [];
-const writes: number[] = [];
-for (let p = 0; p < PROCESSES; p++) {
-  const dataDir = await mkdtemp(join(tmpdir(), "llmgw-bench-record-"));
-  dirs.push(dataDir);
-  const config = loadConfig({ dataDir, listen: "127.0.0.1:0" }, { DATABASE_URL: url.toString() });
-  const deps = await openDeps(config);
-  // Only the first leads (SPEC §4's lock, held here by fiat): the others only record and read.
-  if (p > 0) deps.runtime.leadership = { held: false };
-  const transaction = deps.store.transaction.bind(deps.store);
-  writes.push(0);
-  deps.store.transaction = (fn) => {
-    writes[p] = (writes[p] ?? 0) + 1;
-    return transaction(fn);
-  };
-  all.push(deps);
-}
+const { all, writes, stats, close } = await recordingProcesses(base, PROCESSES);
 const first = all[0];
 if (!first) throw new Error("no process");
 const at = new Date().toISOString();
@@ -107,11 +79,7 @@ const [size] = await stats.query<{ bytes: number }>(
 );
 const rows = (await rowsTaken()) - rowsBefore;
 await Promise.all(scalers.map((s) => s.stop()));
-for (const deps of all) await deps.store.close();
-await stats.close();
-await admin.query(`drop database ${name} with (force)`);
-await admin.close();
-for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+await close();
 
 const fmt = (x: number) => x.toFixed(2);
 process.send?.({

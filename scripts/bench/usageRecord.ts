@@ -6,12 +6,8 @@
 // transactions each one opens (its store's transaction()), PostgreSQL's own count of committed
 // transactions in that database (pg_stat_database), each write's time, and afterwards that the
 // store holds every request told.
-import { randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { type Deps, loadConfig, openDeps, startUsageRecorder, UsageTally } from "@llmgw/api";
-import { openPostgres } from "@llmgw/store";
+import { startUsageRecorder, UsageTally } from "@llmgw/api";
+import { recordingProcesses } from "./recordingProcesses";
 import { median, type Row } from "./report";
 
 const PROCESSES = 10;
@@ -28,36 +24,7 @@ if (base === "") {
   process.exit(0);
 }
 
-const name = `llmgw_bench_${randomBytes(4).toString("hex")}`;
-const admin = await openPostgres(base);
-await admin.query(`create database ${name}`);
-const url = new URL(base);
-url.pathname = `/${name}`;
-const stats = await openPostgres(url.toString());
-const dirs: string[] = [];
-const all: Deps[] = [];
-const writes: number[] = [];
-const writeMs: number[] = [];
-for (let p = 0; p < PROCESSES; p++) {
-  const dataDir = await mkdtemp(join(tmpdir(), "llmgw-bench-usage-"));
-  dirs.push(dataDir);
-  const config = loadConfig({ dataDir, listen: "127.0.0.1:0" }, { DATABASE_URL: url.toString() });
-  const deps = await openDeps(config);
-  // Only the first leads (SPEC §4's lock, held here by fiat).
-  if (p > 0) deps.runtime.leadership = { held: false };
-  const transaction = deps.store.transaction.bind(deps.store);
-  writes.push(0);
-  deps.store.transaction = async (fn) => {
-    writes[p] = (writes[p] ?? 0) + 1;
-    const began = performance.now();
-    try {
-      return await transaction(fn);
-    } finally {
-      writeMs.push(performance.now() - began);
-    }
-  };
-  all.push(deps);
-}
+const { all, writes, writeMs, stats, close } = await recordingProcesses(base, PROCESSES);
 
 const tallies = all.map((deps) => new UsageTally(() => deps.now().getTime()));
 const recorders = all.map((deps, p) => startUsageRecorder(deps, tallies[p] as UsageTally));
@@ -115,11 +82,7 @@ await Promise.all(recorders.map((r) => r.stop()));
 const [stored] = await stats.query<{ n: string; keys: string }>(
   "select coalesce(sum(requests), 0)::text as n, count(*)::text as keys from usage_hours",
 );
-for (const deps of all) await deps.store.close();
-await stats.close();
-await admin.query(`drop database ${name} with (force)`);
-await admin.close();
-for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+await close();
 
 const fmt = (x: number) => x.toFixed(2);
 const storedAll = Number(stored?.n ?? -1);
