@@ -27,8 +27,9 @@ const suites: Array<() => Promise<Suite>> = [
   () => import("./join"),
   // rollout (issue 38)
   () => import("./rollout"),
-  // usage (issue 39)
+  // usage (issue 39), and what counting and a budget cost on the request path
   () => import("./usage"),
+  () => import("./budget"),
 ];
 
 /** How fast this machine is right now: compare figures across machines and runs by this. */
