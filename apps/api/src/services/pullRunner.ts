@@ -135,9 +135,10 @@ export class PullRunner implements Pulls {
     try {
       // Hashed as they were written: the mirror's own digests (SPEC §8.1) never read them again.
       for (const f of files) if (f.sha256) await deps.mirror.recordDigest(f.dest, f.sha256);
+      // Scanned before it is told complete: a client that sees `complete` finds the version listed.
+      await deps.mirror.scan();
       await progress.end({ state: "complete", error: null });
       told = true;
-      await deps.mirror.scan();
       const version = await deps.mirror.get(claimed.model, claimed.version);
       if (version) await mirrorChanged(deps, [version], []);
     } catch (err) {
