@@ -1,5 +1,6 @@
 import { contract } from "@llmgw/contract";
 import { MIRROR_LAYOUT } from "@llmgw/domain";
+import type { ControlFace } from "../control/face";
 import type { Deps } from "../deps";
 import { cancelPull } from "../services/cancelPull";
 import { dryRunPull } from "../services/dryRunPull";
@@ -19,13 +20,16 @@ export const mirrorRoutes = (deps: Deps) =>
     plan: (_c, { param, query }) => planOf(deps, param.model, param.version, query.ctxPool),
   });
 
-export const pullRoutes = (deps: Deps) =>
+export const pullRoutes = (deps: Deps, control: ControlFace) =>
   handlers(contract.pulls, {
     create: async (c, { body }) =>
       body.dryRun
         ? c.json(await dryRunPull({ deps, input: body, signal: c.req.raw.signal }), 200)
-        : c.json(await startPull({ deps, input: body, by: c.get("actor"), signal: c.req.raw.signal }), 202),
+        : c.json(
+            await startPull({ deps, control, input: body, by: c.get("actor"), signal: c.req.raw.signal }),
+            202,
+          ),
     list: () => listPulls({ deps }),
     get: (_c, { param }) => getPull({ deps, id: param.id }),
-    cancel: (c, { param }) => cancelPull({ deps, id: param.id, by: c.get("actor") }),
+    cancel: (c, { param }) => cancelPull({ deps, control, id: param.id, by: c.get("actor") }),
   });

@@ -1,5 +1,6 @@
 import type { BenchSend } from "@llmgw/client/bench";
 import { contract } from "@llmgw/contract";
+import type { ControlFace } from "../control/face";
 import type { Deps } from "../deps";
 import { createModel } from "../services/createModel";
 import { modelNamed, noSuchModel } from "../services/modelNamed";
@@ -16,7 +17,7 @@ import { handlers } from "./handlers";
 /** The running benches, and the request path a bench sends to as the operator who asked. */
 export type BenchDeps = { runs: BenchRuns; sendAs: (by: string) => BenchSend };
 
-export const modelRoutes = (deps: Deps, bench: BenchDeps) =>
+export const modelRoutes = (deps: Deps, control: ControlFace, bench: BenchDeps) =>
   handlers(contract.models, {
     list: async () => (await deps.world.snapshot()).modelsBody,
     create: async (c, { body }) => {
@@ -52,10 +53,18 @@ export const modelRoutes = (deps: Deps, bench: BenchDeps) =>
       return room;
     },
     target: async (c, { param, body }) =>
-      target({ deps, name: param.name, replicas: body.replicas, dryRun: body.dryRun, by: c.get("actor") }),
+      target({
+        deps,
+        control,
+        name: param.name,
+        replicas: body.replicas,
+        dryRun: body.dryRun,
+        by: c.get("actor"),
+      }),
     rollout: async (c, { param, body }) =>
       rolloutAction({ deps, name: param.name, action: body.action, by: c.get("actor") }),
-    wake: async (c, { param }) => wakeModel({ deps, input: { name: param.name }, by: c.get("actor") }),
+    wake: async (c, { param }) =>
+      wakeModel({ deps, control, input: { name: param.name }, by: c.get("actor") }),
     bench: async (c, { param, body }) =>
       startBench({
         deps,

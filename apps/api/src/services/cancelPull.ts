@@ -1,4 +1,5 @@
 import type { Pull } from "@llmgw/domain";
+import type { ControlFace } from "../control/face";
 import type { Deps } from "../deps";
 import { AppError, notFound } from "../errors";
 import { removeLeftovers } from "../huggingFace/fileWriter";
@@ -11,7 +12,17 @@ import { filesToWrite } from "./pullRunner";
  * is stopped there at its next progress write, which that process's cleanup follows. Cancelling a
  * cancelled pull answers it again; one that completed or failed is a 409.
  */
-export async function cancelPull({ deps, id, by }: { deps: Deps; id: string; by: string }): Promise<Pull> {
+export async function cancelPull({
+  deps,
+  control,
+  id,
+  by,
+}: {
+  deps: Deps;
+  control: Pick<ControlFace, "cancelPull">;
+  id: string;
+  by: string;
+}): Promise<Pull> {
   const found = await deps.store.pulls.get(id);
   if (!found) throw notFound(`a pull with id ${id}`);
   if (found.state === "cancelled") return found;
@@ -42,8 +53,8 @@ export async function cancelPull({ deps, id, by }: { deps: Deps; id: string; by:
     () => UNCHANGED,
   );
   // It ended between the read and the cancel: answer it as it ended.
-  if (!cancelled) return cancelPull({ deps, id, by });
-  if (cancelled.running === deps.origin) await deps.pulls.cancel(id);
+  if (!cancelled) return cancelPull({ deps, control, id, by });
+  if (cancelled.running === deps.origin) await control.cancelPull(id);
   else if (cancelled.running === null) {
     const problem = await removeLeftovers(filesToWrite(deps, cancelled.pull));
     if (problem) deps.log.warn({ pull: id, problem }, "a cancelled pull's leftovers stay on disk");
