@@ -99,7 +99,7 @@ export async function target({
   // A target of 0 stops the model: the run-mode rule would count 0 as 1 for a mode that runs.
   const running = modeOf(model.scaling);
   const mode = replicas === 0 ? "stopped" : running === "stopped" ? "always" : running;
-  await patchModel({ deps, name, ifMatch: model.version, patch: { mode, replicas }, by });
+  await patchModel({ deps, input: { name, version: model.version, patch: { mode, replicas } }, by });
   control.nudge();
   return { ...result, applied: true };
 }
