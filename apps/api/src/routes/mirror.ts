@@ -30,6 +30,6 @@ export const pullRoutes = (deps: Deps, control: ControlFace) =>
             202,
           ),
     list: () => listPulls({ deps }),
-    get: (_c, { param }) => getPull({ deps, id: param.id }),
-    cancel: (c, { param }) => cancelPull({ deps, control, id: param.id, by: c.get("actor") }),
+    get: (_c, { param }) => getPull({ deps, input: param }),
+    cancel: (c, { param }) => cancelPull({ deps, control, input: param, by: c.get("actor") }),
   });

@@ -42,7 +42,7 @@ export const modelRoutes = (deps: Deps, control: ControlFace, bench: BenchDeps) 
       return view;
     },
     remove: async (c, { param }) => {
-      await removeModel({ deps, name: param.name, by: c.get("actor") });
+      await removeModel({ deps, input: param, by: c.get("actor") });
       return null;
     },
     headroom: (_c, { param }) => modelHeadroom({ deps, input: param }),
@@ -50,13 +50,11 @@ export const modelRoutes = (deps: Deps, control: ControlFace, bench: BenchDeps) 
       target({
         deps,
         control,
-        name: param.name,
-        replicas: body.replicas,
-        dryRun: body.dryRun,
+        input: { name: param.name, replicas: body.replicas, dryRun: body.dryRun },
         by: c.get("actor"),
       }).catch(taggedStale),
     rollout: async (c, { param, body }) =>
-      rolloutAction({ deps, name: param.name, action: body.action, by: c.get("actor") }),
+      rolloutAction({ deps, input: { name: param.name, action: body.action }, by: c.get("actor") }),
     wake: async (c, { param }) =>
       wakeModel({ deps, control, input: { name: param.name }, by: c.get("actor") }),
     bench: async (c, { param, body }) =>
@@ -69,5 +67,5 @@ export const modelRoutes = (deps: Deps, control: ControlFace, bench: BenchDeps) 
         by: c.get("actor"),
       }),
     putBench: async (c, { param, body }) =>
-      storeBench({ deps, name: param.name, result: body, by: c.get("actor") }),
+      storeBench({ deps, input: { name: param.name, result: body }, by: c.get("actor") }),
   });

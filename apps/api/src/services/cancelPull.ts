@@ -15,14 +15,15 @@ import { filesToWrite } from "./pullRunner";
 export async function cancelPull({
   deps,
   control,
-  id,
+  input,
   by,
 }: {
   deps: Deps;
   control: Pick<ControlFace, "cancelPull">;
-  id: string;
+  input: { id: string };
   by: string;
 }): Promise<Pull> {
+  const { id } = input;
   const found = await deps.store.pulls.get(id);
   if (!found) throw notFound(`a pull with id ${id}`);
   if (found.state === "cancelled") return found;
@@ -53,7 +54,7 @@ export async function cancelPull({
     () => UNCHANGED,
   );
   // It ended between the read and the cancel: answer it as it ended.
-  if (!cancelled) return cancelPull({ deps, control, id, by });
+  if (!cancelled) return cancelPull({ deps, control, input, by });
   if (cancelled.running === deps.origin) await control.cancelPull(id);
   else if (cancelled.running === null) {
     const problem = await removeLeftovers(filesToWrite(deps, cancelled.pull));

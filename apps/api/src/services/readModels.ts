@@ -9,12 +9,18 @@ import { modelNamed, noSuchModel } from "./modelNamed";
 // What the API answers about models, read from the snapshot: the routes read no world themselves.
 
 /** `GET /models`: every model's card, serialised once per picture. */
-export async function listModels({ deps }: { deps: Deps }): Promise<Body<ModelSummary[]>> {
+export async function listModels({ deps }: { deps: Pick<Deps, "world"> }): Promise<Body<ModelSummary[]>> {
   return (await deps.world.snapshot()).modelsBody;
 }
 
 /** `GET /models/:name`: the model as the API shows one model. */
-export async function getModel({ deps, input }: { deps: Deps; input: { name: string } }): Promise<ModelView> {
+export async function getModel({
+  deps,
+  input,
+}: {
+  deps: Pick<Deps, "world">;
+  input: { name: string };
+}): Promise<ModelView> {
   const snap = await deps.world.snapshot();
   return modelView(snap, modelNamed(snap, input.name));
 }
@@ -24,7 +30,7 @@ export async function modelHeadroom({
   deps,
   input,
 }: {
-  deps: Deps;
+  deps: Pick<Deps, "world">;
   input: { name: string };
 }): Promise<Headroom> {
   const room = (await deps.world.snapshot()).headroom.get(input.name);
@@ -41,7 +47,7 @@ export async function modelTraffic({
   recent,
   input,
 }: {
-  deps: Deps;
+  deps: Pick<Deps, "world" | "store">;
   recent: RecentTraffic;
   input: { name: string };
 }): Promise<TrafficHistory> {

@@ -30,18 +30,15 @@ const MOST = 10_000;
 export async function target({
   deps,
   control,
-  name,
-  replicas,
-  dryRun,
+  input,
   by,
 }: {
   deps: Deps;
   control: ControlFace;
-  name: string;
-  replicas: number;
-  dryRun: boolean;
+  input: { name: string; replicas: number; dryRun: boolean };
   by: string;
 }): Promise<TargetResult> {
+  const { name, replicas, dryRun } = input;
   const snap = await deps.world.snapshot();
   const model = modelNamed(snap, name);
   const room = snap.headroom.get(name);
