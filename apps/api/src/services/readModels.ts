@@ -8,31 +8,22 @@ import { modelNamed, noSuchModel } from "./modelNamed";
 
 // What the API answers about models, read from the snapshot: the routes read no world themselves.
 
+/** A read of one model: the picture, and the name asked for. */
+type OneModel = { deps: Pick<Deps, "world">; input: { name: string } };
+
 /** `GET /models`: every model's card, serialised once per picture. */
 export async function listModels({ deps }: { deps: Pick<Deps, "world"> }): Promise<Body<ModelSummary[]>> {
   return (await deps.world.snapshot()).modelsBody;
 }
 
 /** `GET /models/:name`: the model as the API shows one model. */
-export async function getModel({
-  deps,
-  input,
-}: {
-  deps: Pick<Deps, "world">;
-  input: { name: string };
-}): Promise<ModelView> {
+export async function getModel({ deps, input }: OneModel): Promise<ModelView> {
   const snap = await deps.world.snapshot();
   return modelView(snap, modelNamed(snap, input.name));
 }
 
 /** `GET /models/:name/headroom`: how many more replicas of it fit, node by node. */
-export async function modelHeadroom({
-  deps,
-  input,
-}: {
-  deps: Pick<Deps, "world">;
-  input: { name: string };
-}): Promise<Headroom> {
+export async function modelHeadroom({ deps, input }: OneModel): Promise<Headroom> {
   const room = (await deps.world.snapshot()).headroom.get(input.name);
   if (!room) throw noSuchModel(input.name);
   return room;
