@@ -9,10 +9,10 @@ import {
   sumDemand,
 } from "@llmgw/domain";
 import type { NewAuditEntry, StoreTx } from "@llmgw/store";
-import type { Control } from "../control/control";
 import type { Deps } from "../deps";
 import type { GatewayDemand } from "../gateway/dispatcher";
 import { errorRatioOver, REVISION_COUNTS } from "../rollout/traffic";
+import type { SchedulerState } from "../scheduler/runtime";
 import { commit, UNCHANGED } from "../services/commit";
 import { type BookStep, ScaleBook } from "./book";
 import { autoscaleViews, sameView, scaleLines } from "./lines";
@@ -53,7 +53,7 @@ export interface Autoscaler {
  */
 export async function startAutoscaler(
   deps: Deps,
-  control: Control,
+  control: SchedulerState,
   options: AutoscalerOptions,
 ): Promise<Autoscaler> {
   const { runtime } = control;

@@ -2,8 +2,8 @@ import type { Model } from "@llmgw/domain";
 import type { Deps } from "../deps";
 import type { GatewayControl } from "../gateway/control";
 import { SchedulerRuntime } from "../scheduler/runtime";
+import type { ControlFace } from "../services/control";
 import { PullRunner } from "../services/pullRunner";
-import type { ControlFace } from "./face";
 
 /**
  * What this process controls, beside the leaf ports of `Deps`: the scheduler's runtime (its loop,

@@ -1,8 +1,8 @@
 import { contract } from "@llmgw/contract";
 import { MIRROR_LAYOUT } from "@llmgw/domain";
-import type { ControlFace } from "../control/face";
 import type { Deps } from "../deps";
 import { cancelPull } from "../services/cancelPull";
+import type { ControlFace } from "../services/control";
 import { dryRunPull } from "../services/dryRunPull";
 import { getPull, listPulls } from "../services/listPulls";
 import { mirrorEntries, planOf } from "../services/mirrorPlans";

@@ -1,7 +1,7 @@
 import type { BenchSend } from "@llmgw/client/bench";
 import { contract } from "@llmgw/contract";
-import type { ControlFace } from "../control/face";
 import type { Deps } from "../deps";
+import type { ControlFace } from "../services/control";
 import { createModel } from "../services/createModel";
 import { patchModel } from "../services/patchModel";
 import { getModel, listModels, modelHeadroom } from "../services/readModels";

@@ -1,8 +1,8 @@
 import type { EventType, Schedule } from "@llmgw/domain";
-import type { Control } from "../control/control";
 import type { Deps } from "../deps";
 import { watchErrorRatio } from "../rollout/advance";
 import { adoptRunningOnDemand, alwaysLeader, type LeaderCheck, ownEvents, runOnce } from "./reconcile";
+import type { SchedulerState } from "./runtime";
 
 export { type LeaderCheck, runOnce } from "./reconcile";
 export { SchedulerRuntime } from "./runtime";
@@ -49,7 +49,7 @@ const FLEET: ReadonlySet<EventType> = new Set(["node.changed", "replica.changed"
  */
 export function startScheduler(
   deps: Deps,
-  control: Control,
+  control: SchedulerState,
   options: SchedulerOptions = {},
 ): Scheduler | null {
   if (!deps.config.scheduler) return null;

@@ -14,12 +14,11 @@ import {
   scheduleWrites,
   usageOn,
 } from "@llmgw/domain";
-import type { Control } from "../control/control";
 import type { Deps } from "../deps";
 import { advanceRollouts } from "../rollout/advance";
 import { commit } from "../services/commit";
 import { type Snapshot, withReplicas } from "../world";
-import type { SchedulerRuntime } from "./runtime";
+import type { SchedulerRuntime, SchedulerState } from "./runtime";
 
 /** Whether this process may place replicas now (SPEC §4: one process at a time, by advisory lock). */
 export type LeaderCheck = () => Promise<boolean>;
@@ -36,7 +35,7 @@ export const ownEvents = new WeakSet<object>();
  */
 export function runOnce(
   deps: Deps,
-  control: Control,
+  control: SchedulerState,
   leader: LeaderCheck = alwaysLeader,
 ): Promise<Schedule | null> {
   // Runs never overlap, whoever starts them (the loop, a test, a route): each waits for the last.
@@ -45,7 +44,7 @@ export function runOnce(
   return run;
 }
 
-async function reconcile(deps: Deps, control: Control, leader: LeaderCheck): Promise<Schedule | null> {
+async function reconcile(deps: Deps, control: SchedulerState, leader: LeaderCheck): Promise<Schedule | null> {
   if (!deps.config.scheduler || !(await leader())) return null;
   const { runtime, wakes } = control;
   const { stats } = runtime;

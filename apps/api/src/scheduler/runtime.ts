@@ -1,7 +1,7 @@
 import { SchedulerStats } from "./stats";
 
 // What the runtime holds of the loop and the lock: only what it asks of them, so this file (held
-// by control/control.ts's `Control`) imports nothing of the scheduler that takes `Control` back.
+// by control/control.ts's `Control`) imports nothing of the scheduler that takes the runtime back.
 
 /** The reconcile loop as the runtime sees it (scheduler/index.ts's `Scheduler`). */
 type Loop = { nudge(): void };
@@ -56,3 +56,12 @@ export class SchedulerRuntime {
     return this.leadership?.held ?? true;
   }
 }
+
+/**
+ * What the scheduler and the autoscaler run on in a process: the runtime and the on-demand wakes,
+ * with when each was woken. control/control.ts's `Control` holds them; this names only what is asked.
+ */
+export type SchedulerState = {
+  readonly runtime: SchedulerRuntime;
+  readonly wakes: Map<string, number>;
+};

@@ -1,9 +1,9 @@
 import type { Pull } from "@llmgw/domain";
-import type { ControlFace } from "../control/face";
 import type { Deps } from "../deps";
 import { AppError, notFound } from "../errors";
 import { removeLeftovers } from "../huggingFace/fileWriter";
 import { commit, UNCHANGED } from "./commit";
+import type { ControlFace } from "./control";
 import { filesToWrite } from "./pullRunner";
 
 /**

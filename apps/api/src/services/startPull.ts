@@ -1,13 +1,13 @@
 import { createHash, randomUUID } from "node:crypto";
 import { stat } from "node:fs/promises";
 import { noSpaceMessage, type Pull, type PullRequest } from "@llmgw/domain";
-import type { ControlFace } from "../control/face";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { hubError } from "../huggingFace/hubErrors";
 import { checkDownload } from "../huggingFace/hubRepo";
 import { checkPlace } from "../huggingFace/place";
 import { commit, UNCHANGED } from "./commit";
+import type { ControlFace } from "./control";
 import { planPull } from "./planPull";
 import { bytesStillNeeded, filesToWrite, freeBytes } from "./pullRunner";
 

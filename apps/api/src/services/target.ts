@@ -9,10 +9,10 @@ import {
   schedule,
   type TargetResult,
 } from "@llmgw/domain";
-import type { ControlFace } from "../control/face";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import type { Snapshot } from "../world";
+import type { ControlFace } from "./control";
 import { modelNamed, noSuchModel } from "./modelNamed";
 import { patchModel, refuseDeclared } from "./patchModel";
 

@@ -1,7 +1,7 @@
 import { modeOf } from "@llmgw/domain";
-import type { ControlFace } from "../control/face";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
+import type { ControlFace } from "./control";
 import { modelNamed } from "./modelNamed";
 
 /**

@@ -1,9 +1,9 @@
 import type { Model } from "@llmgw/domain";
 
 /**
- * What the services ask of this process's control (control.ts's `Control`), and nothing else of
- * it: a wake, a nudge of the scheduler, and the pulls it downloads. Named by what is asked, so a
- * service imports neither the scheduler nor the pull runner.
+ * What the services ask of this process's control (control/control.ts's `Control`), and nothing
+ * else of it: a wake, a nudge of the scheduler, and the pulls it downloads. Declared here, by what
+ * is asked, as the gateway declares its own (gateway/control.ts): no service imports control/.
  */
 export type ControlFace = {
   /**
