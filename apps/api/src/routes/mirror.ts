@@ -1,22 +1,17 @@
 import { contract } from "@llmgw/contract";
-import { MIRROR_LAYOUT } from "@llmgw/domain";
 import type { Deps } from "../deps";
 import { cancelPull } from "../services/cancelPull";
 import type { ControlFace } from "../services/control";
 import { dryRunPull } from "../services/dryRunPull";
 import { getPull, listPulls } from "../services/listPulls";
-import { mirrorEntries, planOf } from "../services/mirrorPlans";
+import { mirrorEntries, mirrorInfo, planOf } from "../services/mirrorPlans";
 import { startPull } from "../services/startPull";
 import { handlers } from "./handlers";
 
 export const mirrorRoutes = (deps: Deps) =>
   handlers(contract.mirror, {
     list: () => mirrorEntries(deps),
-    info: async () => ({
-      dir: deps.mirror.dir,
-      layout: MIRROR_LAYOUT,
-      misplaced: await deps.mirror.misplaced(),
-    }),
+    info: () => mirrorInfo(deps),
     plan: (_c, { param, query }) => planOf(deps, param.model, param.version, query.ctxPool),
   });
 
