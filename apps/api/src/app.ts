@@ -120,7 +120,8 @@ export function startTrafficOf(app: object): () => void {
  * The whole HTTP surface. The request path (/v1) is its own small app (gateway/app.ts), reached
  * before Hono's router. For the rest order matters: timings and security headers wrap everything
  * (refusals included); `authorize` runs before any route, reading who may call what from
- * auth/access.ts.
+ * auth/access.ts. `control` (control/) is what the process controls: the gateway gets it as its
+ * `GatewayControl`, the routes that wake, target or pull as the services' `ControlFace`.
  */
 export function createApp(deps: Deps, control: Control, options: AppOptions = {}) {
   const metrics = new AppMetrics(deps, control.runtime);
