@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { createApp } from "../apps/api/src/app";
 import { loadConfig } from "../apps/api/src/config";
+import { Control } from "../apps/api/src/control/control";
 import { openDeps } from "../apps/api/src/openDeps";
 import { fuzz } from "../apps/api/test/security-fuzz-run";
 import { dashboardDir, tokensYaml } from "../apps/api/test/security-kit";
@@ -23,8 +24,9 @@ const deps = await openDeps(loadConfig({ config: file, dataDir: root }, {}), { i
 const started = performance.now();
 let failed = false;
 try {
-  const app = createApp(deps, { webDist: dashboardDir() });
-  const { stats, before, after } = await fuzz(app, deps, runs, seed);
+  const control = new Control(deps);
+  const app = createApp(deps, control, { webDist: dashboardDir() });
+  const { stats, before, after } = await fuzz(app, deps, control, runs, seed);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   console.log(`requests  ${stats.requests} in ${seconds} s (seed ${seed})`);
   console.log(

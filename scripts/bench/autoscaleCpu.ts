@@ -7,7 +7,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type GatewayDemand, loadConfig, openDeps, startAutoscaler } from "@llmgw/api";
+import { Control, type GatewayDemand, loadConfig, openDeps, startAutoscaler } from "@llmgw/api";
 import { bigFleetBeat, bigFleetModel, seedNodes } from "@llmgw/api/testing";
 import { modelInputSchema } from "@llmgw/domain";
 import { median, type Row } from "./report";
@@ -63,7 +63,7 @@ const demand = (): GatewayDemand => {
 
 const idle: number[] = [];
 for (let i = 0; i < 3; i++) idle.push(await share(WINDOW_S));
-const autoscaler = await startAutoscaler(deps, { demand });
+const autoscaler = await startAutoscaler(deps, new Control(deps), { demand });
 await share(5); // the first seconds: every model's window starts and its wanted is stored
 const busy: number[] = [];
 for (let i = 0; i < 3; i++) busy.push(await share(WINDOW_S));

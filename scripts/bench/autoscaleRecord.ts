@@ -4,7 +4,7 @@
 // each fed a demand on all 2,000 models that changes every second (its row is as big as it gets).
 // Counted over RUN_S seconds: the write transactions each one opens (its store's transaction()),
 // the rows PostgreSQL says the `demand` table took (pg_stat_user_tables), and one row's size.
-import { type GatewayDemand, startAutoscaler } from "@llmgw/api";
+import { type Control, type GatewayDemand, startAutoscaler } from "@llmgw/api";
 import { bigFleetModel } from "@llmgw/api/testing";
 import { modelInputSchema } from "@llmgw/domain";
 import { recordingProcesses } from "./recordingProcesses";
@@ -30,7 +30,7 @@ if (base === "") {
   process.exit(0);
 }
 
-const { all, writes, stats, close } = await recordingProcesses(base, PROCESSES);
+const { all, controls, writes, stats, close } = await recordingProcesses(base, PROCESSES);
 const first = all[0];
 if (!first) throw new Error("no process");
 const at = new Date().toISOString();
@@ -64,7 +64,9 @@ const rowsTaken = async () => {
   return Number(row?.n ?? 0);
 };
 
-const scalers = await Promise.all(all.map((deps, p) => startAutoscaler(deps, { demand: demandOf(p) })));
+const scalers = await Promise.all(
+  all.map((deps, p) => startAutoscaler(deps, controls[p] as Control, { demand: demandOf(p) })),
+);
 await new Promise((resolve) => setTimeout(resolve, 4_000)); // every process's first rows and windows
 // PostgreSQL's statistics reach other sessions within about a second: the row counts are read a
 // little after each end of the run, and cover the same length of time.

@@ -67,7 +67,7 @@ function usage() {
   const cpu = process.cpuUsage();
   const rss = process.memoryUsage().rss;
   peakRss = Math.max(peakRss, rss);
-  const scheduler = server.deps.runtime.stats;
+  const scheduler = server.control.runtime.stats;
   const loop = { p99Ms: loopDelay.percentile(99) / 1e6, maxMs: loopDelay.max / 1e6 };
   loopDelay.reset();
   return {

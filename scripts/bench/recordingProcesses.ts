@@ -7,11 +7,13 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Deps, loadConfig, openDeps } from "@llmgw/api";
+import { Control, type Deps, loadConfig, openDeps } from "@llmgw/api";
 import { openPostgres } from "@llmgw/store";
 
 export type RecordingProcesses = {
   all: Deps[];
+  /** Each one's control, beside `all`: the first leads the scheduler, the others do not. */
+  controls: Control[];
   /** Write transactions each one opened since the last `writes.fill(0)`. */
   writes: number[];
   /** Each write's time (ms), every process's. */
@@ -30,6 +32,7 @@ export async function recordingProcesses(base: string, count: number): Promise<R
   const stats = await openPostgres(url.toString());
   const dirs: string[] = [];
   const all: Deps[] = [];
+  const controls: Control[] = [];
   const writes: number[] = [];
   const writeMs: number[] = [];
   for (let p = 0; p < count; p++) {
@@ -38,7 +41,9 @@ export async function recordingProcesses(base: string, count: number): Promise<R
     const config = loadConfig({ dataDir, listen: "127.0.0.1:0" }, { DATABASE_URL: url.toString() });
     const deps = await openDeps(config);
     // Only the first leads: the others only record and read.
-    if (p > 0) deps.runtime.leadership = { held: false };
+    const control = new Control(deps);
+    if (p > 0) control.runtime.leadership = { held: false };
+    controls.push(control);
     const transaction = deps.store.transaction.bind(deps.store);
     writes.push(0);
     deps.store.transaction = async (fn) => {
@@ -54,6 +59,7 @@ export async function recordingProcesses(base: string, count: number): Promise<R
   }
   return {
     all,
+    controls,
     writes,
     writeMs,
     stats,

@@ -50,7 +50,7 @@ if (mode === "app") {
   const config = api.loadConfig({ dataDir, listen: "127.0.0.1:0" }, { LLMGW_SCHEDULER: "off" });
   config.heartbeatSeconds = heartbeatSeconds;
   const deps = await api.openDeps(config, { inMemory: true });
-  const app = api.createApp(deps, { webDist });
+  const app = api.createApp(deps, new api.Control(deps), { webDist });
   // The moment a committed event leaves for the streams: what the bare server's publish is.
   const toStreams = deps.hub.publish.bind(deps.hub);
   deps.hub.publish = (events) => {

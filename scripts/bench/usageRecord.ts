@@ -6,7 +6,7 @@
 // transactions each one opens (its store's transaction()), PostgreSQL's own count of committed
 // transactions in that database (pg_stat_database), each write's time, and afterwards that the
 // store holds every request told.
-import { startUsageRecorder, UsageTally } from "@llmgw/api";
+import { type Control, startUsageRecorder, UsageTally } from "@llmgw/api";
 import { recordingProcesses } from "./recordingProcesses";
 import { median, type Row } from "./report";
 
@@ -24,10 +24,12 @@ if (base === "") {
   process.exit(0);
 }
 
-const { all, writes, writeMs, stats, close } = await recordingProcesses(base, PROCESSES);
+const { all, controls, writes, writeMs, stats, close } = await recordingProcesses(base, PROCESSES);
 
 const tallies = all.map((deps) => new UsageTally(() => deps.now().getTime()));
-const recorders = all.map((deps, p) => startUsageRecorder(deps, tallies[p] as UsageTally));
+const recorders = all.map((deps, p) =>
+  startUsageRecorder(deps, (controls[p] as Control).runtime, tallies[p] as UsageTally),
+);
 let told = 0;
 let seed = 1;
 const random = (n: number) => {

@@ -5,6 +5,7 @@ import { bodyLimit } from "hono/body-limit";
 import { authorize, createAuth, securityHeaders } from "./auth";
 import { budgetRefusals } from "./budget/metrics";
 import { TokenBudgets } from "./budget/tokenBudgets";
+import type { Control } from "./control/control";
 import type { Deps } from "./deps";
 import type { AppEnv } from "./env";
 import { AppError, refuse, respondError } from "./errors";
@@ -13,7 +14,6 @@ import { onRequestPath } from "./gateway/errors";
 import { pathOf } from "./gateway/exchange";
 import { Gateway, type GatewayOptions } from "./gateway/gateway";
 import { NO_METER } from "./gateway/meter";
-import type { GatewayWakes } from "./gateway/wakes";
 import type { AgentSource } from "./install/agentFile";
 import {
   AppMetrics,
@@ -38,7 +38,6 @@ import { sessionRoutes } from "./routes/session";
 import { tokenRoutes } from "./routes/tokens";
 import { trafficRoutes } from "./routes/traffic";
 import { usageRoutes } from "./routes/usage";
-import { recordWake, wake } from "./services/recordWake";
 import { BenchRuns } from "./services/startBench";
 import { UsageMetrics } from "./usage/metrics";
 import { UsageTally, withUsage } from "./usage/tally";
@@ -121,10 +120,11 @@ export function startTrafficOf(app: object): () => void {
  * The whole HTTP surface. The request path (/v1) is its own small app (gateway/app.ts), reached
  * before Hono's router. For the rest order matters: timings and security headers wrap everything
  * (refusals included); `authorize` runs before any route, reading who may call what from
- * auth/access.ts.
+ * auth/access.ts. `control` (control/) is what the process controls: the gateway gets it as its
+ * `GatewayControl`, the routes that wake, target or pull as the services' `ControlFace`.
  */
-export function createApp(deps: Deps, options: AppOptions = {}) {
-  const metrics = new AppMetrics(deps);
+export function createApp(deps: Deps, control: Control, options: AppOptions = {}) {
+  const metrics = new AppMetrics(deps, control.runtime);
   const auth = createAuth(deps, { heartbeatsPer10s: options.heartbeatsPer10s });
   const app = new Hono<AppEnv>();
   app.onError((err, c) => respondError(err, c));
@@ -156,11 +156,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
     log: deps.log,
     refused: budgetRefusals(metrics.registry),
   });
-  const wakes: GatewayWakes = {
-    wake: (model, at) => wake({ deps, model, at }),
-    keepAwake: (model, ms) => recordWake(deps, model, ms),
-  };
-  gateway = new Gateway(deps, wakes, {
+  gateway = new Gateway(deps, control, {
     meter:
       options.countUsage === false
         ? (options.gateway?.meter ?? ownMeter ?? NO_METER)
@@ -192,13 +188,13 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   register(
     app,
     inContractOrder([
-      ...modelRoutes(deps, { runs: benches, sendAs }),
+      ...modelRoutes(deps, control, { runs: benches, sendAs }),
       ...fleetRoutes(deps),
       ...agentRoutes(deps, auth),
       ...capacityRoutes(deps),
       ...trafficRoutes(deps, recent),
       ...mirrorRoutes(deps),
-      ...pullRoutes(deps),
+      ...pullRoutes(deps, control),
       ...quotaRoutes(deps),
       ...auditRoutes(deps),
       ...usageRoutes(deps),

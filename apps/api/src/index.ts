@@ -11,6 +11,7 @@ export { type AppOptions, benchesOf, createApp, gatewayOf, nodeRequestPathOf } f
 export { type Autoscaler, startAutoscaler } from "./autoscale/autoscaler";
 export type { Role } from "./config";
 export { type Config, ConfigError, loadConfig } from "./config";
+export { Control } from "./control/control";
 export type { Deps } from "./deps";
 // The server's parts the benches (scripts/bench) assemble a server of their own from.
 export { startHeadroomChanges } from "./events/headroomChanges";

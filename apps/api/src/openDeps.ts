@@ -6,8 +6,6 @@ import type { Config } from "./config";
 import type { Deps } from "./deps";
 import { EventHub } from "./events/eventHub";
 import { createMirror } from "./mirror/scanner";
-import { SchedulerRuntime } from "./scheduler/runtime";
-import { PullRunner } from "./services/pullRunner";
 import { World } from "./world";
 
 /**
@@ -48,10 +46,7 @@ export async function openDeps(
     world: new World(store),
     mirror: createMirror({ dir: config.mirror.dir, log }),
     now: () => new Date(),
-    wakes: new Map(),
     origin: randomUUID(),
-    runtime: new SchedulerRuntime(),
     log,
-    pulls: new PullRunner(),
   };
 }

@@ -12,6 +12,7 @@ import {
 } from "./app";
 import { startAutoscaler } from "./autoscale/autoscaler";
 import type { Config } from "./config";
+import { Control } from "./control/control";
 import type { Deps } from "./deps";
 import { AppError, errorBody } from "./errors";
 import { startHeadroomChanges } from "./events/headroomChanges";
@@ -29,6 +30,7 @@ import { startUsageRecorder } from "./usage/recorder";
 export type RunningServer = {
   url: string;
   deps: Deps;
+  control: Control;
   close(): Promise<void>;
 };
 
@@ -77,7 +79,9 @@ export async function startServer(
     server.close();
     throw err;
   });
-  const app = createApp(deps, {
+  // What this process controls (the scheduler's runtime, wakes, pulls): this server owns it.
+  const control = new Control(deps);
+  const app = createApp(deps, control, {
     webDist: options.webDist ?? null,
     agent: options.agent ?? null,
     ...(options.gateway ? { gateway: options.gateway } : {}),
@@ -86,7 +90,7 @@ export async function startServer(
 
   const stopTraffic = startTrafficOf(app);
   const tally = usageTallyOf(app);
-  const usageRecorder = tally ? startUsageRecorder(deps, tally) : null;
+  const usageRecorder = tally ? startUsageRecorder(deps, control.runtime, tally) : null;
   const budgets = budgetsOf(app);
   budgets?.start();
   const stopHeadroomChanges = startHeadroomChanges({ hub: deps.hub, world: deps.world, log });
@@ -97,7 +101,7 @@ export async function startServer(
   // After the first scan: the listing is up at once, and the digests (SPEC §8.1) follow.
   const stopHashing = deps.mirror.hashInBackground();
   // Pulls a restart interrupted continue from their `.part` files (SPEC §10.4).
-  await deps.pulls.start(deps);
+  await control.startPulls();
   const liveness = setInterval(
     () => void markSilentNodesDown(deps).catch((err: unknown) => log.error({ err }, "liveness check failed")),
     Math.min(1000, config.heartbeatSeconds * 1000),
@@ -111,19 +115,19 @@ export async function startServer(
   const unlistenWakes =
     deps.store.kind === "postgres"
       ? await deps.store.db
-          .listen(WAKES_CHANNEL, () => deps.runtime.nudge())
+          .listen(WAKES_CHANNEL, () => control.nudge())
           .catch((err: unknown) => {
             log.warn({ err }, "cannot listen for wakes (the scheduler's interval takes them)");
             return null;
           })
       : null;
-  const leadership = await startLeadership(deps, { onGain: () => deps.runtime.nudge() });
+  const leadership = await startLeadership(deps, control.runtime, { onGain: () => control.nudge() });
   // Before the scheduler: its first run must know the wanted replicas the last leader stored.
-  const autoscaler = await startAutoscaler(deps, {
+  const autoscaler = await startAutoscaler(deps, control, {
     demand: () => gatewayOf(app)?.demand() ?? { models: new Map(), replicas: new Map() },
   });
   // A run every heartbeat interval at least (on-demand wakes go idle without any event).
-  const scheduler = startScheduler(deps, {
+  const scheduler = startScheduler(deps, control, {
     intervalMs: config.heartbeatSeconds * 1000,
     leader: leadership.check,
   });
@@ -139,6 +143,7 @@ export async function startServer(
   return {
     url,
     deps,
+    control,
     async close() {
       stopWatch();
       stopHashing();
@@ -146,7 +151,7 @@ export async function startServer(
       stopHeadroomChanges();
       clearInterval(liveness);
       await benchesOf(app)?.closeAll();
-      await deps.pulls.stop();
+      await control.pulls.stop();
       await gatewayOf(app)?.close();
       await usageRecorder?.stop();
       await budgets?.stop();

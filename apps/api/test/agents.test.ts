@@ -56,12 +56,12 @@ describe("an agent token is bound to one node", () => {
     expect((await beatAs(agent.token, mine)).status).toBe(200);
     expect((await tokenList()).find((t) => t.name === agent.name)?.node).toBe(mine.node.name);
 
-    const before = await storeDump(api.deps);
+    const before = await storeDump(api.deps, api.control);
     const other = await beatAs(agent.token, heartbeat());
 
     const error = await errorOf(other, 403);
     expect(error.message).toContain(mine.node.name);
-    expect(await storeDump(api.deps), "a refused beat wrote something").toBe(before);
+    expect(await storeDump(api.deps, api.control), "a refused beat wrote something").toBe(before);
     expect((await beatAs(agent.token, mine)).status).toBe(200);
   });
 
@@ -118,7 +118,7 @@ describe("an agent token is bound to one node", () => {
   });
 
   it("limits heartbeats per token: 429 with Retry-After past the limit", async () => {
-    const app = createApp(api.deps);
+    const app = createApp(api.deps, api.control);
     const body = heartbeat();
     const send = () =>
       app.request("/api/v1/agents/heartbeat", {
@@ -144,14 +144,14 @@ describe("an agent reports its own node's replicas only", () => {
     const home = heartbeat({ replicas: [replica] });
     await placeReported(api, home);
     expect((await beatAs(owner.token, home)).status).toBe(200);
-    const before = await storeDump(api.deps);
+    const before = await storeDump(api.deps, api.control);
 
     const res = await beatAs(thief.token, heartbeat({ replicas: [replica] }));
 
     const error = await errorOf(res, 409);
     expect(error.code).toBe("replica_conflict");
     expect(error.fields).toEqual({ "replicas.0.id": "held by another node" });
-    expect(await storeDump(api.deps)).toBe(before);
+    expect(await storeDump(api.deps, api.control)).toBe(before);
     expect((await api.deps.store.replicas.list()).map((r) => [r.id, r.node])).toEqual([
       [replica.id, home.node.name],
     ]);
@@ -159,7 +159,7 @@ describe("an agent reports its own node's replicas only", () => {
 
   it("is a 409 for the id of a replica the scheduler has not placed yet", async () => {
     const model = await create(modelInput({ need: { minMemoryGB: 4096 } }));
-    await runOnce(api.deps);
+    await runOnce(api.deps, api.control);
     const [pending] = await api.deps.store.replicas.list();
     expect(pending).toMatchObject({ node: null, state: "pending" });
 
@@ -199,7 +199,7 @@ describe("an agent reports its own node's replicas only", () => {
     expect((await beatAs(as("agent"), body)).status).toBe(200);
 
     const model = await create(modelInput({ name }));
-    const plan = await runOnce(api.deps);
+    const plan = await runOnce(api.deps, api.control);
 
     expect(plan?.place.map((r) => r.model)).toEqual([model.name]);
     const view = await modelView(name);
@@ -246,13 +246,13 @@ describe("DELETE /fleet/nodes/:name", () => {
   it("is a 409 for a live node and a 404 for an unknown one, changing nothing", async () => {
     const body = heartbeat();
     expect((await beatAs(as("agent"), body)).status).toBe(200);
-    const before = await storeDump(api.deps);
+    const before = await storeDump(api.deps, api.control);
 
     const live = await request(as("operator"), "DELETE", `/api/v1/fleet/nodes/${body.node.name}`);
     const unknown = await request(as("operator"), "DELETE", "/api/v1/fleet/nodes/no-such-node");
 
     expect((await errorOf(live, 409)).message).toContain("only a down node");
     expect((await errorOf(unknown, 404)).code).toBe("not_found");
-    expect(await storeDump(api.deps)).toBe(before);
+    expect(await storeDump(api.deps, api.control)).toBe(before);
   });
 });

@@ -61,7 +61,7 @@ describe("POST /tokens for a client", () => {
   it.each(["viewer", "operator", "admin", "agent"] satisfies Role[])(
     "refuses models and limits on a %s token, naming each field",
     async (role) => {
-      const before = await storeDump(api.deps);
+      const before = await storeDump(api.deps, api.control);
       const res = await create({
         name: fresh(role),
         role,
@@ -76,7 +76,7 @@ describe("POST /tokens for a client", () => {
         requestsPerMinute: "only a client token has a request limit",
         concurrency: "only a client token has a concurrency limit",
       });
-      expect(await storeDump(api.deps)).toBe(before);
+      expect(await storeDump(api.deps, api.control)).toBe(before);
     },
   );
 

@@ -44,7 +44,7 @@ describe("without tokens", () => {
     const node = heartbeat();
     await post("/api/v1/agents/heartbeat", node);
     const drain = `/api/v1/fleet/nodes/${node.node.name}/drain`;
-    const before = await storeDump(api.deps);
+    const before = await storeDump(api.deps, api.control);
 
     const forged: Record<string, string>[] = [
       { "sec-fetch-site": "cross-site" },
@@ -56,7 +56,7 @@ describe("without tokens", () => {
       const res = await api.app.request(drain, { method: "POST", headers });
       expect((await errorOf(res, 403)).message, JSON.stringify(headers)).toContain("another site");
     }
-    expect(await storeDump(api.deps)).toBe(before);
+    expect(await storeDump(api.deps, api.control)).toBe(before);
 
     const sameOrigin = { "sec-fetch-site": "same-origin", origin: "http://localhost" };
     expect((await api.app.request(drain, { method: "POST", headers: sameOrigin })).status).toBe(200);

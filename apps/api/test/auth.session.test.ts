@@ -80,7 +80,7 @@ describe("POST /session", () => {
 
     const [session] = await api.deps.store.sessions.list();
     expect(session).toMatchObject({ idSha256: sha256Hex(id), token: "cfg-viewer" });
-    expect(await storeDump(api.deps)).not.toContain(id);
+    expect(await storeDump(api.deps, api.control)).not.toContain(id);
   });
 
   it("refuses a wrong token (401), an agent or client token (403) and a body with more than the token (400)", async () => {
@@ -145,7 +145,7 @@ describe("a session cookie", () => {
 
   it("carries the token's role: a viewer's change is 403 and stores nothing", async () => {
     const cookie = await cookieFor(SECRETS.viewer);
-    const before = await storeDump(api.deps);
+    const before = await storeDump(api.deps, api.control);
 
     const res = await api.app.request("/api/v1/models", {
       method: "POST",
@@ -154,7 +154,7 @@ describe("a session cookie", () => {
     });
 
     expect((await errorOf(res, 403)).message).toContain("operator");
-    expect(await storeDump(api.deps)).toBe(before);
+    expect(await storeDump(api.deps, api.control)).toBe(before);
   });
 
   it("needs X-Requested-With or a JSON body for a change (CSRF), a bearer token does not", async () => {
@@ -169,7 +169,7 @@ describe("a session cookie", () => {
 
     const forged = await api.app.request(wake, { method: "POST", headers: { cookie } });
     expect((await errorOf(forged, 403)).message).toContain("X-Requested-With");
-    expect(api.deps.wakes.has("csrf-target")).toBe(false);
+    expect(api.control.wakes.has("csrf-target")).toBe(false);
 
     const fromDashboard = await api.app.request(wake, {
       method: "POST",

@@ -47,7 +47,7 @@ describe("POST /tokens", () => {
     const stored = await api.deps.store.tokens.get(created.name);
     expect(stored?.sha256).toBe(sha256Hex(created.token));
     const listing = await (await request("admin", "GET", "/api/v1/tokens")).text();
-    const everything = `${await storeDump(api.deps)}${listing}`;
+    const everything = `${await storeDump(api.deps, api.control)}${listing}`;
     expect(everything).not.toContain(created.token);
     expect(listing).not.toContain(sha256Hex(created.token));
     expect(listing).not.toContain(sha256Hex(SECRETS.admin));

@@ -29,7 +29,10 @@ beforeEach(async () => {
     if (event.type === "model.scaled") scaled.push(event.data);
   });
   // Ticks only when a test says: the window is on the app's clock.
-  autoscaler = await startAutoscaler(api.deps, { demand: () => gw.demand(), intervalMs: 3_600_000 });
+  autoscaler = await startAutoscaler(api.deps, api.control, {
+    demand: () => gw.demand(),
+    intervalMs: 3_600_000,
+  });
 });
 
 afterEach(async () => {
@@ -38,7 +41,7 @@ afterEach(async () => {
   for (const agent of agents) await agent.close();
   agents = [];
   api.deps.world.setAutoscale(new Map());
-  api.deps.runtime.othersInFlight = new Map();
+  api.control.runtime.othersInFlight = new Map();
 });
 
 /** An agent on a node of its own, which has reported once. */
@@ -56,7 +59,7 @@ async function agent(node: Partial<TestAgent["node"]> = {}): Promise<TestAgent> 
 async function step(seconds: number, node?: TestAgent): Promise<void> {
   clock += seconds * 1000;
   await autoscaler?.tick();
-  await runOnce(api.deps);
+  await runOnce(api.deps, api.control);
   await node?.settle();
 }
 

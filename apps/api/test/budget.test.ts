@@ -86,19 +86,19 @@ describe("tokensPerDay on a token (SPEC §12.3)", () => {
     ["text", "20000"],
     ["more than a trillion", 1_000_000_000_001],
   ])("refuses %s (400 naming tokensPerDay, nothing stored)", async (_what, tokensPerDay) => {
-    const before = await storeDump(api.deps);
+    const before = await storeDump(api.deps, api.control);
     const error = await errorOf(await create({ name: fresh("bad"), role: "client", tokensPerDay }), 400);
     expect(Object.keys(error.fields ?? {})).toEqual(["tokensPerDay"]);
-    expect(await storeDump(api.deps)).toBe(before);
+    expect(await storeDump(api.deps, api.control)).toBe(before);
   });
 
   it.each(["viewer", "operator", "admin", "agent"] satisfies Role[])(
     "refuses a budget on a %s token",
     async (role) => {
-      const before = await storeDump(api.deps);
+      const before = await storeDump(api.deps, api.control);
       const error = await errorOf(await create({ name: fresh(role), role, tokensPerDay: 100 }), 400);
       expect(error.fields).toEqual({ tokensPerDay: "only a client token has a budget of tokens" });
-      expect(await storeDump(api.deps)).toBe(before);
+      expect(await storeDump(api.deps, api.control)).toBe(before);
     },
   );
 });
@@ -138,7 +138,7 @@ describe("a budgeted token on the request path (SPEC §12.3)", () => {
     );
     expect(sampleValue(page, "llmgw_budget_refusals_total", { token: name })).toBe(1);
     // GET /tokens: the tokens the engines reported today, once the usage recorder wrote them.
-    const recorder = startUsageRecorder(api.deps, gw.usage(), { intervalMs: 3_600_000 });
+    const recorder = startUsageRecorder(api.deps, api.control.runtime, gw.usage(), { intervalMs: 3_600_000 });
     await recorder.stop();
     expect(await listed(name)).toMatchObject({ tokensPerDay: budget, tokensUsedToday: used });
   });

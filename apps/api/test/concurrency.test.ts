@@ -6,6 +6,7 @@ import { describeOnEachDatabase, openTestStore } from "@llmgw/store/testing";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createApp } from "../src/app";
 import { loadConfig } from "../src/config";
+import { Control } from "../src/control/control";
 import type { Deps } from "../src/deps";
 import { openDeps } from "../src/openDeps";
 import { modelInput } from "./harness";
@@ -43,7 +44,7 @@ describeOnEachDatabase("concurrent editors on $name", ({ url }) => {
     }
     const store = url === null ? await openTestStore() : undefined;
     deps = await openDeps(loadConfig({ dataDir: root }, env), { inMemory: true, store });
-    app = createApp(deps);
+    app = createApp(deps, new Control(deps));
   });
 
   afterAll(async () => {

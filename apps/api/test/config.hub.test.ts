@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createApp } from "../src/app";
 import { loadConfig } from "../src/config";
+import { Control } from "../src/control/control";
 import { configFile, problemOf } from "./configFiles";
 import { useApi } from "./harness";
 
@@ -63,7 +64,9 @@ describe("public answers", () => {
       version: "9.8.7",
       build: async () => ({ version: "9.8.7", bytes: Buffer.from("x"), sha256: "a".repeat(64) }),
     };
-    const res = await createApp(deps, { agent }).request("http://gw.example:8080/install.sh");
+    const res = await createApp(deps, new Control(deps), { agent }).request(
+      "http://gw.example:8080/install.sh",
+    );
     expect(res.status).toBe(503);
     const text = await res.text();
     expect(text).toContain("mirror.baseUrl");

@@ -111,7 +111,10 @@ export function useGateway(options: { yaml?: string; adminToken?: string } = {})
 
   beforeAll(async () => {
     const admission: ClientAdmission = { admit: (token, model) => test.admission.admit(token, model) };
-    const app = createApp(api.deps, { heartbeatsPer10s: 100_000, gateway: { meter, admission } });
+    const app = createApp(api.deps, api.control, {
+      heartbeatsPer10s: 100_000,
+      gateway: { meter, admission },
+    });
     // As `llmgw serve` listens: a plain /v1 target goes to the request path's fast path.
     const { server: http, url: at } = await listen(
       { host: "127.0.0.1", port: 0 },

@@ -37,7 +37,7 @@ describe("wake on request", () => {
     const first = ask(model.name, "first");
     await until(async () => (await gw.api.deps.store.wakes.list()).has(model.name), "the wake to be stored");
     const second = ask(model.name, "second");
-    await runOnce(gw.api.deps);
+    await runOnce(gw.api.deps, gw.api.control);
     const placed = (await gw.api.deps.store.replicas.list()).filter((r) => r.model === model.name);
     expect(placed).toMatchObject([{ node: node.node.name, state: "starting" }]);
     expect(engine.received).toEqual([]);
@@ -67,7 +67,7 @@ describe("wake on request", () => {
 
     const answer = refusal(ask(model.name));
     await until(async () => (await gw.api.deps.store.wakes.list()).has(model.name), "the wake to be stored");
-    await runOnce(gw.api.deps);
+    await runOnce(gw.api.deps, gw.api.control);
     const err = await answer;
 
     expect(err).toBeInstanceOf(APIError);
@@ -151,7 +151,7 @@ describe("idle", () => {
       async () => ((await gw.api.deps.store.wakes.list()).get(model.name) ?? 0) >= sent + 300,
       "the wake to be refreshed at the request's end",
     );
-    expect(gw.api.deps.wakes.get(model.name) ?? 0).toBeGreaterThanOrEqual(sent + 300);
+    expect(gw.api.control.wakes.get(model.name) ?? 0).toBeGreaterThanOrEqual(sent + 300);
   });
 
   it("keeps the wake fresh while a request is in flight, so a long answer never lets the model idle", async () => {

@@ -9,6 +9,7 @@ import { hc } from "hono/client";
 import { afterAll, beforeAll, beforeEach, expect } from "vitest";
 import { createApp } from "../src/app";
 import { type Config, loadConfig } from "../src/config";
+import { Control } from "../src/control/control";
 import type { Deps } from "../src/deps";
 import { openDeps } from "../src/openDeps";
 
@@ -23,6 +24,8 @@ export type Client = ReturnType<typeof hc<AppType>>;
 /** What a test file works with: one store, one mirror directory and one app for the whole file. */
 export interface Api {
   readonly deps: Deps;
+  /** What the app controls (the scheduler's runtime, wakes, pulls), built here beside it. */
+  readonly control: Control;
   readonly app: App;
   /** The typed client over `/api/v1`: a test stops compiling when the contract changes. */
   readonly client: Client;
@@ -77,13 +80,14 @@ export function useApi(options: ApiOptions = {}): Api {
     const store = database === "pglite" ? await openTestStore() : undefined;
     const deps = await openDeps(config, { inMemory: database === "pglite", store });
     // Suites beat far faster than an agent; the limit itself is tested with its default.
-    const app = createApp(deps, { heartbeatsPer10s: 100_000 });
+    const control = new Control(deps);
+    const app = createApp(deps, control, { heartbeatsPer10s: 100_000 });
     const client = hc<AppType>("http://localhost/api/v1", { fetch: app.request });
-    current = { deps, app, client, config, mirrorDir: config.mirror.dir };
+    current = { deps, control, app, client, config, mirrorDir: config.mirror.dir };
   });
 
   beforeEach(async () => {
-    const { deps, config, mirrorDir } = get();
+    const { deps, control, config, mirrorDir } = get();
     await deps.store.reset();
     await deps.store.transaction(async (tx) => {
       await tx.classes.seed(config.classes ?? []);
@@ -93,7 +97,7 @@ export function useApi(options: ApiOptions = {}): Api {
     deps.world.invalidate();
     deps.now = () => new Date();
     deps.world.lastSeen.clear();
-    deps.wakes.clear();
+    control.wakes.clear();
     await rm(mirrorDir, { recursive: true, force: true });
     await mkdir(mirrorDir, { recursive: true });
     await deps.mirror.scan();
@@ -114,6 +118,9 @@ export function useApi(options: ApiOptions = {}): Api {
   return {
     get deps() {
       return get().deps;
+    },
+    get control() {
+      return get().control;
     },
     get app() {
       return get().app;

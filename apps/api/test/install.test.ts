@@ -36,7 +36,7 @@ function appWith(agent: AgentSource | null, mirror: Partial<Deps["config"]["mirr
     ...api.deps,
     config: { ...api.deps.config, mirror: { ...api.deps.config.mirror, ...mirror } },
   };
-  return createApp(deps, { agent });
+  return createApp(deps, api.control, { agent });
 }
 
 const get = (app: ReturnType<typeof createApp>, path: string, headers: Record<string, string> = {}) =>

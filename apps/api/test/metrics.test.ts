@@ -117,7 +117,7 @@ describe("GET /metrics", () => {
   });
 
   it("shows the scheduler's figures", async () => {
-    const { stats } = api.deps.runtime;
+    const { stats } = api.control.runtime;
     const before = stats.runs;
     stats.recordRun(
       { place: [], evict: [], stop: [], drain: [], pending: [], remove: [], heldBack: [] },
@@ -156,7 +156,7 @@ describe("GET /metrics", () => {
 
   it("counts per app: a second app on the same store starts from nothing and registers without clashing", async () => {
     await api.client.capacity.$get();
-    const other = createApp(api.deps);
+    const other = createApp(api.deps, api.control);
 
     const { page } = await scrape(other);
 

@@ -85,7 +85,7 @@ describe("POST /models/:name/bench", () => {
 
     expect((await post(model.name, { requests: 32 })).status).toBe(202);
     await until(async () => (await gw.api.deps.store.wakes.list()).has(model.name), "the wake to be stored");
-    await runOnce(gw.api.deps);
+    await runOnce(gw.api.deps, gw.api.control);
     const ended = await watch.ended;
 
     expect(ended.error).toMatch(/4096|GB/);

@@ -226,7 +226,7 @@ describe("POST /models/:name/wake", () => {
 
     expect(res.status).toBe(202);
     expect(await res.json()).toMatchObject({ model: created.name });
-    expect(api.deps.wakes.has(created.name)).toBe(true);
+    expect(api.control.wakes.has(created.name)).toBe(true);
   });
 
   it("is a 409 for a model that is not on demand, and a 404 for an unknown one", async () => {

@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createApp, requestPathOf } from "../src/app";
 import { isEndpoint } from "../src/auth/rules";
+import { Control } from "../src/control/control";
 import type { Deps } from "../src/deps";
 import type { AppEnv } from "../src/env";
 import { documentedPath, openApiDocument } from "../src/openapi";
@@ -65,7 +66,7 @@ function disagreement(app: Hono<AppEnv>, doc: Document) {
 /** An app with the dashboard built, so its page is one of the routes; no store is touched. */
 function liveApp(): Hono<AppEnv> {
   const deps = { store: { events: {} }, hub: {}, mirror: {} } as unknown as Deps;
-  return createApp(deps, { webDist: dashboardDir() });
+  return createApp(deps, new Control(deps), { webDist: dashboardDir() });
 }
 
 describe("GET /openapi.json", () => {

@@ -35,7 +35,7 @@ describe("priority fallback", () => {
     await beatPlaced(api, cpuNode);
     const model = await createOk(api, modelInput({ scaling: { min: 2, max: 2 }, profiles: [cpu, gpu] }));
 
-    await runOnce(api.deps);
+    await runOnce(api.deps, api.control);
 
     const placed = (await replicas(model.name)).map((r) => [r.profile, r.node, r.gpus]).sort();
     expect(placed).toEqual([
@@ -59,7 +59,7 @@ describe("priority fallback", () => {
       ["cpu", "ready"],
       ["gpu", "ready"],
     ]);
-    expect((await runOnce(api.deps))?.place.filter((r) => r.model === model.name)).toEqual([]);
+    expect((await runOnce(api.deps, api.control))?.place.filter((r) => r.model === model.name)).toEqual([]);
   });
 });
 
@@ -72,12 +72,12 @@ describe("preemption per profile", () => {
     await beatPlaced(api, gpuNode);
     await beatPlaced(api, cpuNode);
     const batch = await createOk(api, modelInput({ class: "batch", profiles: [gpu] }));
-    await runOnce(api.deps);
+    await runOnce(api.deps, api.control);
     const [victim] = await replicas(batch.name);
     expect(victim).toMatchObject({ node: gpuNode.node.name, profile: "gpu" });
     const critical = await createOk(api, modelInput({ class: "critical", profiles: [cpu, gpu] }));
 
-    const plan = await runOnce(api.deps);
+    const plan = await runOnce(api.deps, api.control);
 
     expect(plan?.evict.map((e) => e.replica.id)).toEqual([victim?.id]);
     expect(await replicas(critical.name)).toEqual([
@@ -94,7 +94,7 @@ describe("a model no profile fits", () => {
     await beatPlaced(api, small);
     const model = await createOk(api, modelInput({ profiles: [cpu, gpu] }));
 
-    await runOnce(api.deps);
+    await runOnce(api.deps, api.control);
 
     const [pending] = await replicas(model.name);
     expect(pending).toMatchObject({ state: "pending", profile: "gpu" });

@@ -93,7 +93,7 @@ describe("a server error", () => {
   it("is logged as one JSON line carrying the request id, the error and its stack", async () => {
     const lines: string[] = [];
     const log = createLogger({ format: "json", destination: { write: (line) => lines.push(line) } });
-    const app = createApp({ ...gw.api.deps, log });
+    const app = createApp({ ...gw.api.deps, log }, gw.api.control);
     const failing = vi
       .spyOn(gw.api.deps.world, "snapshot")
       .mockRejectedValueOnce(new Error("the store fell over"));
@@ -119,7 +119,7 @@ describe("a server error", () => {
   it("on the request path is logged with its reason: a 503 says why", async () => {
     const lines: string[] = [];
     const log = createLogger({ format: "json", destination: { write: (line) => lines.push(line) } });
-    const app = createApp({ ...gw.api.deps, log });
+    const app = createApp({ ...gw.api.deps, log }, gw.api.control);
     const model = await gw.model({ scaling: { min: 0, max: 0, idleTimeoutSeconds: 300 } });
 
     const res = await app.request("/v1/chat/completions", {
@@ -142,7 +142,7 @@ describe("a server error", () => {
   it("is the only kind of answer logged: a success and a refusal write nothing", async () => {
     const lines: string[] = [];
     const log = createLogger({ format: "json", destination: { write: (line) => lines.push(line) } });
-    const app = createApp({ ...gw.api.deps, log });
+    const app = createApp({ ...gw.api.deps, log }, gw.api.control);
 
     expect((await app.request("/api/v1/models", { headers: as(ADMIN) })).status).toBe(200);
     expect((await app.request("/api/v1/models")).status).toBe(401);

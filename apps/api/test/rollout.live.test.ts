@@ -19,7 +19,7 @@ afterEach(async () => {
   await running?.scheduler?.stop();
   running = null;
   api.deps.world.setAutoscale(new Map());
-  api.deps.runtime.othersInFlight = new Map();
+  api.control.runtime.othersInFlight = new Map();
 });
 
 async function start(gw: GatewayTest, nodes: { memoryGB: number }[]) {
@@ -34,8 +34,12 @@ async function start(gw: GatewayTest, nodes: { memoryGB: number }[]) {
       ),
   );
   for (const agent of agents) await agent.beat();
-  const scheduler = startScheduler(api.deps, { intervalMs: 500, debounceMs: 5, fleetDebounceMs: 5 });
-  const autoscaler = await startAutoscaler(api.deps, { demand: () => gw.demand() });
+  const scheduler = startScheduler(api.deps, api.control, {
+    intervalMs: 500,
+    debounceMs: 5,
+    fleetDebounceMs: 5,
+  });
+  const autoscaler = await startAutoscaler(api.deps, api.control, { demand: () => gw.demand() });
   running = { autoscaler, scheduler, agents };
   for (const agent of agents) agent.run(50);
   return agents;

@@ -31,7 +31,7 @@ async function oneReady() {
   );
   const node = heartbeat({ node: { memoryGB: 64 } });
   await beatOk(api, node);
-  await runOnce(api.deps);
+  await runOnce(api.deps, api.control);
   const [first] = (await view(model.name)).replicas;
   if (!first) throw new Error("no replica placed");
   await beatOk(api, {
@@ -45,7 +45,7 @@ describe("automatic rollback", () => {
   it("on a new replica reported failed, naming it and why", async () => {
     const { model, node, first } = await oneReady();
     await patchSource(model.name, model.version);
-    await runOnce(api.deps);
+    await runOnce(api.deps, api.control);
     const fresh = (await view(model.name)).replicas.find((r) => r.revision === 2);
     if (!fresh) throw new Error("no new replica placed");
     await beatOk(api, {
@@ -60,7 +60,7 @@ describe("automatic rollback", () => {
         }),
       ],
     });
-    await runOnce(api.deps);
+    await runOnce(api.deps, api.control);
 
     const after = await view(model.name);
     expect(after).toMatchObject({ revision: 1, source: model.source });
@@ -75,12 +75,12 @@ describe("automatic rollback", () => {
   it("on a new replica not ready within rollout.readySeconds", async () => {
     const { model } = await oneReady();
     await patchSource(model.name, model.version);
-    await runOnce(api.deps);
+    await runOnce(api.deps, api.control);
     const fresh = (await view(model.name)).replicas.find((r) => r.revision === 2);
     if (!fresh) throw new Error("no new replica placed");
     const later = Date.now() + 31_000;
     api.deps.now = () => new Date(later);
-    await runOnce(api.deps);
+    await runOnce(api.deps, api.control);
 
     expect((await view(model.name)).rollout).toMatchObject({
       state: "rolledBack",

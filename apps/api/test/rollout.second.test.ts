@@ -69,23 +69,23 @@ describe("a second PATCH during a rollout", () => {
     api.deps.now = () => new Date(clock);
     const drainsOver = async () => {
       clock += 3_100;
-      await runOnce(api.deps);
+      await runOnce(api.deps, api.control);
     };
 
     await beat([]);
-    await runOnce(api.deps);
+    await runOnce(api.deps, api.control);
     const old = (await ofRevision(1)).map((r) => r.id);
     expect(old).toHaveLength(2);
     await beat(old);
 
     // The first change: revision 2 surges; one of its replicas ready drains one of revision 1.
     await patchSource(model.name, V2);
-    await runOnce(api.deps);
+    await runOnce(api.deps, api.control);
     const between = (await ofRevision(2)).map((r) => r.id);
     expect(between).toHaveLength(2);
     const [readyBetween = "", startingBetween = ""] = between;
     await beat([...old, readyBetween], [startingBetween]);
-    await runOnce(api.deps);
+    await runOnce(api.deps, api.control);
     const oldLeft = (await ofRevision(1)).map((r) => r.id);
     expect(oldLeft).toHaveLength(1);
     await drainsOver();
@@ -112,7 +112,7 @@ describe("a second PATCH during a rollout", () => {
     });
 
     // Revision 3 surges; revision 2's replica not ready yet goes at once, its ready one serves on.
-    await runOnce(api.deps);
+    await runOnce(api.deps, api.control);
     const fresh = (await ofRevision(3)).map((r) => r.id);
     expect(fresh).toHaveLength(2);
     const gone = (await stored(model.name)).find((r) => r.id === startingBetween);
@@ -121,7 +121,7 @@ describe("a second PATCH during a rollout", () => {
 
     // Each of revision 3's replicas ready drains one of the others, revision 2's as revision 1's.
     await beat([...oldLeft, readyBetween, ...fresh]);
-    await runOnce(api.deps);
+    await runOnce(api.deps, api.control);
     expect([...(await ofRevision(1)), ...(await ofRevision(2))]).toEqual([]);
     expect((await view(model.name)).rollout).toMatchObject({
       state: "rolling",
@@ -132,7 +132,7 @@ describe("a second PATCH during a rollout", () => {
     expect(drained).toMatchObject({ state: "stopping", reason: "replaced by revision 3; drained" });
     // The agent stops them; the next run finds none of another revision left.
     await beat(fresh);
-    await runOnce(api.deps);
+    await runOnce(api.deps, api.control);
 
     const done = await view(model.name);
     expect(done).toMatchObject({ revision: 3, source: V3 });

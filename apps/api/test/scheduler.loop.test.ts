@@ -30,13 +30,13 @@ describe("draining a node", () => {
     await beat(other);
     await api.client.fleet.nodes[":name"].drain.$post({ param: { name: draining.node.name } });
 
-    await runOnce(api.deps);
+    await runOnce(api.deps, api.control);
     const [replacement] = (await replicas(model.name)).filter((r) => r.id !== old.id);
     expect(replacement).toMatchObject({ node: other.node.name, state: "starting" });
     expect((await replicas(model.name)).find((r) => r.id === old.id)?.state).toBe("ready");
 
     await beat({ ...other, replicas: running(await beat(other)) });
-    await runOnce(api.deps);
+    await runOnce(api.deps, api.control);
     expect((await replicas(model.name)).find((r) => r.id === old.id)).toMatchObject({
       state: "stopping",
       reason: `moved off ${draining.node.name}, which is draining`,
@@ -55,25 +55,25 @@ describe("on-demand models", () => {
     const model = await create(modelInput({ scaling: { min: 0, max: 2, idleTimeoutSeconds: 60 } }));
     const start = Date.now();
     api.deps.now = () => new Date(start);
-    await runOnce(api.deps);
+    await runOnce(api.deps, api.control);
     expect(await replicas(model.name)).toEqual([]);
 
     await api.client.models[":name"].wake.$post({ param: { name: model.name } });
     expect(await api.deps.store.wakes.list()).toEqual(new Map([[model.name, start]]));
     // A new leader (this process's memory empty) finds the wake in the store.
-    api.deps.wakes.clear();
-    await runOnce(api.deps);
+    api.control.wakes.clear();
+    await runOnce(api.deps, api.control);
     await beat({ ...node, replicas: running(await beat(node)) });
     expect((await replicas(model.name)).map((r) => r.state)).toEqual(["ready"]);
 
     api.deps.now = () => new Date(start + 59_000);
-    await runOnce(api.deps);
+    await runOnce(api.deps, api.control);
     expect((await replicas(model.name)).map((r) => r.state)).toEqual(["ready"]);
 
     api.deps.now = () => new Date(start + 60_000);
-    await runOnce(api.deps);
+    await runOnce(api.deps, api.control);
     expect((await replicas(model.name)).map((r) => r.state)).toEqual(["stopping"]);
-    expect(api.deps.wakes.has(model.name)).toBe(false);
+    expect(api.control.wakes.has(model.name)).toBe(false);
     expect(await api.deps.store.wakes.list()).toEqual(new Map());
   });
 
@@ -83,14 +83,14 @@ describe("on-demand models", () => {
     const start = Date.now();
     api.deps.now = () => new Date(start);
     await api.deps.store.wakes.wake(model.name, start);
-    await runOnce(api.deps);
+    await runOnce(api.deps, api.control);
     expect((await replicas(model.name)).map((r) => r.state)).toEqual(["starting"]);
 
     // Woken again (through another process) 30 s later: idle from then, not from the first wake.
     await api.deps.store.wakes.wake(model.name, start + 30_000);
     await api.deps.store.wakes.wake(model.name, start + 10_000);
     api.deps.now = () => new Date(start + 60_000);
-    await runOnce(api.deps);
+    await runOnce(api.deps, api.control);
     expect((await replicas(model.name)).map((r) => r.state)).toEqual(["starting"]);
     expect(await api.deps.store.wakes.list()).toEqual(new Map([[model.name, start + 30_000]]));
   });
@@ -98,7 +98,7 @@ describe("on-demand models", () => {
 
 describe("the reconcile loop", () => {
   it("runs on changes (debounced, one at a time), not on its own writes, and reports its timings", async () => {
-    const scheduler = startScheduler(api.deps, { intervalMs: 60_000, debounceMs: 5 });
+    const scheduler = startScheduler(api.deps, api.control, { intervalMs: 60_000, debounceMs: 5 });
     if (!scheduler) throw new Error("the scheduler is on in tests");
     try {
       await scheduler.idle();
@@ -129,7 +129,7 @@ describe("the reconcile loop", () => {
 describe("the reconcile loop's waits", () => {
   it("waits longer after a heartbeat's change than a model's, and a model's change brings a waiting run forward", async () => {
     // A heartbeat alone would wait a minute: the test's 30 s would run out before idle().
-    const scheduler = startScheduler(api.deps, {
+    const scheduler = startScheduler(api.deps, api.control, {
       intervalMs: 60_000,
       debounceMs: 5,
       fleetDebounceMs: 60_000,

@@ -32,7 +32,7 @@ describe("placing a model's replicas", () => {
       modelInput({ scaling: { min: 2, max: 2 }, need: { minMemoryGB: 8, cpuCores: 4 } }),
     );
 
-    const plan = await runOnce(api.deps);
+    const plan = await runOnce(api.deps, api.control);
 
     expect(plan?.place).toHaveLength(2);
     const placed = await replicas(model.name);
@@ -47,7 +47,7 @@ describe("placing a model's replicas", () => {
 
     await beat({ ...snug, replicas: running(reply) });
     expect((await replicas(model.name)).map((r) => r.state)).toEqual(["ready", "ready"]);
-    expect((await runOnce(api.deps))?.place).toEqual([]);
+    expect((await runOnce(api.deps, api.control))?.place).toEqual([]);
   });
 
   it("announces each node a run places on with its bar, so a dashboard need not fetch the fleet again", async () => {
@@ -56,7 +56,7 @@ describe("placing a model's replicas", () => {
     await create(modelInput({ scaling: { min: 2, max: 2 }, need: { minMemoryGB: 8, cpuCores: 4 } }));
     const before = await api.deps.store.events.latestId();
 
-    await runOnce(api.deps);
+    await runOnce(api.deps, api.control);
 
     const events = await api.deps.store.events.since(before);
     expect(events.map((e) => e.type)).toEqual(["replica.changed", "replica.changed", "node.changed"]);
@@ -71,7 +71,7 @@ describe("placing a model's replicas", () => {
     const node = heartbeat();
     await beat(node);
     const model = await create();
-    await runOnce(api.deps);
+    await runOnce(api.deps, api.control);
     const [placed] = await replicas(model.name);
 
     const later = Date.now() + 3 * api.config.heartbeatSeconds * 1000 + 1000;
@@ -80,7 +80,7 @@ describe("placing a model's replicas", () => {
 
     expect(reply.replicas).toEqual([]);
     expect(await replicas(model.name)).toEqual([]);
-    await runOnce(api.deps);
+    await runOnce(api.deps, api.control);
     const [again] = await replicas(model.name);
     expect(again).toMatchObject({ node: node.node.name, state: "starting" });
     expect(again?.id).not.toBe(placed?.id);
@@ -91,7 +91,7 @@ describe("placing a model's replicas", () => {
     await beat(node);
     const model = await create(modelInput({ need: { minMemoryGB: 24, cpuCores: 2 } }));
 
-    await runOnce(api.deps);
+    await runOnce(api.deps, api.control);
 
     expect(await replicas(model.name)).toEqual([
       expect.objectContaining({
@@ -108,8 +108,8 @@ describe("placing a model's replicas", () => {
     const model = await create();
     api.deps.config.scheduler = false;
     try {
-      expect(await runOnce(api.deps)).toBeNull();
-      expect(startScheduler(api.deps)).toBeNull();
+      expect(await runOnce(api.deps, api.control)).toBeNull();
+      expect(startScheduler(api.deps, api.control)).toBeNull();
       expect(await replicas()).toEqual([]);
       const started = replicaReport({ model: model.name, state: "starting" });
       await beat({ ...node, replicas: [started] });
@@ -129,7 +129,7 @@ describe("preemption", () => {
     const node = heartbeat({ node: { memoryGB: 32, cpuCount: 16 }, replicas: [victim] });
     await beat(node);
 
-    const plan = await runOnce(api.deps);
+    const plan = await runOnce(api.deps, api.control);
 
     expect(plan?.evict.map((e) => [e.replica.id, e.className, e.preemptor.model])).toEqual([
       [victim.id, "batch", critical.name],
@@ -151,7 +151,7 @@ describe("preemption", () => {
     await beat({ ...node, replicas: [] });
     expect((await replicas(batch.name)).find((r) => r.id === victim.id)).toBeUndefined();
     expect((await replicas(critical.name))[0]?.state).toBe("pending");
-    await runOnce(api.deps);
+    await runOnce(api.deps, api.control);
     const reply = await beat({ ...node, replicas: [] });
 
     expect(reply.replicas).toEqual([expect.objectContaining({ id: waiting?.id, model: critical.name })]);
@@ -183,7 +183,7 @@ describe("preemption", () => {
       })
     ).json();
     await api.client.models[":name"].target.$post({ param: { name: asked.name }, json: { replicas: 2 } });
-    const plan = await runOnce(api.deps);
+    const plan = await runOnce(api.deps, api.control);
 
     expect(dry).toMatchObject({ outcome: "preempts", largestFit: 3, applied: false });
     expect(dry.victims).toHaveLength(1);

@@ -1,6 +1,7 @@
 import { apiErrorSchema } from "@llmgw/domain";
 import fc from "fast-check";
 import type { Role } from "../src/config";
+import type { Control } from "../src/control/control";
 import type { Deps } from "../src/deps";
 import { onRequestPath } from "../src/gateway/errors";
 import { heartbeat, modelInput } from "./factories";
@@ -101,9 +102,15 @@ function describe(req: FuzzRequest): string {
  * answered; the first problem fails the property, and fast-check reports the seed to replay it),
  * then dumps the store again. `seed` replays a run.
  */
-export async function fuzz(app: App, deps: Deps, runs: number, seed?: number): Promise<FuzzResult> {
+export async function fuzz(
+  app: App,
+  deps: Deps,
+  control: Control,
+  runs: number,
+  seed?: number,
+): Promise<FuzzResult> {
   await seedFuzzWorld(app);
-  const before = await storeDump(deps);
+  const before = await storeDump(deps, control);
   const stats: FuzzStats = { requests: 0, statuses: {}, kinds: {} };
   const property = fc.asyncProperty(badRequests(endpointsOf(app)), async (req) => {
     const res = await app.request(req.path, {
@@ -119,5 +126,5 @@ export async function fuzz(app: App, deps: Deps, runs: number, seed?: number): P
     if (problems.length > 0) throw new Error(`${problems.join("; ")}\n${describe(req)}`);
   });
   await fc.assert(property, { numRuns: runs, ...(seed === undefined ? {} : { seed }), endOnFailure: true });
-  return { stats, before, after: await storeDump(deps) };
+  return { stats, before, after: await storeDump(deps, control) };
 }

@@ -9,6 +9,7 @@ import { createApp, requestPathOf } from "../src/app";
 import { isEndpoint, ruleKey } from "../src/auth/rules";
 import { newToken, sha256Hex } from "../src/auth/secrets";
 import type { Role } from "../src/config";
+import { Control } from "../src/control/control";
 import type { Deps } from "../src/deps";
 import { onRequestPath } from "../src/gateway/errors";
 import type { App } from "./harness";
@@ -99,7 +100,7 @@ export function endpointsOf(app: App): Endpoint[] {
  */
 export function routeListing(): Endpoint[] {
   const deps = { store: { events: {} }, hub: {}, mirror: {} } as unknown as Deps;
-  return endpointsOf(createApp(deps, { webDist: dashboardDir() }));
+  return endpointsOf(createApp(deps, new Control(deps), { webDist: dashboardDir() }));
 }
 
 /**
@@ -118,7 +119,10 @@ export function endpointFor(app: App, method: string, path: string): string | nu
  * id, tokens and sessions, and the in-memory facts (wakes, last-seen). Equal strings before and after
  * a refused request mean it changed nothing, byte for byte.
  */
-export async function storeDump(deps: Deps): Promise<string> {
+export async function storeDump(
+  deps: Deps,
+  control: { readonly wakes: ReadonlyMap<string, number> },
+): Promise<string> {
   const store: Store = deps.store;
   const dump = {
     models: await store.models.list(),
@@ -131,7 +135,7 @@ export async function storeDump(deps: Deps): Promise<string> {
     lastEvent: await store.events.latestId(),
     tokens: await store.tokens.list(),
     sessions: await store.sessions.list(),
-    wakes: [...deps.wakes],
+    wakes: [...control.wakes],
     lastSeen: [...deps.world.lastSeen],
   };
   return JSON.stringify(dump);

@@ -16,7 +16,7 @@ const api = useApi({ yaml: tokensYaml() });
 let app: App;
 
 beforeAll(() => {
-  app = createApp(api.deps, { webDist: dashboardDir(), heartbeatsPer10s: 100_000 });
+  app = createApp(api.deps, api.control, { webDist: dashboardDir(), heartbeatsPer10s: 100_000 });
 });
 afterAll(removeDashboard);
 
@@ -34,7 +34,7 @@ it(`refuses ${RUNS} generated bad requests cleanly and stores nothing from them`
   timeout: 300_000,
 }, async () => {
   const seed = process.env.LLMGW_FUZZ_SEED ? Number(process.env.LLMGW_FUZZ_SEED) : undefined;
-  const { stats, before, after } = await fuzz(app, api.deps, RUNS, seed);
+  const { stats, before, after } = await fuzz(app, api.deps, api.control, RUNS, seed);
 
   expect(stats.requests).toBeGreaterThanOrEqual(2000);
   expect(Object.keys(stats.statuses).filter((status) => Number(status) >= 500)).toEqual([]);

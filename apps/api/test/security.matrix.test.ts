@@ -33,7 +33,7 @@ const AGENT_NODE = "acl-agent-node";
 const agentBeat = () => heartbeat({ node: { name: AGENT_NODE } });
 
 beforeAll(() => {
-  app = createApp(api.deps, { webDist: dashboardDir(), heartbeatsPer10s: 100_000 });
+  app = createApp(api.deps, api.control, { webDist: dashboardDir(), heartbeatsPer10s: 100_000 });
 });
 afterAll(removeDashboard);
 
@@ -258,12 +258,12 @@ describe.each(ROUTES)("$key", (route) => {
         ? [...refusedAlways, ...byRole]
         : byRole.filter((c) => c.role && statedAllows(c.role, need));
 
-    const before = await storeDump(api.deps);
+    const before = await storeDump(api.deps, api.control);
     for (const credential of refused) {
       const res = await send(sample, credential);
       await expectRefusal(res, credential.role === null ? 401 : 403, `${route.key} with ${credential.label}`);
     }
-    expect(await storeDump(api.deps), "a refused request changed the store").toBe(before);
+    expect(await storeDump(api.deps, api.control), "a refused request changed the store").toBe(before);
 
     for (const credential of allowed) {
       const res = await send(sample, credential);

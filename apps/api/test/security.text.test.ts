@@ -17,13 +17,13 @@ const send = (method: string, path: string, body?: unknown) =>
 
 /** Sends the request and expects a 400 whose `fields` name `field`; nothing may be stored. */
 async function refusedNaming(field: string, method: string, path: string, body?: unknown) {
-  const before = await storeDump(api.deps);
+  const before = await storeDump(api.deps, api.control);
   const log = vi.spyOn(console, "error").mockImplementation(() => undefined);
   const res = await send(method, path, body);
   log.mockRestore();
   const error = await errorOf(res, 400);
   expect(Object.keys(error.fields ?? {})).toContain(field);
-  expect(await storeDump(api.deps)).toBe(before);
+  expect(await storeDump(api.deps, api.control)).toBe(before);
   return error.fields?.[field];
 }
 
@@ -110,11 +110,11 @@ describe("an agent's text, bounded (SPEC §4)", () => {
 
   it("50,000 labels are a 400 naming the limit, not 50,000 refusals", async () => {
     const labels = Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`k${i}`, ""]));
-    const before = await storeDump(api.deps);
+    const before = await storeDump(api.deps, api.control);
     const res = await send("POST", "/api/v1/agents/heartbeat", heartbeat({ node: { labels } }));
     const error = await errorOf(res, 400);
     expect(error.fields).toEqual({ "node.labels": "at most 64 labels" });
-    expect(await storeDump(api.deps)).toBe(before);
+    expect(await storeDump(api.deps, api.control)).toBe(before);
   });
 
   it("a label key of 64 characters or a value of 256 is a 400 naming it", async () => {

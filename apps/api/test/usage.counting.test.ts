@@ -25,7 +25,7 @@ async function clientToken(name: string): Promise<string> {
 
 /** Writes what the gateway counted (as the recorder's second would) and reads every stored row. */
 async function stored(): Promise<UsageRow[]> {
-  const recorder = startUsageRecorder(api.deps, gw.usage(), { intervalMs: 3_600_000 });
+  const recorder = startUsageRecorder(api.deps, api.control.runtime, gw.usage(), { intervalMs: 3_600_000 });
   await recorder.stop();
   return api.deps.store.usage.between(0, Date.now() + 3_600_000);
 }

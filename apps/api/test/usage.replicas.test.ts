@@ -19,7 +19,9 @@ const at = (ms: number) => {
 /** A recorder of this file's app, on the test's clock; its timer never fires (flush is called). */
 function recorder() {
   api.deps.now = () => new Date(clock);
-  return startUsageRecorder(api.deps, { take: () => [], putBack: () => {} } as never, { intervalMs: HOUR });
+  return startUsageRecorder(api.deps, api.control.runtime, { take: () => [], putBack: () => {} } as never, {
+    intervalMs: HOUR,
+  });
 }
 
 async function fleet(readyCount: number, starting = 0) {
@@ -78,11 +80,11 @@ describe("replica-hours (SPEC §12.1)", () => {
     const rec = recorder();
     at(T0);
     await rec.flush();
-    api.deps.runtime.leadership = notLeading;
+    api.control.runtime.leadership = notLeading;
     at(T0 + 60_000);
     await rec.flush();
     expect((await byModel(T0, T0 + HOUR)).rows).toEqual([]);
-    api.deps.runtime.leadership = null; // leads again: the clock stood at T0, a minute ago
+    api.control.runtime.leadership = null; // leads again: the clock stood at T0, a minute ago
     await rec.flush();
     await rec.stop();
     expect((await byModel(T0, T0 + HOUR)).totals.replicaHours).toBeCloseTo(REPLICA_SPAN_MAX_MS / HOUR, 6);

@@ -199,7 +199,7 @@ describe("the snapshot after scheduler runs", () => {
       }
       await everything();
       const loadsBefore = api.deps.world.loads;
-      const plan = await runOnce(api.deps);
+      const plan = await runOnce(api.deps, api.control);
       if (plan && scheduleWrites(plan).length > 0) runs++;
       const patched = await everything();
       expect(api.deps.world.loads).toBe(loadsBefore);

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Config, createApp, type Deps, loadConfig, openDeps } from "@llmgw/api";
+import { type Config, Control, createApp, type Deps, loadConfig, openDeps } from "@llmgw/api";
 import { type AppType, answer, type Connection } from "@llmgw/client";
 import type { Heartbeat, ModelInput, ModelView, Profile } from "@llmgw/domain";
 import { makeModel, makeNode } from "@llmgw/domain/testing";
@@ -45,7 +45,7 @@ export function capture(): { write(chunk: string): boolean; text(): string } {
 
 /** `declared`: names of models the configuration file declares (read-only through the API). */
 export function useCtl(options: { declared?: string[] } = {}) {
-  let state: { deps: Deps; app: App; root: string; drop(): Promise<void> } | null = null;
+  let state: { deps: Deps; control: Control; app: App; root: string; drop(): Promise<void> } | null = null;
 
   // The PostgreSQL project without a server never gets here: its runner reports every test of
   // the file as skipped before any hook runs (scripts/vitest-postgres-runner.ts).
@@ -65,7 +65,8 @@ export function useCtl(options: { declared?: string[] } = {}) {
     const store = database === null ? await openTestStore() : undefined;
     const deps = await openDeps(config, { inMemory: database === null, store });
     const drop = database?.drop ?? (async () => {});
-    state = { deps, app: createApp(deps, { heartbeatsPer10s: 100_000 }), root, drop };
+    const control = new Control(deps);
+    state = { deps, control, app: createApp(deps, control, { heartbeatsPer10s: 100_000 }), root, drop };
   });
 
   afterAll(async () => {
@@ -125,6 +126,9 @@ export function useCtl(options: { declared?: string[] } = {}) {
     pool,
     get app() {
       return get().app;
+    },
+    get control() {
+      return get().control;
     },
     get deps() {
       return get().deps;

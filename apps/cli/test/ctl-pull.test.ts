@@ -23,7 +23,7 @@ beforeEach(() => {
   if (hub) hub.knobs.bytesPerSecond = null;
 });
 afterAll(async () => {
-  await t.deps.pulls.stop();
+  await t.control.pulls.stop();
   await hub.close();
   await rm(files, { recursive: true, force: true });
 });

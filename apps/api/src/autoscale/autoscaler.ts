@@ -12,6 +12,7 @@ import type { NewAuditEntry, StoreTx } from "@llmgw/store";
 import type { Deps } from "../deps";
 import type { GatewayDemand } from "../gateway/dispatcher";
 import { errorRatioOver, REVISION_COUNTS } from "../rollout/traffic";
+import type { SchedulerState } from "../scheduler/runtime";
 import { commit, UNCHANGED } from "../services/commit";
 import { type BookStep, ScaleBook } from "./book";
 import { autoscaleViews, sameView, scaleLines } from "./lines";
@@ -44,13 +45,18 @@ export interface Autoscaler {
  *    moved — in the same write as step 1, with a `model.scaled` event and an audit entry by
  *    `autoscaler` for each change of wanted;
  * 4. puts every model's line, its wanted replicas with it, in the snapshot (`GET /models`, and the
- *    planner reads wanted there), hands the planner the requests on each replica (`deps.runtime`),
+ *    planner reads wanted there), hands the planner the requests on each replica (`control.runtime`),
  *    tells open streams of lines that moved (`model.autoscale`); asks the scheduler for a run when
  *    wanted moved or a replica drains.
  *
  * At most one write transaction a tick, and none while the process has nothing to say.
  */
-export async function startAutoscaler(deps: Deps, options: AutoscalerOptions): Promise<Autoscaler> {
+export async function startAutoscaler(
+  deps: Deps,
+  control: SchedulerState,
+  options: AutoscalerOptions,
+): Promise<Autoscaler> {
+  const { runtime } = control;
   const book = new ScaleBook();
   const first = await deps.store.autoscale.since(0);
   book.take(first.rows);
@@ -77,8 +83,8 @@ export async function startAutoscaler(deps: Deps, options: AutoscalerOptions): P
     // SPEC §11.4: requests per revision, summed over the processes within a second.
     REVISION_COUNTS.takeOthers(others);
     const snap = await deps.world.snapshot();
-    const lines = scaleLines(snap, sum.models, deps.wakes, now);
-    const leads = deps.config.scheduler && deps.runtime.leads;
+    const lines = scaleLines(snap, sum.models, control.wakes, now);
+    const leads = deps.config.scheduler && runtime.leads;
     let step: BookStep = { rows: [], scaled: [] };
     if (leads) step = book.step(lines, now, deps.config.autoscale.scaleDownSeconds);
     else book.forgetWindows();
@@ -91,7 +97,7 @@ export async function startAutoscaler(deps: Deps, options: AutoscalerOptions): P
       if (forget !== undefined) lastForget = now;
     }
 
-    deps.runtime.othersInFlight = sumDemand(others, now).replicas;
+    runtime.othersInFlight = sumDemand(others, now).replicas;
     shown = show(deps, shown, autoscaleViews(snap, lines, book.stored));
     // A draining replica stops once drained: the scheduler looks every second while one drains
     // of an autoscaled model or of a rollout (SPEC §11.2: the rollout waits on it; others, moved
@@ -103,7 +109,7 @@ export async function startAutoscaler(deps: Deps, options: AutoscalerOptions): P
       snap.models.some((m) => rolloutActive(m.rollout) && drains(m.name));
     // The other processes' failures on a new revision are judged as soon as they are heard of.
     const failing = snap.models.some((m) => errorRatioOver(m, deps.config.rollout.maxErrorRatio));
-    if (leads && (step.scaled.length > 0 || draining || failing)) deps.runtime.nudge();
+    if (leads && (step.scaled.length > 0 || draining || failing)) runtime.nudge();
   };
 
   const tick = () => {
@@ -120,17 +126,17 @@ export async function startAutoscaler(deps: Deps, options: AutoscalerOptions): P
   timer.unref();
   // The planner must not take an autoscaled model down to its floor before the stored wanted is known.
   const snap = await deps.world.snapshot();
-  const quiet = scaleLines(snap, new Map(), deps.wakes, deps.now().getTime());
+  const quiet = scaleLines(snap, new Map(), control.wakes, deps.now().getTime());
   shown = show(deps, shown, autoscaleViews(snap, quiet, book.stored));
-  deps.runtime.othersInFlight = new Map();
-  deps.runtime.ownInFlight = () => options.demand().replicas;
+  runtime.othersInFlight = new Map();
+  runtime.ownInFlight = () => options.demand().replicas;
 
   return {
     tick,
     async stop() {
       stopped = true;
       clearInterval(timer);
-      deps.runtime.ownInFlight = () => new Map();
+      runtime.ownInFlight = () => new Map();
       await running;
       await deps.store.demand.forget(deps.origin).catch(() => undefined);
     },

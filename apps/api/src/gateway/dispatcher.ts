@@ -2,10 +2,10 @@ import type { EventType } from "@llmgw/domain";
 import { counted, type Model, modeOf } from "@llmgw/domain";
 import type { Deps } from "../deps";
 import type { Snapshot } from "../world";
+import type { GatewayControl } from "./control";
 import { unavailable } from "./errors";
 import { Lane, type Lease, type Waiter } from "./lanes";
 import type { GatewayMeter } from "./meter";
-import type { GatewayWakes } from "./wakes";
 
 export type DispatchLimits = { maxQueue: number; maxWaitMs: number };
 
@@ -51,7 +51,7 @@ export class Dispatcher {
 
   constructor(
     private readonly deps: Deps,
-    private readonly wakes: GatewayWakes,
+    private readonly control: GatewayControl,
     /** Read when a request must wait: tests change the configuration between cases. */
     private readonly limits: () => DispatchLimits,
     private readonly meter: GatewayMeter,
@@ -211,7 +211,7 @@ export class Dispatcher {
   #wake(lane: Lane, model: Model): void {
     if (lane.wokenAt !== null && lane.queue.length > 1) return;
     lane.wokenAt = performance.now();
-    this.wakes
+    this.control
       .wake(model, this.deps.now())
       .catch((err: unknown) => this.deps.log.error({ err, model: model.name }, "recording a wake failed"));
   }
@@ -222,7 +222,7 @@ export class Dispatcher {
       lane = new Lane(
         name,
         () => this.nudge(),
-        (replica) => this.deps.runtime.replicaIdle(replica),
+        (replica) => this.control.replicaIdle(replica),
       );
       this.lanes.set(name, lane);
     }

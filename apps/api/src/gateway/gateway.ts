@@ -5,6 +5,7 @@ import type { Deps } from "../deps";
 import { CLIENT_GONE } from "./answer";
 import { modelNamed } from "./catalogue";
 import { type ClientAdmission, OPEN_ADMISSION } from "./clientAdmission";
+import type { GatewayControl } from "./control";
 import { CLIENT_WENT_AWAY, Dispatcher, type DispatchLimits, type GatewayDemand } from "./dispatcher";
 import { asGatewayRefusal, unavailable } from "./errors";
 import type { Exchange } from "./exchange";
@@ -14,7 +15,6 @@ import { type GatewayMeter, type GatewayNow, NO_METER } from "./meter";
 import { type ProxyParts, proxy } from "./proxy";
 import { inferenceOf } from "./request";
 import { Upstreams } from "./upstream";
-import type { GatewayWakes } from "./wakes";
 
 export type GatewayOptions = {
   /** Counts requests and cold starts (prom-client, model.traffic); nothing by default. */
@@ -51,7 +51,7 @@ export class Gateway {
 
   constructor(
     private readonly deps: Deps,
-    private readonly wakes: GatewayWakes,
+    private readonly control: GatewayControl,
     options: GatewayOptions = {},
   ) {
     this.meter = options.meter ?? NO_METER;
@@ -155,12 +155,12 @@ export class Gateway {
 
   #started(): ProxyParts {
     if (this.#parts) return this.#parts;
-    const idle = new IdleClock(this.deps, this.wakes);
+    const idle = new IdleClock(this.deps, this.control);
     const limits = (): DispatchLimits => ({
       maxQueue: this.deps.config.gateway.maxQueue,
       maxWaitMs: this.deps.config.gateway.maxWaitSeconds * 1000,
     });
-    const dispatcher = new Dispatcher(this.deps, this.wakes, limits, this.meter, (model: Model) =>
+    const dispatcher = new Dispatcher(this.deps, this.control, limits, this.meter, (model: Model) =>
       idle.keepAwake(model),
     );
     this.#parts = { dispatcher, upstreams: new Upstreams(), idle, world: this.deps.world };

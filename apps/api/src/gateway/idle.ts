@@ -1,6 +1,6 @@
 import { type Model, modeOf } from "@llmgw/domain";
 import type { Deps } from "../deps";
-import type { GatewayWakes } from "./wakes";
+import type { GatewayControl } from "./control";
 
 /** The least time between two refreshes of one model's stored wake from this process. */
 const THROTTLE_MS = 1_000;
@@ -23,7 +23,7 @@ export class IdleClock {
 
   constructor(
     private readonly deps: Deps,
-    private readonly wakes: GatewayWakes,
+    private readonly control: GatewayControl,
   ) {}
 
   /** A request of `model` was sent to a replica; returns what to call when it has ended. */
@@ -75,7 +75,7 @@ export class IdleClock {
   #write(model: Model): void {
     this.#lastWrite.set(model.name, performance.now());
     // The same wake kept fresh: recorded, without asking the scheduler to run.
-    this.wakes
+    this.control
       .keepAwake(model.name, this.deps.now().getTime())
       .catch((err: unknown) => this.deps.log.error({ err, model: model.name }, "refreshing a wake failed"));
   }

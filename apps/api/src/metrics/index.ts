@@ -1,5 +1,6 @@
 import { Gauge, Registry } from "prom-client";
 import type { Deps } from "../deps";
+import type { SchedulerRuntime } from "../scheduler/runtime";
 import { registerAutoscaleSeries } from "./autoscale";
 import { registerFleetSeries } from "./fleet";
 import { HttpTimings } from "./http";
@@ -22,9 +23,9 @@ export class AppMetrics {
   /** When the page being computed began (scrapes are rare; one that overlaps shares it). */
   #pageStarted = 0;
 
-  constructor(deps: Deps) {
+  constructor(deps: Deps, scheduler: SchedulerRuntime) {
     registerFleetSeries(this.registry, deps);
-    registerSchedulerSeries(this.registry, deps);
+    registerSchedulerSeries(this.registry, deps, scheduler);
     registerAutoscaleSeries(this.registry, deps);
     registerRolloutSeries(this.registry, deps);
     this.http = new HttpTimings(this.registry);

@@ -2,6 +2,7 @@ import type { EventType, Schedule } from "@llmgw/domain";
 import type { Deps } from "../deps";
 import { watchErrorRatio } from "../rollout/advance";
 import { adoptRunningOnDemand, alwaysLeader, type LeaderCheck, ownEvents, runOnce } from "./reconcile";
+import type { SchedulerState } from "./runtime";
 
 export { type LeaderCheck, runOnce } from "./reconcile";
 export { SchedulerRuntime } from "./runtime";
@@ -46,8 +47,13 @@ const FLEET: ReadonlySet<EventType> = new Set(["node.changed", "replica.changed"
  * `intervalMs`, never two at once. Null when LLMGW_SCHEDULER=off: replicas then come only from
  * agents' heartbeats.
  */
-export function startScheduler(deps: Deps, options: SchedulerOptions = {}): Scheduler | null {
+export function startScheduler(
+  deps: Deps,
+  control: SchedulerState,
+  options: SchedulerOptions = {},
+): Scheduler | null {
   if (!deps.config.scheduler) return null;
+  const { runtime } = control;
   const { intervalMs = 5_000, debounceMs = 75, fleetDebounceMs = 250, leader = alwaysLeader } = options;
   let timer: ReturnType<typeof setTimeout> | null = null;
   /** When the waiting timer fires (performance.now()). */
@@ -68,12 +74,12 @@ export function startScheduler(deps: Deps, options: SchedulerOptions = {}): Sche
   const run = () => {
     timer = null;
     const started = performance.now();
-    current = runOnce(deps, leader)
+    current = runOnce(deps, control, leader)
       .then((plan: Schedule | null) => {
         // Writes a heartbeat overtook were left: plan again from the newer state.
-        if (plan && deps.runtime.stats.lastSkipped > 0) again = Math.min(again ?? debounceMs, debounceMs);
+        if (plan && runtime.stats.lastSkipped > 0) again = Math.min(again ?? debounceMs, debounceMs);
         // A drained replica stops as soon as its settle is over, not at the next interval.
-        const drainDue = plan ? deps.runtime.drainDueMs : null;
+        const drainDue = plan ? runtime.drainDueMs : null;
         if (drainDue !== null) again = Math.min(again ?? drainDue, drainDue);
       })
       .catch((err: unknown) => deps.log.error({ err }, "scheduler run failed"))
@@ -114,7 +120,7 @@ export function startScheduler(deps: Deps, options: SchedulerOptions = {}): Sche
   const unwatch = watchErrorRatio(deps, () => nudge());
   const interval = setInterval(() => nudge(), intervalMs);
   interval.unref();
-  current = adoptRunningOnDemand(deps)
+  current = adoptRunningOnDemand(deps, control.wakes)
     .catch((err: unknown) => deps.log.error({ err }, "scheduler could not read the fleet"))
     .finally(() => {
       current = null;
@@ -138,9 +144,9 @@ export function startScheduler(deps: Deps, options: SchedulerOptions = {}): Sche
       timer = null;
       await current;
       settle();
-      if (deps.runtime.loop === scheduler) deps.runtime.loop = null;
+      if (runtime.loop === scheduler) runtime.loop = null;
     },
   };
-  deps.runtime.loop = scheduler;
+  runtime.loop = scheduler;
   return scheduler;
 }

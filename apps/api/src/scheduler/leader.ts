@@ -1,6 +1,7 @@
 import { type LeaderLock, leaderLock } from "@llmgw/store";
 import type { Deps } from "../deps";
 import type { LeaderCheck } from "./reconcile";
+import type { SchedulerRuntime } from "./runtime";
 
 export interface Leadership {
   /** For the scheduler: answers from the last check, so a run costs no round trip. */
@@ -17,6 +18,7 @@ export interface Leadership {
  */
 export async function startLeadership(
   deps: Deps,
+  runtime: SchedulerRuntime,
   options: { retryMs?: number; onGain?: () => void } = {},
 ): Promise<Leadership> {
   const { retryMs = 2_000, onGain } = options;
@@ -44,10 +46,10 @@ export async function startLeadership(
     },
     async stop() {
       clearInterval(timer);
-      if (deps.runtime.leadership === leadership) deps.runtime.leadership = null;
+      if (runtime.leadership === leadership) runtime.leadership = null;
       await lock.close();
     },
   };
-  deps.runtime.leadership = leadership;
+  runtime.leadership = leadership;
   return leadership;
 }

@@ -18,6 +18,7 @@ import type { Deps } from "../deps";
 import { advanceRollouts } from "../rollout/advance";
 import { commit } from "../services/commit";
 import { type Snapshot, withReplicas } from "../world";
+import type { SchedulerRuntime, SchedulerState } from "./runtime";
 
 /** Whether this process may place replicas now (SPEC §4: one process at a time, by advisory lock). */
 export type LeaderCheck = () => Promise<boolean>;
@@ -32,24 +33,29 @@ export const ownEvents = new WeakSet<object>();
  * `node.changed` for each node whose replicas they change (its bar moved). Null
  * when this process is not to schedule (LLMGW_SCHEDULER=off, or not the leader).
  */
-export function runOnce(deps: Deps, leader: LeaderCheck = alwaysLeader): Promise<Schedule | null> {
+export function runOnce(
+  deps: Deps,
+  control: SchedulerState,
+  leader: LeaderCheck = alwaysLeader,
+): Promise<Schedule | null> {
   // Runs never overlap, whoever starts them (the loop, a test, a route): each waits for the last.
-  const run = deps.runtime.queue.catch(() => undefined).then(() => reconcile(deps, leader));
-  deps.runtime.queue = run;
+  const run = control.runtime.queue.catch(() => undefined).then(() => reconcile(deps, control, leader));
+  control.runtime.queue = run;
   return run;
 }
 
-async function reconcile(deps: Deps, leader: LeaderCheck): Promise<Schedule | null> {
+async function reconcile(deps: Deps, control: SchedulerState, leader: LeaderCheck): Promise<Schedule | null> {
   if (!deps.config.scheduler || !(await leader())) return null;
-  const { stats } = deps.runtime;
+  const { runtime, wakes } = control;
+  const { stats } = runtime;
   const started = performance.now();
   try {
     // SPEC §11.4: rollouts done or rolled back first, so that this plan follows them.
     await advanceRollouts(deps, await deps.world.snapshot());
     const snap = await deps.world.snapshot();
     const now = deps.now().getTime();
-    await forgetIdleWakes(deps, snap, now);
-    const inFlight = deps.runtime.inFlightNow();
+    await forgetIdleWakes(deps, wakes, snap, now);
+    const inFlight = runtime.inFlightNow();
     // PGlite is one process by construction (SPEC §4): its count is exact the moment it is read.
     const settleMs = deps.store.kind === "pglite" ? LOCAL_DRAIN_SETTLE_MS : DRAIN_SETTLE_MS;
     const plan = schedule({
@@ -58,7 +64,7 @@ async function reconcile(deps: Deps, leader: LeaderCheck): Promise<Schedule | nu
       replicas: snap.replicas,
       classes: snap.classes,
       quotas: snap.quotas,
-      wakes: deps.wakes,
+      wakes,
       now,
       newId: (model) => `${model}-${randomUUID().slice(0, 8)}`,
       index: snap.index,
@@ -70,7 +76,7 @@ async function reconcile(deps: Deps, leader: LeaderCheck): Promise<Schedule | nu
       },
     });
     const skipped = await apply(deps, snap, plan);
-    watchDrains(deps, await deps.world.snapshot(), inFlight, settleMs, now);
+    watchDrains(runtime, await deps.world.snapshot(), inFlight, settleMs, now);
     stats.recordRun(plan, (performance.now() - started) / 1000, skipped);
     return plan;
   } catch (err) {
@@ -86,7 +92,7 @@ async function reconcile(deps: Deps, leader: LeaderCheck): Promise<Schedule | nu
  * may stop.
  */
 function watchDrains(
-  deps: Deps,
+  runtime: SchedulerRuntime,
   snap: Snapshot,
   inFlight: ReadonlyMap<string, number>,
   settleMs: number,
@@ -102,8 +108,8 @@ function watchDrains(
     const wait = Date.parse(r.drainingSince) + settleMs - now;
     if (wait > 0) due = Math.min(due ?? wait, wait);
   }
-  deps.runtime.draining = draining;
-  deps.runtime.drainDueMs = due;
+  runtime.draining = draining;
+  runtime.drainDueMs = due;
 }
 
 /**
@@ -195,14 +201,19 @@ function nodesMoved(
  * Takes in the wakes any process stored, then ends those older than their model's idle timeout
  * and those of models no longer on demand, in memory and in the store.
  */
-async function forgetIdleWakes(deps: Deps, snap: Snapshot, now: number): Promise<void> {
+async function forgetIdleWakes(
+  deps: Deps,
+  wakes: Map<string, number>,
+  snap: Snapshot,
+  now: number,
+): Promise<void> {
   for (const [name, wokenAt] of await deps.store.wakes.list()) {
-    if (wokenAt > (deps.wakes.get(name) ?? Number.NEGATIVE_INFINITY)) deps.wakes.set(name, wokenAt);
+    if (wokenAt > (wakes.get(name) ?? Number.NEGATIVE_INFINITY)) wakes.set(name, wokenAt);
   }
-  for (const [name, wokenAt] of deps.wakes) {
+  for (const [name, wokenAt] of wakes) {
     const model = snap.modelsByName.get(name);
     if (!model || modeOf(model.scaling) !== "ondemand" || !isAwake(model.scaling, wokenAt, now)) {
-      deps.wakes.delete(name);
+      wakes.delete(name);
       await deps.store.wakes.forget(name, wokenAt);
     }
   }
@@ -213,13 +224,13 @@ async function forgetIdleWakes(deps: Deps, snap: Snapshot, now: number): Promise
  * before wakes were kept) must not stop what was serving a moment ago. They stop after a full
  * idle timeout.
  */
-export async function adoptRunningOnDemand(deps: Deps): Promise<void> {
+export async function adoptRunningOnDemand(deps: Deps, wakes: Map<string, number>): Promise<void> {
   const snap = await deps.world.snapshot();
   const now = deps.now().getTime();
   for (const r of snap.replicas) {
     const model = modelOf(snap.modelsByName, r);
-    if (!model || modeOf(model.scaling) !== "ondemand" || deps.wakes.has(model.name)) continue;
-    if (r.state === "starting" || r.state === "ready") deps.wakes.set(model.name, now);
+    if (!model || modeOf(model.scaling) !== "ondemand" || wakes.has(model.name)) continue;
+    if (r.state === "starting" || r.state === "ready") wakes.set(model.name, now);
   }
 }
 

@@ -1,7 +1,7 @@
 import { SchedulerStats } from "./stats";
 
-// What the runtime holds of the loop and the lock: only what it asks of them, so this file (on
-// `Deps`) imports nothing of the scheduler that takes `Deps` back.
+// What the runtime holds of the loop and the lock: only what it asks of them, so this file (held
+// by control/control.ts's `Control`) imports nothing of the scheduler that takes the runtime back.
 
 /** The reconcile loop as the runtime sees it (scheduler/index.ts's `Scheduler`). */
 type Loop = { nudge(): void };
@@ -10,8 +10,8 @@ type Lock = { readonly held: boolean };
 
 /**
  * What one app's scheduler holds while it runs: the loop, the leader lock, the queue that keeps
- * runs from overlapping, and the figures `/metrics` shows. Made once with the app's Deps
- * (`deps.runtime`), so the loop, routes that nudge it and the metrics page reach the same one.
+ * runs from overlapping, and the figures `/metrics` shows. Made once with the app's `Control`
+ * (`control.runtime`), so the loop, routes that nudge it and the metrics page reach the same one.
  */
 export class SchedulerRuntime {
   /** The reconcile loop, while one runs (`startScheduler` sets it, its `stop` clears it). */
@@ -56,3 +56,12 @@ export class SchedulerRuntime {
     return this.leadership?.held ?? true;
   }
 }
+
+/**
+ * What the scheduler and the autoscaler run on in a process: the runtime and the on-demand wakes,
+ * with when each was woken. control/control.ts's `Control` holds them; this names only what is asked.
+ */
+export type SchedulerState = {
+  readonly runtime: SchedulerRuntime;
+  readonly wakes: Map<string, number>;
+};

@@ -3,6 +3,7 @@ import type { Deps } from "../deps";
 import { AppError, notFound } from "../errors";
 import { removeLeftovers } from "../huggingFace/fileWriter";
 import { commit, UNCHANGED } from "./commit";
+import type { ControlFace } from "./control";
 import { filesToWrite } from "./pullRunner";
 
 /**
@@ -11,7 +12,18 @@ import { filesToWrite } from "./pullRunner";
  * is stopped there at its next progress write, which that process's cleanup follows. Cancelling a
  * cancelled pull answers it again; one that completed or failed is a 409.
  */
-export async function cancelPull({ deps, id, by }: { deps: Deps; id: string; by: string }): Promise<Pull> {
+export async function cancelPull({
+  deps,
+  control,
+  input,
+  by,
+}: {
+  deps: Deps;
+  control: Pick<ControlFace, "cancelPull">;
+  input: { id: string };
+  by: string;
+}): Promise<Pull> {
+  const { id } = input;
   const found = await deps.store.pulls.get(id);
   if (!found) throw notFound(`a pull with id ${id}`);
   if (found.state === "cancelled") return found;
@@ -42,8 +54,8 @@ export async function cancelPull({ deps, id, by }: { deps: Deps; id: string; by:
     () => UNCHANGED,
   );
   // It ended between the read and the cancel: answer it as it ended.
-  if (!cancelled) return cancelPull({ deps, id, by });
-  if (cancelled.running === deps.origin) await deps.pulls.cancel(id);
+  if (!cancelled) return cancelPull({ deps, control, input, by });
+  if (cancelled.running === deps.origin) await control.cancelPull(id);
   else if (cancelled.running === null) {
     const problem = await removeLeftovers(filesToWrite(deps, cancelled.pull));
     if (problem) deps.log.warn({ pull: id, problem }, "a cancelled pull's leftovers stay on disk");

@@ -8,8 +8,8 @@ export function listPulls({ deps }: { deps: Deps }): Promise<Pull[]> {
 }
 
 /** `GET /mirror/pulls/:id`: one pull and how far it is. */
-export async function getPull({ deps, id }: { deps: Deps; id: string }): Promise<Pull> {
-  const pull = await deps.store.pulls.get(id);
-  if (!pull) throw notFound(`a pull with id ${id}`);
+export async function getPull({ deps, input }: { deps: Deps; input: { id: string } }): Promise<Pull> {
+  const pull = await deps.store.pulls.get(input.id);
+  if (!pull) throw notFound(`a pull with id ${input.id}`);
   return pull;
 }

@@ -1,6 +1,7 @@
 import {
   type ChangeEvent,
   ggufVerdict,
+  MIRROR_LAYOUT,
   type MirrorEntry,
   type MirrorVersion,
   type ServePlan,
@@ -30,6 +31,11 @@ export async function planFor(deps: Deps, version: MirrorVersion, ctxPool?: numb
 
 export async function mirrorEntries(deps: Deps): Promise<MirrorEntry[]> {
   return Promise.all(deps.mirror.list().map(async (v) => ({ ...v, plan: await planFor(deps, v) })));
+}
+
+/** `GET /mirror/info`: where the mirror is, the layout it expects, and what stands out of it. */
+export async function mirrorInfo(deps: Pick<Deps, "mirror">) {
+  return { dir: deps.mirror.dir, layout: MIRROR_LAYOUT, misplaced: await deps.mirror.misplaced() };
 }
 
 export async function planOf(

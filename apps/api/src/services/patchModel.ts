@@ -10,57 +10,31 @@ import {
 } from "@llmgw/domain";
 import { NameTaken, VersionConflict } from "@llmgw/store";
 import type { Deps } from "../deps";
-import { AppError, notFound } from "../errors";
+import { AppError } from "../errors";
 import { tellRollout } from "../rollout/audit";
 import { modelSummary, modelView, withModel } from "../world";
 import { commit } from "./commit";
 import { nameTaken } from "./createModel";
+import { modelNamed, noSuchModel } from "./modelNamed";
 import { admit, checkClass, lockOwner } from "./quotaAdmission";
-
-/** `If-Match: "7"` (or W/"7", or 7) → 7; null when absent; a 400 when it is not a version. */
-export function parseIfMatch(header: string | undefined): number | null {
-  if (header === undefined || header.trim() === "") return null;
-  const match = /^\s*(?:W\/)?"?(\d{1,9})"?\s*$/.exec(header);
-  if (!match?.[1]) {
-    throw new AppError({
-      code: "bad_request",
-      message: 'If-Match must be the model\'s ETag, like "3"',
-      fields: {
-        "If-Match": 'expected the model\'s ETag, like "3"',
-      },
-    });
-  }
-  return Number(match[1]);
-}
-
-export const etagOf = (model: Pick<Model, "version">) => `"${model.version}"`;
 
 /**
  * SPEC §2.7: applies only what changed, in one transaction, one audit entry and one event per
- * changed field; a stale version is a 412 carrying the model as it is now and what changed since.
+ * changed field. `version` is the one the change was judged against (the route's If-Match): a stale
+ * one is a 412 carrying the model as it is now and what changed since.
  */
 export async function patchModel({
   deps,
-  name,
-  ifMatch,
-  patch,
+  input,
   by,
 }: {
   deps: Deps;
-  name: string;
-  ifMatch: number | null;
-  patch: ModelPatch;
+  input: { name: string; version: number; patch: ModelPatch };
   by: string;
 }): Promise<ModelView> {
-  if (ifMatch === null) {
-    throw new AppError({
-      code: "precondition_required",
-      message: "send If-Match with the model's ETag (its version)",
-    });
-  }
+  const { name, version: ifMatch, patch } = input;
   const snap = await deps.world.snapshot();
-  const model = snap.modelsByName.get(name);
-  if (!model) throw notFound(`a model called ${name}`);
+  const model = modelNamed(snap, name);
   refuseDeclared(model);
   if (model.version !== ifMatch) throw await stale(deps, model, ifMatch);
 
@@ -95,7 +69,7 @@ export async function patchModel({
           updatedAt: at,
           updatedBy: by,
         });
-        if (!stored) throw notFound(`a model called ${name}`);
+        if (!stored) throw noSuchModel(name);
         await admit(tx, model, next);
         await tx.audit.append(
           changes.map((c) => ({
@@ -170,6 +144,5 @@ async function stale(deps: Deps, current: Model, expected: number): Promise<AppE
     code: "precondition_failed",
     message: `${current.name} changed meanwhile (you had version ${expected}, it is now ${fresh.version})`,
     extra: { current: modelView(snap, fresh), changedSince },
-    headers: { ETag: etagOf(fresh) },
   });
 }

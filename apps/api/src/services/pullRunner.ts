@@ -1,7 +1,7 @@
 import { stat, statfs } from "node:fs/promises";
 import { join } from "node:path";
 import { mirrorFileOf, noSpaceMessage, type Pull } from "@llmgw/domain";
-import type { Deps, Pulls } from "../deps";
+import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { downloadChecked, FileMismatch, type FileToWrite } from "../huggingFace/fileWriter";
 import { hubError } from "../huggingFace/hubErrors";
@@ -35,7 +35,7 @@ interface Running {
 /** Why a running pull stopped before its end: each leaves the store and the disk differently. */
 type Stop = "cancelled" | "stopping" | "lost";
 
-export class PullRunner implements Pulls {
+export class PullRunner {
   readonly #running = new Map<string, Running>();
   #claiming: Promise<void> = Promise.resolve();
   #timer: NodeJS.Timeout | null = null;

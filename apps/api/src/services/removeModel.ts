@@ -7,13 +7,14 @@ import { refuseDeclared } from "./patchModel";
 /** Removes a runtime model; its replicas, if agents still report them, count as unmanaged. */
 export async function removeModel({
   deps,
-  name,
+  input,
   by,
 }: {
   deps: Deps;
-  name: string;
+  input: { name: string };
   by: string;
 }): Promise<void> {
+  const { name } = input;
   const model = modelNamed(await deps.world.snapshot(), name);
   refuseDeclared(model);
   const at = deps.now().toISOString();

@@ -11,15 +11,14 @@ import { refuseDeclared } from "./patchModel";
  */
 export async function rolloutAction({
   deps,
-  name,
-  action,
+  input,
   by,
 }: {
   deps: Deps;
-  name: string;
-  action: RolloutAction["action"];
+  input: { name: string; action: RolloutAction["action"] };
   by: string;
 }): Promise<ModelView> {
+  const { name, action } = input;
   const model = modelNamed(await deps.world.snapshot(), name);
   refuseDeclared(model);
   const noRollout = () =>

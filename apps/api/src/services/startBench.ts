@@ -84,7 +84,7 @@ export async function startBench({
         replicas: async () => (await deps.world.snapshot()).replicasByModel.get(model.name) ?? [],
         onProgress: (p) => progress.running(p),
       });
-      await storeBench({ deps, name: model.name, result, by });
+      await storeBench({ deps, input: { name: model.name, result }, by });
       progress.ended(null);
     } catch (err) {
       if (err instanceof BenchStopped) progress.ended(`${err.message} (${err.code})`);

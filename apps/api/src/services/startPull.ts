@@ -7,6 +7,7 @@ import { hubError } from "../huggingFace/hubErrors";
 import { checkDownload } from "../huggingFace/hubRepo";
 import { checkPlace } from "../huggingFace/place";
 import { commit, UNCHANGED } from "./commit";
+import type { ControlFace } from "./control";
 import { planPull } from "./planPull";
 import { bytesStillNeeded, filesToWrite, freeBytes } from "./pullRunner";
 
@@ -18,11 +19,13 @@ import { bytesStillNeeded, filesToWrite, freeBytes } from "./pullRunner";
  */
 export async function startPull({
   deps,
+  control,
   input,
   by,
   signal,
 }: {
   deps: Deps;
+  control: Pick<ControlFace, "nudgePulls">;
   input: PullRequest;
   by: string;
   /** The asking client's: it going away ends the calls to the Hub (SPEC §10.5a). */
@@ -127,7 +130,7 @@ export async function startPull({
       code: "conflict",
       message: "the same pull was just started and has already ended; ask again",
     });
-  deps.pulls.nudge(deps);
+  control.nudgePulls();
   return stored;
 }
 

@@ -12,15 +12,14 @@ import { modelNamed, noSuchModel } from "./modelNamed";
  */
 export async function storeBench({
   deps,
-  name,
-  result,
+  input,
   by,
 }: {
   deps: Deps;
-  name: string;
-  result: BenchResult;
+  input: { name: string; result: BenchResult };
   by: string;
 }): Promise<StoredBench> {
+  const { name, result } = input;
   if (result.model !== name) {
     throw new AppError({
       code: "bad_request",

@@ -12,6 +12,7 @@ import {
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import type { Snapshot } from "../world";
+import type { ControlFace } from "./control";
 import { modelNamed, noSuchModel } from "./modelNamed";
 import { patchModel, refuseDeclared } from "./patchModel";
 
@@ -28,24 +29,23 @@ const MOST = 10_000;
  */
 export async function target({
   deps,
-  name,
-  replicas,
-  dryRun,
+  control,
+  input,
   by,
 }: {
   deps: Deps;
-  name: string;
-  replicas: number;
-  dryRun: boolean;
+  control: ControlFace;
+  input: { name: string; replicas: number; dryRun: boolean };
   by: string;
 }): Promise<TargetResult> {
+  const { name, replicas, dryRun } = input;
   const snap = await deps.world.snapshot();
   const model = modelNamed(snap, name);
   const room = snap.headroom.get(name);
   if (!room) throw noSuchModel(name);
   if (!dryRun) refuseDeclared(model);
   const held = onNodes(snap, model, snap.replicas).length;
-  const asked = plan(deps, snap, model, replicas);
+  const asked = plan(deps, control.wakes, snap, model, replicas);
   const base = { model: name, replicas, victims: [] as TargetResult["victims"] };
   const unplaced =
     asked.heldBack.some((h) => h.model === name) || asked.pending.some((r) => r.model === name);
@@ -77,7 +77,11 @@ export async function target({
       node: snap.replicas.find((r) => r.id === e.replica.id)?.node ?? "",
       class: e.className,
     }));
-  const largestFit = onNodes(snap, model, applySchedule(snap.replicas, plan(deps, snap, model, MOST))).length;
+  const largestFit = onNodes(
+    snap,
+    model,
+    applySchedule(snap.replicas, plan(deps, control.wakes, snap, model, MOST)),
+  ).length;
   const result: Omit<TargetResult, "applied"> =
     victims.length > 0
       ? {
@@ -92,8 +96,8 @@ export async function target({
   // A target of 0 stops the model: the run-mode rule would count 0 as 1 for a mode that runs.
   const running = modeOf(model.scaling);
   const mode = replicas === 0 ? "stopped" : running === "stopped" ? "always" : running;
-  await patchModel({ deps, name, ifMatch: model.version, patch: { mode, replicas }, by });
-  deps.runtime.nudge();
+  await patchModel({ deps, input: { name, version: model.version, patch: { mode, replicas } }, by });
+  control.nudge();
   return { ...result, applied: true };
 }
 
@@ -101,7 +105,13 @@ export async function target({
  * The scheduler's plan with the model wanting `replicas` as if always on (an on-demand model's
  * target is how many may run; the question is whether they fit).
  */
-function plan(deps: Deps, snap: Snapshot, model: Model, replicas: number): Schedule {
+function plan(
+  deps: Deps,
+  wakes: ReadonlyMap<string, number>,
+  snap: Snapshot,
+  model: Model,
+  replicas: number,
+): Schedule {
   const wanting: Model = { ...model, scaling: { ...model.scaling, min: replicas, max: replicas } };
   // Every other model wants what it holds now: the question is whether N of this model fit on
   // the fleet as it is, not what the scheduler would do for models it has not placed yet (with
@@ -123,7 +133,7 @@ function plan(deps: Deps, snap: Snapshot, model: Model, replicas: number): Sched
     replicas: snap.replicas,
     classes: snap.classes,
     quotas: snap.quotas,
-    wakes: deps.wakes,
+    wakes,
     now: deps.now().getTime(),
     newId: (name) => `${name}-dry-run-${++made}`,
     index: snap.index,

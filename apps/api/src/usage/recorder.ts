@@ -1,5 +1,6 @@
 import { HOUR_MS, USAGE_KEPT_DAYS } from "@llmgw/domain";
 import type { Deps } from "../deps";
+import type { SchedulerRuntime } from "../scheduler/runtime";
 import { countReplicaTime, REPLICA_IDLE_MS, readyReplicas } from "./replicaTime";
 import type { UsageTally } from "./tally";
 
@@ -22,6 +23,8 @@ export interface UsageRecorder {
  */
 export function startUsageRecorder(
   deps: Deps,
+  /** Whether this process leads the scheduler (only the leader counts replica time). */
+  scheduler: Pick<SchedulerRuntime, "leads">,
   tally: UsageTally,
   options: { intervalMs?: number } = {},
 ): UsageRecorder {
@@ -32,7 +35,7 @@ export function startUsageRecorder(
   const write = async () => {
     const rows = tally.take();
     const now = deps.now().getTime();
-    const leads = deps.runtime.leads;
+    const leads = scheduler.leads;
     const prune = leads && now - lastPrune >= HOUR_MS;
     try {
       const ready = leads ? readyReplicas(await deps.world.snapshot()) : [];

@@ -44,7 +44,7 @@ async function storedPull(path: string, bytes: number): Promise<Pull> {
 describe("a pull the disk refuses", () => {
   it("with a name too long for the file system fails with the disk's reason", async () => {
     const pull = await storedPull(`${"L".repeat(296)}-Q4_K_M.gguf`, 1000);
-    api.deps.pulls.nudge(api.deps);
+    api.control.pulls.nudge(api.deps);
     const done = await ended(api, pull.id);
     expect(done.state).toBe("failed");
     expect(done.error).toContain("ENAMETOOLONG");
@@ -55,7 +55,7 @@ describe("a pull the disk refuses", () => {
   it("whose model path became a file after it was queued fails as path_taken says, the file untouched", async () => {
     const pull = await storedPull(`Taken-${sequence + 1}-Q4_K_M.gguf`, 1000);
     await writeFile(join(api.mirrorDir, pull.model), "not a folder\n");
-    api.deps.pulls.nudge(api.deps);
+    api.control.pulls.nudge(api.deps);
     const done = await ended(api, pull.id);
     expect(done.state).toBe("failed");
     expect(done.error).toContain("is a file, not a folder");

@@ -32,7 +32,7 @@ export function usePullKit(api: Api, options: { token?: string | null } = {}): P
       token: options.token === undefined ? TOKEN : options.token,
     };
     // Retries a few milliseconds apart: a test waits on the outcome, not on the backoff.
-    api.deps.pulls = new PullRunner({ backoffMs: 5 });
+    api.control.pulls = new PullRunner({ backoffMs: 5 });
     hub.requests.length = 0;
     hub.knobs.bytesPerSecond = null;
     hub.knobs.cutAfter.clear();
@@ -42,9 +42,9 @@ export function usePullKit(api: Api, options: { token?: string | null } = {}): P
   });
   // Each test's runner stops with it: one left going would claim the next test's pulls, out of reach
   // of the next runner's cancel.
-  afterEach(() => api.deps.pulls.stop());
+  afterEach(() => api.control.pulls.stop());
   afterAll(async () => {
-    await api.deps.pulls.stop();
+    await api.control.pulls.stop();
     await hub?.close();
     await rm(files, { recursive: true, force: true });
   });
@@ -90,7 +90,7 @@ export async function pullNow(api: Api, id: string): Promise<Pull> {
 /** Waits for the pull to end (complete, failed, cancelled) and for its runner to let go of it. */
 export async function ended(api: Api, id: string): Promise<Pull> {
   await expect.poll(async () => pullEnded((await pullNow(api, id)).state), { timeout: 20_000 }).toBe(true);
-  await api.deps.pulls.settled(id);
+  await api.control.pulls.settled(id);
   return pullNow(api, id);
 }
 
