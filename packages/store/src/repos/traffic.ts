@@ -15,6 +15,8 @@ export interface TrafficSeconds {
   record(process: string, at: number, traffic: readonly ModelTraffic[], forgetBefore: number): Promise<void>;
   /** The model's rows from second `from` on, every process's, oldest first. */
   of(model: string, from: number): Promise<StoredTrafficSecond[]>;
+  /** Which process had traffic for which model from second `from` on: one row a pair. */
+  active(from: number): Promise<Array<{ process: string; model: string }>>;
 }
 
 type Row = { process: string; at: string | number; figures: Omit<ModelTraffic, "model"> };
@@ -38,6 +40,13 @@ export function traffic(sql: Queryable): TrafficSeconds {
         [model, from],
       );
       return rows.map((r) => ({ process: r.process, at: Number(r.at), traffic: { ...r.figures, model } }));
+    },
+
+    active(from) {
+      return sql.query<{ process: string; model: string }>(
+        "select distinct process, model from traffic where at >= $1",
+        [from],
+      );
     },
   };
 }
