@@ -167,12 +167,18 @@ describe("chooseByBeginning", () => {
     expect(chooseByBeginning(busy, held(elsewhere, true), 42, true)?.id).toBe(home);
   });
 
-  it("places an unseen beginning alike whether or not another process routes the model", () => {
-    const list = candidates([1, 1, 1, 1], [2, 0, 1, 0]);
-    for (let key = 0; key < 200; key++)
-      expect(chooseByBeginning(list, null, key, true)?.id).toBe(
-        chooseByBeginning(list, null, key, false)?.id,
-      );
+  it("sends an unseen beginning home while home has a free slot when another process routes the model", () => {
+    const idle = candidates([1, 1, 1, 1]);
+    const home = chooseByBeginning(idle, null, 42, true)?.id;
+    // Home busier than the average but not full: where the other process would send it too.
+    const busy = idle.map((c) => ({ ...c, inFlight: c.id === home ? 3 : 0 }));
+    expect(chooseByBeginning(busy, null, 42, true)?.id).toBe(home);
+    // A process alone spreads it by load instead.
+    expect(chooseByBeginning(busy, null, 42, false)?.id).not.toBe(home);
+    // A full home: the next in order within the average load, alone or not.
+    const full = idle.map((c) => ({ ...c, inFlight: c.id === home ? 4 : 0 }));
+    expect(chooseByBeginning(full, null, 42, true)?.id).toBe(chooseByBeginning(full, null, 42, false)?.id);
+    expect(chooseByBeginning(full, null, 42, true)?.id).not.toBe(home);
   });
 
   it("sends an unseen beginning to the same replica every time, in any order of replicas", () => {

@@ -101,7 +101,8 @@ export type Holder = { id: string; keyed: boolean };
  * prompt again elsewhere costs more. It is passed over when its requests (this one counted, as one
  * waiting for it) are more than its slots and more than twice the average of the others.
  *
- * Then, or with no holder, no replica holds the prompt and none is worth waiting for: the first
+ * Then, or with no holder, no replica holds the prompt and none is worth waiting for: with
+ * `converge`, home while it has a free slot (where the other process sends it too); else the first
  * in rendezvous order with a free slot and no more than the average load.
  */
 export function chooseByBeginning(
@@ -117,7 +118,9 @@ export function chooseByBeginning(
     .map(({ c }) => c);
   const home = ranked[0];
   const held = holder === null ? undefined : candidates.find((c) => c.id === holder.id);
-  if (converge && held && home && holder?.keyed && held !== home && home.inFlight < home.slots) return home;
+  // Where another process would send it: home, for an unseen beginning as for one held elsewhere.
+  const away = held === undefined || (holder?.keyed === true && held !== home);
+  if (converge && away && home && home.inFlight < home.slots) return home;
   const total = candidates.reduce((sum, c) => sum + c.inFlight, 0);
   if (held) {
     const others = candidates.length > 1 ? (total - held.inFlight) / (candidates.length - 1) : 0;
