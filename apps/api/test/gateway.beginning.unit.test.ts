@@ -209,16 +209,20 @@ describe("chooseByBeginning", () => {
 });
 
 describe("Peers", () => {
-  const storeWith = (kind: "postgres" | "pglite", rows: Array<{ process: string; model: string }>) => {
+  /** A store whose traffic seconds hold `rows`, answering as the real query does. */
+  const storeWith = (
+    kind: "postgres" | "pglite",
+    rows: Array<{ process: string; model: string; at: number }>,
+  ) => {
     const asked: number[] = [];
     const store = {
       kind,
       traffic: {
         record: async () => undefined,
         of: async () => [],
-        active: async (from: number) => {
+        othersModels: async (process: string, from: number) => {
           asked.push(from);
-          return rows;
+          return [...new Set(rows.filter((r) => r.process !== process && r.at >= from).map((r) => r.model))];
         },
       },
     };
@@ -227,9 +231,10 @@ describe("Peers", () => {
 
   it("knows a model another process recorded traffic for within the window, not its own", async () => {
     const { store, asked } = storeWith("postgres", [
-      { process: "me", model: "mine-only" },
-      { process: "me", model: "both" },
-      { process: "other", model: "both" },
+      { process: "me", model: "mine-only", at: 1_000 },
+      { process: "me", model: "both", at: 1_000 },
+      { process: "other", model: "both", at: 1_000 },
+      { process: "other", model: "long-ago", at: 1_000 - PEERS_WINDOW_SECONDS - 1 },
     ]);
     const peers = new Peers(store, "me");
     expect(peers.sharing("both")).toBe(false);
@@ -237,11 +242,14 @@ describe("Peers", () => {
     expect(asked).toEqual([1_000 - PEERS_WINDOW_SECONDS]);
     expect(peers.sharing("both")).toBe(true);
     expect(peers.sharing("mine-only")).toBe(false);
-    expect(peers.sharing("unknown")).toBe(false);
+    expect(peers.sharing("long-ago")).toBe(false);
+    // The other process went quiet: past the window the model is this process's alone again.
+    await peers.refresh(1_001 + PEERS_WINDOW_SECONDS);
+    expect(peers.sharing("both")).toBe(false);
   });
 
   it("asks nothing of a store no other process shares", () => {
-    const { store, asked } = storeWith("pglite", [{ process: "other", model: "m" }]);
+    const { store, asked } = storeWith("pglite", [{ process: "other", model: "m", at: 1_000 }]);
     const peers = new Peers(store, "me");
     peers.start();
     peers.stop();
@@ -257,9 +265,9 @@ describe("Peers", () => {
       traffic: {
         record: async () => undefined,
         of: async () => [],
-        active: async () => {
+        othersModels: async () => {
           if (fail) throw new Error("down");
-          return [{ process: "other", model: "m" }];
+          return ["m"];
         },
       },
     };

@@ -52,19 +52,21 @@ describeOnEachDatabase("the traffic seconds on $name", ({ kind }) => {
     expect((await store.traffic.of(model, 0)).map((s) => s.process)).toEqual([here]);
   });
 
-  it("lists which process had traffic for which model from a second on, each pair once", async () => {
+  it("lists the models other processes had traffic for from a second on, each once", async () => {
     const [a, b] = [unique("process"), unique("process")];
     const [chat, code] = [unique("chat"), unique("code")];
     await store.traffic.record(a, AT, [makeTraffic({ model: chat })], 0);
     await store.traffic.record(b, AT + 1, [makeTraffic({ model: chat }), makeTraffic({ model: code })], 0);
     await store.traffic.record(b, AT + 2, [makeTraffic({ model: chat })], 0);
-    const ours = async (from: number) =>
-      (await store.traffic.active(from))
-        .filter((r) => r.process === a || r.process === b)
-        .map((r) => `${r.process === a ? "a" : "b"} ${r.model === chat ? "chat" : "code"}`)
+    const ours = async (process: string, from: number) =>
+      (await store.traffic.othersModels(process, from))
+        .filter((m) => m === chat || m === code)
+        .map((m) => (m === chat ? "chat" : "code"))
         .sort();
-    expect(await ours(AT)).toEqual(["a chat", "b chat", "b code"]);
-    expect(await ours(AT + 1)).toEqual(["b chat", "b code"]);
-    expect(await ours(AT + 3)).toEqual([]);
+    expect(await ours(a, AT)).toEqual(["chat", "code"]);
+    expect(await ours(b, AT)).toEqual(["chat"]);
+    expect(await ours(b, AT + 1)).toEqual([]);
+    expect(await ours(a, AT + 2)).toEqual(["chat"]);
+    expect(await ours(a, AT + 3)).toEqual([]);
   });
 });

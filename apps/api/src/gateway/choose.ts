@@ -95,7 +95,7 @@ export type Holder = { id: string; keyed: boolean };
  * process routes this model too), while the home has a free slot the home takes the request instead,
  * so processes that share no state converge on one replica a tenant (a shorter match says nothing of
  * home: the key was another when it was chosen). A process alone keeps the holder: it sees all the
- * load, and homes are uneven (12 tenants over 4 replicas by rendezvous fall 5/3/2/2), so going home
+ * load, and homes are uneven (the prefix bench's 12 tenants fall 5/3/2/2 on 4 replicas), so going home
  * would trade its even spread for queues and evictions on the busiest home.
  * Otherwise the holder is waited for while it is full but not far ahead of the rest: reading the
  * prompt again elsewhere costs more. It is passed over when its requests (this one counted, as one

@@ -3,7 +3,7 @@ import type { Store } from "@llmgw/store";
 /** How often the store is asked which other processes route which models. */
 export const PEERS_POLL_MS = 2_000;
 /** A process counts as routing a model while it recorded traffic for it this recently. */
-export const PEERS_WINDOW_SECONDS = 30;
+export const PEERS_WINDOW_SECONDS = 10;
 
 /**
  * Which models another llmgw process routes too (SPEC §7.1a: several processes behind a balancer
@@ -47,8 +47,9 @@ export class Peers {
     if (this.#asking) return;
     this.#asking = true;
     try {
-      const rows = await this.store.traffic.active(nowSeconds - PEERS_WINDOW_SECONDS);
-      this.#shared = new Set(rows.filter((r) => r.process !== this.self).map((r) => r.model));
+      this.#shared = new Set(
+        await this.store.traffic.othersModels(this.self, nowSeconds - PEERS_WINDOW_SECONDS),
+      );
     } catch (err) {
       this.onError(err);
     } finally {

@@ -15,8 +15,8 @@ export interface TrafficSeconds {
   record(process: string, at: number, traffic: readonly ModelTraffic[], forgetBefore: number): Promise<void>;
   /** The model's rows from second `from` on, every process's, oldest first. */
   of(model: string, from: number): Promise<StoredTrafficSecond[]>;
-  /** Which process had traffic for which model from second `from` on: one row a pair. */
-  active(from: number): Promise<Array<{ process: string; model: string }>>;
+  /** The models any process but `process` had traffic for from second `from` on, each once. */
+  othersModels(process: string, from: number): Promise<string[]>;
 }
 
 type Row = { process: string; at: string | number; figures: Omit<ModelTraffic, "model"> };
@@ -42,11 +42,12 @@ export function traffic(sql: Queryable): TrafficSeconds {
       return rows.map((r) => ({ process: r.process, at: Number(r.at), traffic: { ...r.figures, model } }));
     },
 
-    active(from) {
-      return sql.query<{ process: string; model: string }>(
-        "select distinct process, model from traffic where at >= $1",
-        [from],
+    async othersModels(process, from) {
+      const rows = await sql.query<{ model: string }>(
+        "select distinct model from traffic where at >= $2 and process <> $1",
+        [process, from],
       );
+      return rows.map((r) => r.model);
     },
   };
 }
