@@ -9,7 +9,7 @@
 //   BENCH='prefix routing'      the issue's workload: 2 users a tenant
 //   BENCH='prefix hot tenant'   one hot tenant: 8 of 19 users
 // BENCH_PREFIX_SECONDS sets how long each router is measured (default 20); BENCH_PREFIX_DEBUG=1
-// prints which tenants each engine served.
+// prints which tenants each engine served and why the slowest tenth of requests were slow.
 import { connect } from "@llmgw/client";
 import { StandInEngine } from "@llmgw/simulation";
 import { child, median, percentile, type Row } from "./report";
@@ -43,6 +43,8 @@ const contextOf = (tenant: number) => `Tenant ${tenant}'s handbook: ${words(1500
 
 type Message = { role: "system" | "user" | "assistant"; content: string };
 type Sample = { ttftMs: number; promptTokens: number; cachedTokens: number };
+/** A sample with who asked what, for BENCH_PREFIX_DEBUG's account of the slow requests. */
+type Asked = Sample & { tenant: number; user: number; conversation: number; label: string; at: number };
 /** Where a request goes: an engine's URL and the slot to give back. */
 export type Route = (tenant: number) => Promise<{ url: string; release: () => void }>;
 
@@ -129,9 +131,10 @@ export async function drive(
   route: Route,
   users: number,
   tenantOf: (user: number) => number,
-): Promise<Sample[]> {
-  const samples: Sample[] = [];
-  const end = performance.now() + SECONDS * 1000;
+): Promise<Asked[]> {
+  const samples: Asked[] = [];
+  const start = performance.now();
+  const end = start + SECONDS * 1000;
   await Promise.all(
     Array.from({ length: users }, async (_, user) => {
       const tenant = tenantOf(user);
@@ -142,16 +145,14 @@ export async function drive(
           { role: "system", content: contextOf(tenant) },
         ];
         for (let turn = 0; turn < TURNS && performance.now() < end; turn++) {
-          messages.push({
-            role: "user",
-            content: `User ${user}, conversation ${conversation}, question ${turn}: ${words(30, user + turn)}`,
-          });
+          const label = `User ${user}, conversation ${conversation}, question ${turn}:`;
+          messages.push({ role: "user", content: `${label} ${words(30, user + turn)}` });
           // From before the router chose: a reference router's wait for a slot counts as llmgw's queue does.
           const asked = performance.now();
           const { url, release } = await route(tenant);
           try {
             const { sample, reply } = await send(url, messages, asked);
-            samples.push(sample);
+            samples.push({ ...sample, tenant, user, conversation, label, at: asked - start });
             messages.push({ role: "assistant", content: reply });
           } finally {
             release();
@@ -162,6 +163,53 @@ export async function drive(
     }),
   );
   return samples;
+}
+
+/**
+ * BENCH_PREFIX_DEBUG: why the slowest tenth of `samples` was slow, from which engine served each
+ * (the engines keep what they received in debug runs): a wait for a slot, or a prompt read again —
+ * the tenant's first, one its engine had evicted, or one sent away from where it was cached.
+ */
+export function explainSlow(samples: readonly Asked[], fleet: readonly StandInEngine[]): string {
+  const served = new Map<string, number>();
+  fleet.forEach((engine, at) => {
+    for (const r of engine.received) {
+      const asked = r.text.match(/User \d+, conversation \d+, question \d+:/g);
+      const last = asked?.[asked.length - 1];
+      if (last) served.set(last, at);
+    }
+  });
+  const slow = percentile(
+    samples.map((s) => s.ttftMs),
+    90,
+  );
+  const lastEngine = new Map<string, number>();
+  const tenantOn = new Map<number, Set<number>>();
+  const causes: Record<string, number> = {};
+  let moved = 0;
+  for (const s of [...samples].sort((a, b) => a.at - b.at)) {
+    const engine = served.get(s.label) ?? -1;
+    const conversation = `${s.user}/${s.conversation}`;
+    const before = lastEngine.get(conversation);
+    const seen = tenantOn.get(s.tenant) ?? new Set<number>();
+    if (before !== undefined && before !== engine) moved++;
+    if (s.ttftMs >= slow) {
+      // More than a quarter of the tenant's context read again: a miss; else it waited for a slot.
+      const cause =
+        s.promptTokens - s.cachedTokens < 400
+          ? `waited for a slot on engine ${engine}`
+          : seen.size === 0
+            ? "read again: the tenant's first request"
+            : seen.has(engine)
+              ? `read again: evicted from engine ${engine}`
+              : "read again: sent to an engine new to the tenant";
+      causes[cause] = (causes[cause] ?? 0) + 1;
+    }
+    lastEngine.set(conversation, engine);
+    seen.add(engine);
+    tenantOn.set(s.tenant, seen);
+  }
+  return `  slowest tenth (≥ ${slow.toFixed(0)} ms): ${JSON.stringify(causes)}; ${moved} turns on another engine than their conversation's last`;
 }
 
 export async function engines(): Promise<StandInEngine[]> {
@@ -240,7 +288,9 @@ async function compare(users: number, tenantOf: (user: number) => number) {
     const gateway = name === "llmgw" ? await llmgwRoute(fleet) : null;
     const route = gateway?.route ?? referenceRouter(urls, name === "tenantAware");
     try {
-      measured[name] = figuresOf(await drive(route, users, tenantOf));
+      const samples = await drive(route, users, tenantOf);
+      measured[name] = figuresOf(samples);
+      if (process.env.BENCH_PREFIX_DEBUG) console.log(explainSlow(samples, fleet));
       if (process.env.BENCH_PREFIX_DEBUG)
         for (const e of fleet) {
           const tenants = e.received.map((r) => /Tenant (\d+)'s/.exec(r.text)?.[1]);

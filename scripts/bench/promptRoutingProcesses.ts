@@ -17,6 +17,7 @@ import {
   declareFleet,
   drive,
   engines,
+  explainSlow,
   type Figures,
   figuresOf,
   REPLICAS,
@@ -117,8 +118,11 @@ async function through(processes: number): Promise<Figures> {
     const urls = servers.map((s) => `${s.url}/v1/chat/completions`);
     let turn = 0;
     const route: Route = async () => ({ url: urls[turn++ % urls.length] ?? "", release: () => {} });
-    const f = figuresOf(await drive(route, TENANTS * 2, (user) => user % TENANTS));
-    // BENCH_PREFIX_DEBUG=1: which tenants each engine served, to see where the processes disagree.
+    const samples = await drive(route, TENANTS * 2, (user) => user % TENANTS);
+    const f = figuresOf(samples);
+    // BENCH_PREFIX_DEBUG=1: why the slowest were slow, and which tenants each engine served, to see
+    // where the processes disagree.
+    if (process.env.BENCH_PREFIX_DEBUG) console.log(explainSlow(samples, fleet));
     if (process.env.BENCH_PREFIX_DEBUG)
       for (const e of fleet) {
         const counts: Record<string, number> = {};

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { BLOCK_BYTES, beginningOf, READ_BYTES } from "../src/gateway/beginning";
 import { chooseByBeginning, type Holder, type WeightedCandidate } from "../src/gateway/choose";
 import { LearnedBeginnings } from "../src/gateway/learned";
+import { PEERS_WINDOW_SECONDS, Peers } from "../src/gateway/peers";
 
 // The pure parts of SPEC §7.1a: how a prompt's beginning is read, remembered and chosen by.
 
@@ -130,44 +131,68 @@ const held = (id: string, keyed = false): Holder => ({ id, keyed });
 
 describe("chooseByBeginning", () => {
   it("takes the holder of the prompt while it is not far busier than the rest", () => {
-    expect(chooseByBeginning(candidates([1, 1, 1], [3, 0, 0]), held("r0"), 42)?.id).toBe("r0");
+    expect(chooseByBeginning(candidates([1, 1, 1], [3, 0, 0]), held("r0"), 42, false)?.id).toBe("r0");
   });
 
   it("waits for a full holder when the others are about as busy", () => {
-    expect(chooseByBeginning(candidates([1, 1], [4, 3]), held("r0"), 42)).toBeNull();
+    expect(chooseByBeginning(candidates([1, 1], [4, 3]), held("r0"), 42, false)).toBeNull();
   });
 
   it("passes a full holder over once it has more than twice the others' average", () => {
-    const chosen = chooseByBeginning(candidates([1, 1, 1], [4, 1, 0]), held("r0"), 42);
+    const chosen = chooseByBeginning(candidates([1, 1, 1], [4, 1, 0]), held("r0"), 42, false);
     expect(chosen?.id).not.toBe("r0");
   });
 
-  it("sends a beginning home, past a holder this process chose by its own load, while home has room", () => {
+  it("sends a beginning home, past a holder this process chose by its own load, while home has room, when another process routes the model", () => {
     const idle = candidates([1, 1, 1, 1]);
-    const home = chooseByBeginning(idle, null, 42)?.id;
+    const home = chooseByBeginning(idle, null, 42, true)?.id;
     const elsewhere = idle.find((c) => c.id !== home)?.id ?? "";
     // Its holder was chosen for the same key (the match covers it) while home was full.
     const busy = idle.map((c) => ({ ...c, inFlight: c.id === home ? 3 : 0 }));
-    expect(chooseByBeginning(busy, held(elsewhere, true), 42)?.id).toBe(home);
+    expect(chooseByBeginning(busy, held(elsewhere, true), 42, true)?.id).toBe(home);
     // A match short of the key says nothing of home: the holder keeps it.
-    expect(chooseByBeginning(busy, held(elsewhere, false), 42)?.id).toBe(elsewhere);
+    expect(chooseByBeginning(busy, held(elsewhere, false), 42, true)?.id).toBe(elsewhere);
     // A full home leaves it with its holder.
     const full = idle.map((c) => ({ ...c, inFlight: c.id === home ? 4 : 0 }));
-    expect(chooseByBeginning(full, held(elsewhere, true), 42)?.id).toBe(elsewhere);
+    expect(chooseByBeginning(full, held(elsewhere, true), 42, true)?.id).toBe(elsewhere);
+  });
+
+  it("keeps a beginning with the holder it chose by load when no other process routes the model", () => {
+    const idle = candidates([1, 1, 1, 1]);
+    const home = chooseByBeginning(idle, null, 42, false)?.id;
+    const elsewhere = idle.find((c) => c.id !== home)?.id ?? "";
+    // Home idle, the holder busier: a process alone still keeps the prompt where it is cached.
+    const busy = idle.map((c) => ({ ...c, inFlight: c.id === elsewhere ? 3 : 0 }));
+    expect(chooseByBeginning(busy, held(elsewhere, true), 42, false)?.id).toBe(elsewhere);
+    expect(chooseByBeginning(busy, held(elsewhere, true), 42, true)?.id).toBe(home);
+  });
+
+  it("sends an unseen beginning home while home has a free slot when another process routes the model", () => {
+    const idle = candidates([1, 1, 1, 1]);
+    const home = chooseByBeginning(idle, null, 42, true)?.id;
+    // Home busier than the average but not full: where the other process would send it too.
+    const busy = idle.map((c) => ({ ...c, inFlight: c.id === home ? 3 : 0 }));
+    expect(chooseByBeginning(busy, null, 42, true)?.id).toBe(home);
+    // A process alone spreads it by load instead.
+    expect(chooseByBeginning(busy, null, 42, false)?.id).not.toBe(home);
+    // A full home: the next in order within the average load, alone or not.
+    const full = idle.map((c) => ({ ...c, inFlight: c.id === home ? 4 : 0 }));
+    expect(chooseByBeginning(full, null, 42, true)?.id).toBe(chooseByBeginning(full, null, 42, false)?.id);
+    expect(chooseByBeginning(full, null, 42, true)?.id).not.toBe(home);
   });
 
   it("sends an unseen beginning to the same replica every time, in any order of replicas", () => {
     const list = candidates([1, 1, 1, 1]);
-    const first = chooseByBeginning(list, null, 12345)?.id;
-    expect(chooseByBeginning([...list].reverse(), null, 12345)?.id).toBe(first);
+    const first = chooseByBeginning(list, null, 12345, false)?.id;
+    expect(chooseByBeginning([...list].reverse(), null, 12345, false)?.id).toBe(first);
   });
 
   it("moves only the beginnings of a replica that leaves", () => {
     const four = candidates([1, 1, 1, 1]);
     const three = four.filter((c) => c.id !== "r3");
     for (let key = 0; key < 500; key++) {
-      const before = chooseByBeginning(four, null, key)?.id;
-      if (before !== "r3") expect(chooseByBeginning(three, null, key)?.id).toBe(before);
+      const before = chooseByBeginning(four, null, key, false)?.id;
+      if (before !== "r3") expect(chooseByBeginning(three, null, key, false)?.id).toBe(before);
     }
   });
 
@@ -175,10 +200,82 @@ describe("chooseByBeginning", () => {
     const list = candidates([3, 3, 1, 1]);
     let heavy = 0;
     for (let key = 0; key < 1000; key++) {
-      const id = chooseByBeginning(list, null, (key * 2654435761) >>> 0)?.id;
+      const id = chooseByBeginning(list, null, (key * 2654435761) >>> 0, false)?.id;
       if (id === "r0" || id === "r1") heavy++;
     }
     expect(heavy / 1000).toBeGreaterThan(0.75 - 0.1);
     expect(heavy / 1000).toBeLessThan(0.75 + 0.1);
+  });
+});
+
+describe("Peers", () => {
+  /** A store whose traffic seconds hold `rows`, answering as the real query does. */
+  const storeWith = (
+    kind: "postgres" | "pglite",
+    rows: Array<{ process: string; model: string; at: number }>,
+  ) => {
+    const asked: number[] = [];
+    const store = {
+      kind,
+      traffic: {
+        record: async () => undefined,
+        of: async () => [],
+        othersModels: async (process: string, from: number) => {
+          asked.push(from);
+          return [...new Set(rows.filter((r) => r.process !== process && r.at >= from).map((r) => r.model))];
+        },
+      },
+    };
+    return { store, asked };
+  };
+
+  it("knows a model another process recorded traffic for within the window, not its own", async () => {
+    const { store, asked } = storeWith("postgres", [
+      { process: "me", model: "mine-only", at: 1_000 },
+      { process: "me", model: "both", at: 1_000 },
+      { process: "other", model: "both", at: 1_000 },
+      { process: "other", model: "long-ago", at: 1_000 - PEERS_WINDOW_SECONDS - 1 },
+    ]);
+    const peers = new Peers(store, "me");
+    expect(peers.sharing("both")).toBe(false);
+    await peers.refresh(1_000);
+    expect(asked).toEqual([1_000 - PEERS_WINDOW_SECONDS]);
+    expect(peers.sharing("both")).toBe(true);
+    expect(peers.sharing("mine-only")).toBe(false);
+    expect(peers.sharing("long-ago")).toBe(false);
+    // The other process went quiet: past the window the model is this process's alone again.
+    await peers.refresh(1_001 + PEERS_WINDOW_SECONDS);
+    expect(peers.sharing("both")).toBe(false);
+  });
+
+  it("asks nothing of a store no other process shares", () => {
+    const { store, asked } = storeWith("pglite", [{ process: "other", model: "m", at: 1_000 }]);
+    const peers = new Peers(store, "me");
+    peers.start();
+    peers.stop();
+    expect(asked).toEqual([]);
+    expect(peers.sharing("m")).toBe(false);
+  });
+
+  it("keeps what it knew when the store cannot answer", async () => {
+    let fail = false;
+    const errors: unknown[] = [];
+    const store = {
+      kind: "postgres" as const,
+      traffic: {
+        record: async () => undefined,
+        of: async () => [],
+        othersModels: async () => {
+          if (fail) throw new Error("down");
+          return ["m"];
+        },
+      },
+    };
+    const peers = new Peers(store, "me", (err) => errors.push(err));
+    await peers.refresh(1_000);
+    fail = true;
+    await peers.refresh(1_002);
+    expect(peers.sharing("m")).toBe(true);
+    expect(errors).toHaveLength(1);
   });
 });

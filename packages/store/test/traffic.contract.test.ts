@@ -51,4 +51,22 @@ describeOnEachDatabase("the traffic seconds on $name", ({ kind }) => {
     await store.traffic.record(here, AT, [makeTraffic({ model })], AT - 599);
     expect((await store.traffic.of(model, 0)).map((s) => s.process)).toEqual([here]);
   });
+
+  it("lists the models other processes had traffic for from a second on, each once", async () => {
+    const [a, b] = [unique("process"), unique("process")];
+    const [chat, code] = [unique("chat"), unique("code")];
+    await store.traffic.record(a, AT, [makeTraffic({ model: chat })], 0);
+    await store.traffic.record(b, AT + 1, [makeTraffic({ model: chat }), makeTraffic({ model: code })], 0);
+    await store.traffic.record(b, AT + 2, [makeTraffic({ model: chat })], 0);
+    const ours = async (process: string, from: number) =>
+      (await store.traffic.othersModels(process, from))
+        .filter((m) => m === chat || m === code)
+        .map((m) => (m === chat ? "chat" : "code"))
+        .sort();
+    expect(await ours(a, AT)).toEqual(["chat", "code"]);
+    expect(await ours(b, AT)).toEqual(["chat"]);
+    expect(await ours(b, AT + 1)).toEqual([]);
+    expect(await ours(a, AT + 2)).toEqual(["chat"]);
+    expect(await ours(a, AT + 3)).toEqual([]);
+  });
 });

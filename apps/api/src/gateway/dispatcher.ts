@@ -6,6 +6,7 @@ import type { GatewayControl } from "./control";
 import { unavailable } from "./errors";
 import { Lane, type Lease, type Waiter } from "./lanes";
 import type { GatewayMeter } from "./meter";
+import { Peers } from "./peers";
 
 export type DispatchLimits = { maxQueue: number; maxWaitMs: number };
 
@@ -45,6 +46,8 @@ const SWEEP_MS = 1_000;
 export class Dispatcher {
   readonly lanes = new Map<string, Lane>();
   #subscribed: (() => void) | null = null;
+  /** Which models other processes route too (SPEC §7.1a), asked from the first request on. */
+  readonly #peers: Peers;
   #sweep: ReturnType<typeof setInterval> | null = null;
   #pumping: Promise<void> | null = null;
   #again = false;
@@ -57,7 +60,11 @@ export class Dispatcher {
     private readonly meter: GatewayMeter,
     /** Called on every pass for a model with requests waiting: waiting is use, the model is not idle. */
     private readonly inUse: (model: Model) => void,
-  ) {}
+  ) {
+    this.#peers = new Peers(deps.store, deps.origin, (err) =>
+      deps.log.error({ err }, "reading which processes route which models failed"),
+    );
+  }
 
   /**
    * A slot for one request on a ready replica of `model` (as `snap` has it), once there is one.
@@ -181,6 +188,7 @@ export class Dispatcher {
   }
 
   close(): void {
+    this.#peers.stop();
     this.#subscribed?.();
     this.#subscribed = null;
     if (this.#sweep) clearInterval(this.#sweep);
@@ -223,6 +231,7 @@ export class Dispatcher {
         name,
         () => this.nudge(),
         (replica) => this.control.replicaIdle(replica),
+        () => this.#peers.sharing(name),
       );
       this.lanes.set(name, lane);
     }
@@ -232,6 +241,7 @@ export class Dispatcher {
   /** Subscribed at the first request, not at construction: building the app touches no hub. */
   #listen(): void {
     if (this.#subscribed) return;
+    this.#peers.start();
     this.#subscribed = this.deps.hub.subscribe((event) => {
       if (MOVES.has(event.type)) this.nudge();
     });

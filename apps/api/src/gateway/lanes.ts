@@ -98,6 +98,8 @@ export class Lane {
     private readonly onFreed: () => void,
     /** Called when this process's last request on a replica ends: a draining one may stop. */
     private readonly onIdle: (replica: string) => void = () => undefined,
+    /** Whether another process routes this model too: beginnings then go home (SPEC §7.1a). */
+    private readonly shared: () => boolean = () => false,
   ) {}
 
   get inFlightTotal(): number {
@@ -165,7 +167,7 @@ export class Lane {
       match !== null && match.blocks * 2 >= blocks.length
         ? { id: match.id, keyed: match.blocks >= FIRST_KEY_BLOCKS }
         : null;
-    const chosen = chooseByBeginning(candidates, holder, beginning.firstKey);
+    const chosen = chooseByBeginning(candidates, holder, beginning.firstKey, this.shared());
     if (!chosen) return null;
     const target = pool[candidates.indexOf(chosen)] as Target;
     this.learned.sent(blocks, target.replica.id);

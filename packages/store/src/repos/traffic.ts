@@ -15,6 +15,8 @@ export interface TrafficSeconds {
   record(process: string, at: number, traffic: readonly ModelTraffic[], forgetBefore: number): Promise<void>;
   /** The model's rows from second `from` on, every process's, oldest first. */
   of(model: string, from: number): Promise<StoredTrafficSecond[]>;
+  /** The models any process but `process` had traffic for from second `from` on, each once. */
+  othersModels(process: string, from: number): Promise<string[]>;
 }
 
 type Row = { process: string; at: string | number; figures: Omit<ModelTraffic, "model"> };
@@ -38,6 +40,14 @@ export function traffic(sql: Queryable): TrafficSeconds {
         [model, from],
       );
       return rows.map((r) => ({ process: r.process, at: Number(r.at), traffic: { ...r.figures, model } }));
+    },
+
+    async othersModels(process, from) {
+      const rows = await sql.query<{ model: string }>(
+        "select distinct model from traffic where at >= $2 and process <> $1",
+        [process, from],
+      );
+      return rows.map((r) => r.model);
     },
   };
 }
