@@ -357,6 +357,14 @@ export const MIGRATIONS: readonly Migration[] = [
     // while a rollout runs.
     sql: "alter table demand add column revisions jsonb not null default '{}'::jsonb check (jsonb_typeof(revisions) = 'object');",
   },
+  // ── usage4 (issue 39): migration 17 ──
+  {
+    id: 17,
+    name: "usage days in order of day and client token",
+    // SPEC §12.2: a reading by token and day sums each (day, token) as its rows go by, in this
+    // order (repos/usage.ts); byte order ("C") is the order the reading's rows are sent in.
+    sql: `create index usage_days_token on usage_days (day, token collate "C");`,
+  },
 ];
 
 /** Every table the migrations create, for `reset()`. */
