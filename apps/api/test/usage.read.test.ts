@@ -132,20 +132,30 @@ describe("GET /api/v1/usage", () => {
       }
     await api.deps.store.usage.add(rows);
     await api.deps.store.usage.addReplicaHours(replicaRows);
-    const from = T0 + 5 * HOUR + 1234;
-    const to = T0 + 50 * HOUR;
-    const stored = await api.deps.store.usage.between(T0 + 5 * HOUR, to);
-    const storedReplicas = await api.deps.store.usage.replicaHoursBetween(T0 + 5 * HOUR, to);
-    for (const by of USAGE_KEYS)
-      for (const step of USAGE_STEPS) {
-        const res = await get(
-          `?by=${by}&step=${step}&from=${new Date(from).toISOString()}&to=${new Date(to).toISOString()}`,
-        );
-        const { rows: got, totals } = (await res.json()) as ReturnType<typeof rollUp>;
-        expect({ got, totals }, `${by} by ${step}`).toEqual(
-          (({ rows: got, totals }) => ({ got, totals }))(rollUp(stored, by, step, storedReplicas)),
-        );
-      }
+    // Days cut at both ends (the store reads their hours) around whole days (read from its day
+    // rows); whole days only; a part of one day; a part of one hour.
+    for (const [from, to] of [
+      [T0 + 5 * HOUR + 1234, T0 + 50 * HOUR],
+      [T0, T0 + 48 * HOUR],
+      [T0 + 5 * HOUR, T0 + 22 * HOUR],
+      [T0 + 28 * HOUR + 1234, T0 + 28 * HOUR + 5678],
+    ] as const) {
+      const stored = await api.deps.store.usage.between(Math.floor(from / HOUR) * HOUR, to);
+      const storedReplicas = await api.deps.store.usage.replicaHoursBetween(
+        Math.floor(from / HOUR) * HOUR,
+        to,
+      );
+      for (const by of USAGE_KEYS)
+        for (const step of USAGE_STEPS) {
+          const period = `from=${new Date(from).toISOString()}&to=${new Date(to).toISOString()}`;
+          const res = await get(`?by=${by}&step=${step}&${period}`);
+          const { rows: got, totals } = (await res.json()) as ReturnType<typeof rollUp>;
+          expect(got.length, `${by} by ${step}, ${period}`).toBeGreaterThan(0);
+          expect({ got, totals }, `${by} by ${step}, ${period}`).toEqual(
+            (({ rows: got, totals }) => ({ got, totals }))(rollUp(stored, by, step, storedReplicas)),
+          );
+        }
+    }
   });
 
   it.each([

@@ -30,49 +30,79 @@ export type ReplicaSum = ReplicaFigures & { at: number; key: string };
 export const stepOf = (hour: number, step: UsageStep): number =>
   step === "day" ? dayOf(hour) : hourOf(hour);
 
-type Sum = { at: number; key: string; counts: UsageCounts; replicas: ReplicaFigures };
+type Keyed = { at: number; key: string };
+
+/** Step first, then key by code unit: the order of a reading's rows. */
+const compare = (a: Keyed, b: Keyed): number => a.at - b.at || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+
+/**
+ * `sums` in reading order, one per step and key. The store's come so already (checked in one
+ * pass, and taken as they are); others are summed and sorted here.
+ */
+function inOrder<T extends Keyed>(sums: readonly T[], add: (into: T, row: T) => void): readonly T[] {
+  let ordered = true;
+  for (let i = 1; i < sums.length && ordered; i++) ordered = compare(sums[i - 1] as T, sums[i] as T) < 0;
+  if (ordered) return sums;
+  const byId = new Map<string, T>();
+  for (const row of sums) {
+    const id = `${row.at}\u0000${row.key}`;
+    const sum = byId.get(id);
+    if (sum) add(sum, row);
+    else byId.set(id, { ...row });
+  }
+  return [...byId.values()].sort(compare);
+}
 
 /**
  * A reading from the store's sums (SPEC §12.2): counts and replica figures of one step and key in
- * one row, oldest first then by key; and the totals. By token, no replica figures at all.
+ * one row, oldest first then by key; and the totals. By token, no replica figures at all. The two
+ * lists are merged in order: 90 days of 2,000 tokens are 18,000 rows or more, each made once.
  */
 export function readingOf(
   counts: readonly UsageSum[],
   replicaSums: readonly ReplicaSum[],
   by: UsageKey,
 ): { rows: UsageReadingRow[]; totals: UsageTotals } {
-  const sums = new Map<string, Sum>();
+  const withReplicas = by !== "token";
+  const c = inOrder(counts, addCounts);
+  const r = withReplicas ? inOrder(replicaSums, addReplicaFigures) : [];
   const totals = zeroCounts();
   const replicaTotals = zeroReplicaFigures();
-  const sumOf = (at: number, key: string): Sum => {
-    const id = `${at}\u0000${key}`;
-    let sum = sums.get(id);
-    if (!sum) {
-      sum = { at, key, counts: zeroCounts(), replicas: zeroReplicaFigures() };
-      sums.set(id, sum);
+  const rows: UsageReadingRow[] = [];
+  // Steps repeat for every key: each step's ISO time is made once.
+  let isoOf = Number.NaN;
+  let iso = "";
+  for (let i = 0, j = 0; i < c.length || j < r.length; ) {
+    const count = c[i];
+    const replica = r[j];
+    const order = count && replica ? compare(count, replica) : count ? -1 : 1;
+    const at = order <= 0 ? (count as UsageSum) : (replica as ReplicaSum);
+    if (at.at !== isoOf) {
+      isoOf = at.at;
+      iso = new Date(at.at).toISOString();
     }
-    return sum;
-  };
-  for (const row of counts) {
-    addCounts(sumOf(row.at, row.key).counts, row);
-    addCounts(totals, row);
-  }
-  const withReplicas = by !== "token";
-  if (withReplicas) {
-    for (const row of replicaSums) {
-      addReplicaFigures(sumOf(row.at, row.key).replicas, row);
-      addReplicaFigures(replicaTotals, row);
+    const counted = order <= 0 ? (count as UsageSum) : zeroCounts();
+    const row: UsageReadingRow = {
+      at: iso,
+      key: at.key,
+      requests: counted.requests,
+      refused: counted.refused,
+      failed: counted.failed,
+      promptTokens: counted.promptTokens,
+      cachedTokens: counted.cachedTokens,
+      completionTokens: counted.completionTokens,
+    };
+    addCounts(totals, counted);
+    if (order <= 0) i++;
+    if (withReplicas) {
+      const figures = order >= 0 ? (replica as ReplicaSum) : zeroReplicaFigures();
+      Object.assign(row, roundedFigures(figures));
+      addReplicaFigures(replicaTotals, figures);
+      if (order >= 0) j++;
     }
+    rows.push(row);
   }
-  const out = [...sums.values()]
-    .sort((a, b) => a.at - b.at || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-    .map(({ at, key, counts, replicas }) => ({
-      at: new Date(at).toISOString(),
-      key,
-      ...counts,
-      ...(withReplicas ? roundedFigures(replicas) : {}),
-    }));
-  return { rows: out, totals: withReplicas ? { ...totals, ...roundedFigures(replicaTotals) } : totals };
+  return { rows, totals: withReplicas ? { ...totals, ...roundedFigures(replicaTotals) } : totals };
 }
 
 /** Stored hours summed by step and key, as the store's sums would be: for tests and small sets. */

@@ -357,6 +357,36 @@ export const MIGRATIONS: readonly Migration[] = [
     // while a rollout runs.
     sql: "alter table demand add column revisions jsonb not null default '{}'::jsonb check (jsonb_typeof(revisions) = 'object');",
   },
+  // ── usage4 (issue 39): migration 17 ──
+  {
+    id: 17,
+    name: "usage days in order of day and client token",
+    // SPEC §12.2: a reading by token and day sums each (day, token) as its rows go by, in this
+    // order (repos/usage.ts); byte order ("C") is the order the reading's rows are sent in.
+    sql: `create index usage_days_token on usage_days (day, token collate "C");`,
+  },
+  // ── usage4 (issue 39): migration 18 ──
+  {
+    id: 18,
+    name: "budget leases per process, each with the last time its process was seen",
+    // SPEC §12.3: "a lease not used within a few seconds goes back". A process holds its lease on a
+    // token's day in a row of its own and touches it every second (TokenBudgets' sync); a row not
+    // touched for LEASE_EXPIRES_MS no longer counts against the budget (its process was killed, or
+    // lost the database that long), and its process, if it comes back, finds it forfeited. This
+    // replaces token_budgets.leased, which a process killed kept out of the budget all day.
+    sql: `
+      create table budget_leases (
+        token   text not null,
+        day     date not null,
+        process text not null,
+        leased  bigint not null check (leased >= 0),
+        seen_at timestamptz not null,
+        primary key (token, day, process)
+      );
+      create index budget_leases_process on budget_leases (process);
+      alter table token_budgets drop column leased;
+    `,
+  },
 ];
 
 /** Every table the migrations create, for `reset()`. */
@@ -380,6 +410,7 @@ export const TABLES = [
   "usage_hours",
   "traffic",
   "token_budgets",
+  "budget_leases",
   "usage_replica_hours",
   "usage_replica_clock",
   "usage_days",

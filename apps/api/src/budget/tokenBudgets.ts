@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { budgetRefusalMessage, DAY_MS, dayOf, secondsToNextUtcDay, utcDayOf } from "@llmgw/domain";
 import type { Logger } from "@llmgw/log";
 import type { BudgetReturn, Budgets } from "@llmgw/store";
@@ -19,7 +20,11 @@ import { GatewayError } from "../gateway/errors";
 // down to about one reservation each. Every SYNC_MS, a process turns what its requests used into
 // `used` (its lease shrinks by as much), and a token with no admission for IDLE_MS gives back what
 // its lease holds beyond the requests in flight: an unused lease goes back within IDLE_MS + SYNC_MS.
-// A process killed keeps its lease out of the day (it comes back the next day).
+// Each process's lease is a row of its own, which that sync touches every second while the
+// process holds any: a process killed stops touching it, and LEASE_EXPIRES_MS later it no longer
+// counts against the budget (SPEC §12.3 "a lease not used within a few seconds goes back"). A
+// process that was silent that long (its database unreachable) finds its lease forfeited and
+// holds nothing of it any more.
 //
 // Why 64: each lease is a transaction on the store. At 8 reservations a lease, a budget cost a
 // proxied request 1.39× the CPU of the same server without counting or budgets; at 64, 1.18×
@@ -30,6 +35,8 @@ export const LEASE_REQUESTS = 64;
 export const LEASE_SHARE = 8;
 export const SYNC_MS = 1000;
 export const IDLE_MS = 2000;
+/** A lease its process has not touched for this long goes back (five syncs missed). */
+export const LEASE_EXPIRES_MS = 5000;
 /** Days kept in token_budgets (the current one, and a margin for clocks a little apart). */
 const KEPT_DAYS = 2;
 
@@ -65,6 +72,8 @@ export type BudgetsOptions = {
 };
 
 export class TokenBudgets {
+  /** This process's name on its lease rows. */
+  readonly #process = randomUUID();
   readonly #held = new Map<string, Held>();
   #syncing: Promise<void> | null = null;
   #timer: NodeJS.Timeout | null = null;
@@ -99,13 +108,16 @@ export class TokenBudgets {
         .lease({
           token: held.token,
           day,
+          process: this.#process,
           budget,
           need,
           want: (room) => Math.min(reservation * LEASE_REQUESTS, room / LEASE_SHARE),
+          expiresMs: LEASE_EXPIRES_MS,
         })
         .then((r) => {
           row = r;
-          held.lease += r.granted;
+          // A forfeited lease went back to the day: this process holds only what it was granted.
+          held.lease = r.forfeited ? r.granted : held.lease + r.granted;
         })
         .finally(() => {
           held.taking = null;
@@ -178,7 +190,10 @@ export class TokenBudgets {
     const today = utcDayOf(this.options.now());
     const returns: BudgetReturn[] = [];
     const undo: (() => void)[] = [];
+    /** Each lease as the store holds it once these returns are given (what a forfeit takes). */
+    const given = new Map<Held, number>();
     for (const [key, held] of this.#held) {
+      given.set(held, held.lease);
       if (held.taking) continue;
       const idle = all || held.day !== today || at - held.lastAdmitAt >= IDLE_MS;
       const used = held.settled;
@@ -191,18 +206,31 @@ export class TokenBudgets {
       }
       held.settled -= used;
       held.lease -= consumed + spare;
+      given.set(held, held.lease);
       returns.push({ token: held.token, day: held.day, used, released: consumed + spare });
       undo.push(() => {
         held.settled += used;
         held.lease += consumed + spare;
       });
     }
-    try {
-      await this.options.store.give(returns);
-    } catch (err) {
-      for (const back of undo) back();
-      this.options.log.error({ err }, "returning budget leases failed (kept for the next second)");
-      return;
+    // Nothing to give and no lease to keep alive: the store is not asked.
+    if (returns.length > 0 || [...given.values()].some((lease) => lease > 0)) {
+      let forfeited: { token: string; day: string }[];
+      try {
+        forfeited = await this.options.store.give(this.#process, returns, LEASE_EXPIRES_MS);
+      } catch (err) {
+        for (const back of undo) back();
+        this.options.log.error({ err }, "returning budget leases failed (kept for the next second)");
+        return;
+      }
+      // Leases this process did not touch for LEASE_EXPIRES_MS went back: what it held of them is
+      // gone (a lease granted since, after the touch, stays).
+      for (const { token, day } of forfeited) {
+        const held = this.#held.get(`${token}\n${day}`);
+        if (!held) continue;
+        this.options.log.warn({ token, day }, "a budget lease expired unused for too long and went back");
+        held.lease = Math.max(0, held.lease - (given.get(held) ?? 0));
+      }
     }
     if (this.#prunedDay === today) return;
     this.#prunedDay = today;

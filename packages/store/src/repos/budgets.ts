@@ -1,76 +1,132 @@
 import { jsonb, type Queryable } from "../db";
 
-/** A day's row of one token's budget: what the engines reported, and what processes hold. */
+/** A day's row of one token's budget: what the engines reported, and what live leases hold. */
 export type BudgetDay = { used: number; leased: number };
 
 /** What a process gives back of one token's day: tokens reported, and lease it no longer holds. */
 export type BudgetReturn = { token: string; day: string; used: number; released: number };
 
+/** A token's day whose lease a process held and lost: not touched for `expiresMs`, it went back. */
+export type ForfeitedLease = { token: string; day: string };
+
 /**
  * Client tokens' budgets by UTC day (SPEC §12.3), shared by every process on the database. A
  * process takes a lease before it admits requests against it, and later turns what its requests
- * used into `used` and gives back what it does not need.
+ * used into `used` and gives back what it does not need. Each process's lease is a row of its own
+ * (budget_leases), touched every time the process gives or syncs; one not touched for `expiresMs`
+ * counts no more: a process killed gives its lease back by going silent.
  */
 export interface Budgets {
   /**
-   * Leases `want(room)` tokens of `token`'s `day` (`YYYY-MM-DD`), at least `need`, while `used +
-   * leased` stays within `budget` (`room` is what it leaves): with the row locked, so processes taking leases at once queue
-   * here and never give out more than the budget between them. Answers the lease granted (0 when
-   * `need` did not fit) and the row as it is afterwards.
+   * Leases `want(room)` tokens of `token`'s `day` (`YYYY-MM-DD`) to `process`, at least `need`,
+   * while `used` + the live leases stay within `budget` (`room` is what they leave): with the
+   * day's row locked, so processes taking leases at once queue here and never give out more than
+   * the budget between them. Answers the lease granted (0 when `need` did not fit), the row as it
+   * is afterwards, and whether the process's own lease had expired (`forfeited`: it no longer
+   * holds it, and holds `granted` alone).
    */
   lease(input: {
     token: string;
     day: string;
+    process: string;
     budget: number;
     need: number;
     want: (room: number) => number;
-  }): Promise<BudgetDay & { granted: number }>;
-  /** Adds each return's `used` and takes its `released` off `leased`, in one statement. */
-  give(returns: readonly BudgetReturn[]): Promise<void>;
-  /** Deletes days before `before` (`YYYY-MM-DD`). */
+    expiresMs: number;
+  }): Promise<BudgetDay & { granted: number; forfeited: boolean }>;
+  /**
+   * Adds each return's `used` and takes its `released` off the process's lease, and touches every
+   * lease the process holds (it is alive), in one transaction. Answers the leases that had expired
+   * before this touch: they went back, and the process holds nothing of them any more.
+   */
+  give(process: string, returns: readonly BudgetReturn[], expiresMs: number): Promise<ForfeitedLease[]>;
+  /** Deletes days before `before` (`YYYY-MM-DD`), with their leases. */
   prune(before: string): Promise<void>;
 }
 
-type DayRow = { used: string | number; leased: string | number };
+const RETURNS = "jsonb_to_recordset($1::jsonb) as r(token text, day date, used bigint, released bigint)";
 
-const GIVE = `
-  update token_budgets as b
-  set used = b.used + r.used, leased = greatest(0, b.leased - r.released)
-  from jsonb_to_recordset($1::jsonb) as r(token text, day date, used bigint, released bigint)
-  where b.token = r.token and b.day = r.day`;
+// The days' rows of what the process gives and of every lease it holds, locked in one order
+// (token, day): two processes giving at once never wait for each other crosswise, and no lease of
+// these days is taken (lease() locks the day's row first) while the process's rows are touched.
+const LOCK_DAYS = `
+  select 1 from token_budgets b
+  where (b.token, b.day) in (
+    select r.token, r.day from ${RETURNS}
+    union select l.token, l.day from budget_leases l where l.process = $2)
+  order by b.token, b.day for update`;
+const ADD_USED = `
+  update token_budgets as b set used = b.used + r.used
+  from ${RETURNS} where b.token = r.token and b.day = r.day and r.used > 0`;
+// Every lease row of the process: what it releases comes off, and it is seen now. One that had
+// expired is forfeited whole (other processes may have leased what it held).
+const TOUCH = `
+  with mine as (
+    select l.token, l.day, l.leased > 0 and l.seen_at < now() - $3::bigint * interval '1 millisecond' as expired,
+           coalesce(r.released, 0) as released
+    from budget_leases l left join ${RETURNS} on r.token = l.token and r.day = l.day
+    where l.process = $2
+  )
+  update budget_leases as l
+  set leased = case when mine.expired then 0 else greatest(0, l.leased - mine.released) end, seen_at = now()
+  from mine where l.process = $2 and l.token = mine.token and l.day = mine.day
+  returning l.token, to_char(l.day, 'YYYY-MM-DD') as day, mine.expired`;
 
 export function budgets(sql: Queryable): Budgets {
   return {
-    lease: ({ token, day, budget, need, want }) =>
+    lease: ({ token, day, process, budget, need, want, expiresMs }) =>
       sql.transaction(async (tx) => {
         await tx.query(
           "insert into token_budgets (token, day) values ($1, $2::date) on conflict do nothing",
           [token, day],
         );
-        const [row] = await tx.query<DayRow>(
-          "select used, leased from token_budgets where token = $1 and day = $2::date for update",
+        const [row] = await tx.query<{ used: string | number }>(
+          "select used from token_budgets where token = $1 and day = $2::date for update",
           [token, day],
         );
+        // Read after the day's row is locked: every lease granted before is committed and seen.
+        const [held] = await tx.query<{ leased: string | number; forfeited: boolean }>(
+          `select coalesce(sum(leased) filter (where seen_at >= now() - $4::bigint * interval '1 millisecond'), 0) as leased,
+                  coalesce(bool_or(process = $3 and leased > 0 and seen_at < now() - $4::bigint * interval '1 millisecond'), false) as forfeited
+           from budget_leases where token = $1 and day = $2::date`,
+          [token, day, process, expiresMs],
+        );
         const used = Number(row?.used ?? 0);
-        const leased = Number(row?.leased ?? 0);
+        const leased = Number(held?.leased ?? 0);
+        const forfeited = held?.forfeited === true;
         const room = budget - used - leased;
-        if (room < need) return { used, leased, granted: 0 };
-        const granted = Math.min(room, Math.max(need, Math.floor(want(room))));
-        await tx.query("update token_budgets set leased = leased + $3 where token = $1 and day = $2::date", [
-          token,
-          day,
-          granted,
-        ]);
-        return { used, leased: leased + granted, granted };
+        const granted = room < need ? 0 : Math.min(room, Math.max(need, Math.floor(want(room))));
+        if (granted > 0 || forfeited)
+          await tx.query(
+            `insert into budget_leases (token, day, process, leased, seen_at) values ($1, $2::date, $3, $4, now())
+             on conflict (token, day, process) do update set
+               leased = case when budget_leases.seen_at < now() - $5::bigint * interval '1 millisecond'
+                             then excluded.leased else budget_leases.leased + excluded.leased end,
+               seen_at = now()`,
+            [token, day, process, granted, expiresMs],
+          );
+        return { used, leased: leased + granted, granted, forfeited };
       }),
 
-    async give(returns) {
-      if (returns.length === 0) return;
-      await sql.query(GIVE, [jsonb(returns)]);
-    },
+    give: (process, returns, expiresMs) =>
+      sql.transaction(async (tx) => {
+        const given = jsonb(returns);
+        await tx.query(LOCK_DAYS, [given, process]);
+        if (returns.some((r) => r.used > 0)) await tx.query(ADD_USED, [given]);
+        const touched = await tx.query<{ token: string; day: string; expired: boolean }>(TOUCH, [
+          given,
+          process,
+          expiresMs,
+        ]);
+        return touched.filter((t) => t.expired).map(({ token, day }) => ({ token, day }));
+      }),
 
     async prune(before) {
-      await sql.query("delete from token_budgets where day < $1::date", [before]);
+      await sql.query(
+        `with leases as (delete from budget_leases where day < $1::date)
+         delete from token_budgets where day < $1::date`,
+        [before],
+      );
     },
   };
 }

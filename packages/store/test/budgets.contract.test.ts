@@ -1,0 +1,89 @@
+import { expect, it } from "vitest";
+import { backendFor, useStore } from "./backends";
+import { unique } from "./factories";
+import { describeOnEachDatabase } from "./testStore";
+
+// SPEC §12.3: a token's day leased to processes, each lease a row of its process's; one its process
+// has not touched for `expiresMs` goes back to the day.
+
+const DAY = "2026-03-01";
+const EXPIRES_MS = 5_000;
+
+describeOnEachDatabase("budget leases on $name", ({ kind }) => {
+  const store = useStore(backendFor(kind));
+  /** Makes `process`'s lease of `token` look untouched for `ms`, as if the process had died. */
+  const silence = (token: string, process: string, ms: number) =>
+    store.db.query(
+      "update budget_leases set seen_at = now() - $3::bigint * interval '1 millisecond' where token = $1 and process = $2",
+      [token, process, ms],
+    );
+  const lease = (token: string, process: string, need: number, want = need) =>
+    store.budgets.lease({
+      token,
+      day: DAY,
+      process,
+      budget: 1_000,
+      need,
+      want: () => want,
+      expiresMs: EXPIRES_MS,
+    });
+
+  it("counts every live lease against the budget, and not one left untouched too long", async () => {
+    const token = unique("token");
+    const [a, b] = [unique("process"), unique("process")];
+    expect(await lease(token, a, 100, 600)).toEqual({ used: 0, leased: 600, granted: 600, forfeited: false });
+    // B may have what A does not hold, no more.
+    expect(await lease(token, b, 500)).toMatchObject({ leased: 600, granted: 0 });
+    expect(await lease(token, b, 400)).toMatchObject({ leased: 1_000, granted: 400 });
+    // A gives back what it used and some; it is touched and keeps the rest.
+    expect(await store.budgets.give(a, [{ token, day: DAY, used: 50, released: 150 }], EXPIRES_MS)).toEqual(
+      [],
+    );
+    expect(await lease(token, b, 150)).toMatchObject({ used: 50, leased: 850, granted: 0 });
+    expect(await lease(token, b, 100)).toMatchObject({ used: 50, leased: 950, granted: 100 });
+
+    // A goes silent: once its lease is older than expiresMs it no longer counts.
+    await silence(token, a, EXPIRES_MS - 1_000);
+    expect(await lease(token, b, 1)).toMatchObject({ granted: 0 });
+    await silence(token, a, EXPIRES_MS + 1_000);
+    expect(await lease(token, b, 400)).toMatchObject({ used: 50, leased: 900, granted: 400 });
+
+    // A, back, learns that its lease went: the touch forfeits it whole.
+    expect(await store.budgets.give(a, [], EXPIRES_MS)).toEqual([{ token, day: DAY }]);
+    const [row] = await store.db.query<{ leased: number | string }>(
+      "select leased from budget_leases where token = $1 and process = $2",
+      [token, a],
+    );
+    expect(Number(row?.leased)).toBe(0);
+    expect(await store.budgets.give(a, [], EXPIRES_MS)).toEqual([]);
+  });
+
+  it("tells a process leasing again that its expired lease was forfeited, and holds only the new one", async () => {
+    const token = unique("token");
+    const [a, b] = [unique("process"), unique("process")];
+    await lease(token, a, 300);
+    await silence(token, a, EXPIRES_MS + 1_000);
+    expect(await lease(token, b, 900)).toMatchObject({ granted: 900 });
+    expect(await lease(token, a, 200)).toMatchObject({ granted: 0, forfeited: true });
+    expect(await store.budgets.give(b, [{ token, day: DAY, used: 0, released: 900 }], EXPIRES_MS)).toEqual(
+      [],
+    );
+    expect(await lease(token, a, 200)).toEqual({ used: 0, leased: 200, granted: 200, forfeited: false });
+    const rows = await store.db.query<{ process: string; leased: number | string }>(
+      "select process, leased from budget_leases where token = $1 order by leased desc",
+      [token],
+    );
+    expect(rows.map((r) => [r.process, Number(r.leased)])).toEqual([
+      [a, 200],
+      [b, 0],
+    ]);
+  });
+
+  it("prunes the days before a day with their leases", async () => {
+    const token = unique("token");
+    await lease(token, unique("process"), 10);
+    await store.budgets.prune("2026-03-02");
+    expect(await store.db.query("select 1 from budget_leases where token = $1", [token])).toEqual([]);
+    expect(await store.db.query("select 1 from token_budgets where token = $1", [token])).toEqual([]);
+  });
+});
