@@ -4,7 +4,8 @@ import { expect } from "@playwright/test";
 import { gotoLive, modelInput, openModelCard, segment, test } from "./fixtures";
 
 // SPEC §11.5 in the browser: a canary on the model's card (both revisions, their shares, Promote),
-// and the wizard's "roll out this version" for a mirrored version of a model that exists.
+// and "roll out this version" for a mirrored version of a model that exists, from the wizard and
+// from the Mirror page (one component, two places: each is tried where it is).
 
 test("the card shows a held canary's two revisions and shares, and Promote goes on with the rollout", async ({
   page,
@@ -56,6 +57,37 @@ test("the wizard rolls a mirrored version out to the model of that name", async 
     const model = await answer(api.models[":name"].$get({ param: { name } }));
     expect(model.source).toContain("/mirror/llama-3.1-8b-instruct/Q4_K_M/");
     expect(model.rollout).toMatchObject({ from: 1, to: 2, state: "rolling" });
+  } finally {
+    await api.models[":name"].$delete({ param: { name } });
+  }
+});
+
+test("the Mirror page rolls a mirrored version out to the model of that name, followed on its card", async ({
+  page,
+  api,
+}) => {
+  const name = "llama-3.1-8b-instruct";
+  await answer(api.models.$post({ json: modelInput({ name }) }));
+  try {
+    await page.goto("/mirror");
+    const version = page.getByTestId("mirror-version-llama-3.1-8b-instruct-Q4_K_M");
+    await expect(version).toContainText("already in the catalogue");
+    const start = version.getByTestId("rollout-version-start");
+    await expect(start).toHaveText(`Roll out this version to ${name}`);
+
+    await start.click();
+
+    await expect(version.getByTestId("rollout-version-started")).toHaveText("Rolling out revision 1 → 2");
+    await expect(start).toBeDisabled();
+    const model = await answer(api.models[":name"].$get({ param: { name } }));
+    expect(model.source).toContain("/mirror/llama-3.1-8b-instruct/Q4_K_M/");
+    expect(model).toMatchObject({ revision: 2, rollout: { from: 1, to: 2, state: "rolling" } });
+
+    await version.getByTestId("rollout-version-card").click();
+    const card = page.getByTestId(`model-card-${name}`);
+    await expect(card.getByTestId("model-rollout").getByTestId("rollout-state")).toHaveText(
+      "Rollout revision 1 → 2: rolling out",
+    );
   } finally {
     await api.models[":name"].$delete({ param: { name } });
   }

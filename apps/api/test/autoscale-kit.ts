@@ -1,5 +1,5 @@
 import type { Heartbeat, HeartbeatReply } from "@llmgw/domain";
-import { type EngineOptions, StandInEngine } from "@llmgw/simulation";
+import { type EngineOptions, type Failure, StandInEngine } from "@llmgw/simulation";
 import { heartbeat, replicaReport } from "./factories";
 
 // An agent as the autoscaling tests need one: it runs whatever the server's reply asks on its node
@@ -8,6 +8,7 @@ import { heartbeat, replicaReport } from "./factories";
 // a real node. Whether any did is what the draining tests look at.
 
 type Beat = (body: Heartbeat) => Promise<HeartbeatReply>;
+type Desired = HeartbeatReply["replicas"][number];
 
 export class TestAgent {
   /** The engines it runs, by replica id. */
@@ -15,6 +16,11 @@ export class TestAgent {
   /** Every engine it ever started, stopped ones included. */
   readonly started: StandInEngine[] = [];
   readonly node: Heartbeat["node"];
+  /**
+   * How the engines of replicas started from now on fail every inference request (their
+   * `failing` knob), by what the reply asks them to run: e.g. a revision that answers 500.
+   */
+  failing: (replica: Desired) => Failure | null = () => null;
   #release: (() => void)[] = [];
   #holding = false;
   #timer: ReturnType<typeof setInterval> | null = null;
@@ -34,15 +40,17 @@ export class TestAgent {
       replicaReport({ id, model, state: "ready", endpoint: engine.url }),
     );
     const reply = await this.send({ node: this.node, replicas });
-    const wanted = new Map(reply.replicas.map((r) => [r.id, r.model]));
+    const wanted = new Map(reply.replicas.map((r) => [r.id, r]));
     for (const [id, { engine }] of this.engines) {
       if (wanted.has(id)) continue;
       this.engines.delete(id);
       await engine.close();
     }
-    for (const [id, model] of wanted) {
+    for (const [id, desired] of wanted) {
       if (this.engines.has(id)) continue;
+      const { model } = desired;
       const engine = await StandInEngine.start({ model, ...this.engineOptions });
+      engine.knobs.failing = this.failing(desired);
       if (this.#holding) this.#release.push(engine.hold());
       this.engines.set(id, { model, engine });
       this.started.push(engine);

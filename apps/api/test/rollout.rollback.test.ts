@@ -134,4 +134,68 @@ describe("automatic rollback", () => {
       15_000,
     );
   }, 60_000);
+
+  it("on an engine answering 500: the clients see the bad revision's 500s until the rollback, then none", async () => {
+    const agent = await startLoops({ node: { memoryGB: 128 } });
+    // Revision 2's engines load and say they are healthy, but answer every request with a 500
+    // (a 500 is not retried elsewhere: the client gets it, unlike a 502/503).
+    agent.failing = (replica) => (replica.revision === 2 ? 500 : null);
+    const model = await gw.model({
+      need: { minMemoryGB: 8 },
+      scaling: { min: 2, max: 2, idleTimeoutSeconds: 900 },
+    });
+    const replicas = async () => (await view(model.name)).replicas;
+    await until(
+      async () => (await replicas()).filter((r) => r.state === "ready").length === 2,
+      "2 ready",
+      15_000,
+    );
+    await patchSource(model.name, model.version, { canaryPercent: 50 });
+    await until(
+      async () => (await replicas()).some((r) => r.revision === 2 && r.state === "ready"),
+      "canary",
+      15_000,
+    );
+
+    const ask = async () => {
+      const res = await fetch(`${gw.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: model.name, messages: [{ role: "user", content: "hi" }] }),
+      });
+      const body = (await res.json()) as { error?: { message?: string } };
+      return { status: res.status, body };
+    };
+    const during: { status: number; body: { error?: { message?: string } } }[] = [];
+    for (let i = 0; i < 60 && (await view(model.name)).rollout?.state === "canary"; i++)
+      during.push(await ask());
+    await until(async () => (await view(model.name)).rollout?.state === "rolledBack", "rolled back", 5_000);
+
+    const { rollout, revision } = await view(model.name);
+    expect(revision).toBe(1);
+    const [, failed, sent, oldFailed] =
+      /^rolled back: (\d+) of (\d+) requests failed on revision 2 \((\d+) of \d+ on revision 1\)$/.exec(
+        rollout?.reason ?? "",
+      ) ?? [];
+    expect(Number(sent)).toBeGreaterThanOrEqual(10);
+    expect(Number(failed)).toBe(Number(sent));
+    expect(Number(oldFailed)).toBe(0);
+    // What failed at the clients is the engine's own 500, and only on the bad revision: as many
+    // as the judge counted, give or take the requests sent while its verdict was being stored.
+    const errors = during.filter((a) => a.status !== 200);
+    expect(
+      errors.every((a) => a.status === 500 && a.body.error?.message === "the engine failed to answer"),
+    ).toBe(true);
+    expect(errors.length).toBeGreaterThanOrEqual(Number(failed));
+    expect(errors.length).toBeLessThanOrEqual(Number(failed) + 5);
+    await until(
+      async () => (await replicas()).every((r) => (r.revision ?? 1) === 1),
+      "canary stopped",
+      15_000,
+    );
+    // Once it is stopped, every request lands on revision 1 and is answered.
+    const after: number[] = [];
+    for (let i = 0; i < 10; i++) after.push((await ask()).status);
+    expect(after).toEqual(Array(10).fill(200));
+  }, 60_000);
 });

@@ -8,9 +8,12 @@ afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
 
-async function simulatedNode(selfReported: Parameters<typeof runAgent>[0]["selfReported"] = []) {
+async function simulatedNode(
+  selfReported: Parameters<typeof runAgent>[0]["selfReported"] = [],
+  options: Parameters<typeof simulatedEngines>[0] = {},
+) {
   const control = await fakeControlPlane();
-  const engines = simulatedEngines({ readyAfterMs: 600 });
+  const engines = simulatedEngines({ readyAfterMs: 600, ...options });
   const log = recordingLog();
   const agent: RunningAgent = runAgent({
     server: control.url,
@@ -59,5 +62,37 @@ describe("the demo's simulated agent runs the same agent code", () => {
     expect(control.beats.every((b) => b.replicas.length === 1)).toBe(true);
     expect(control.beats.at(-1)?.replicas).toEqual([experiment]);
     expect(engines.memoryInUseGB()).toBe(0);
+  });
+
+  it("fails every request of the revision it is told to with a 500, healthy all the same", async () => {
+    const { control } = await simulatedNode([], {
+      readyAfterMs: 50,
+      failing: (replica) => (replica.revision === 2 ? 500 : null),
+    });
+    const good = desiredReplica({ revision: 1 });
+    const bad = desiredReplica({ revision: 2 });
+    control.state.desired = [good, bad];
+
+    // Ready means its health check answered: the failing engine loads and says it is healthy.
+    const both = await control.beat((b) => [good, bad].every((r) => replicaIn(b, r.id)?.state === "ready"));
+    const ask = async (id: string) => {
+      const endpoint = control.beats[both] && replicaIn(control.beats[both], id)?.endpoint;
+      const res = await fetch(`${endpoint}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          model: "tiny-llama",
+          messages: [{ role: "user", content: "hi" }],
+          max_tokens: 2,
+        }),
+      });
+      return { status: res.status, body: (await res.json()) as { error?: { code?: unknown } } };
+    };
+    expect((await ask(good.id)).status).toBe(200);
+    const failed = await ask(bad.id);
+    expect(failed.status).toBe(500);
+    expect(failed.body.error?.code).toBe(500);
+    // Every request, not only the first.
+    expect((await ask(bad.id)).status).toBe(500);
   });
 });

@@ -18,8 +18,12 @@ export type ReceivedRequest = {
   text: string;
 };
 
-/** How the next request fails: an HTTP 502/503, or the connection dropped before any byte. */
-export type Failure = 502 | 503 | "drop";
+/**
+ * How a request fails: an HTTP 500 (the engine up but its model broken: a bad template, weights it
+ * cannot run), 502/503 (busy or restarting: a gateway tries elsewhere), or the connection dropped
+ * before any byte.
+ */
+export type Failure = 500 | 502 | 503 | "drop";
 
 export type EngineOptions = {
   /** The model id it says it serves (`/v1/models`, `model` in answers). */
@@ -41,6 +45,11 @@ export type EngineOptions = {
   cacheReport?: "usage" | "timings";
   /** false: a stream never carries `usage`, even when asked (some engines do not; SPEC §12.1). */
   streamUsage?: boolean;
+  /**
+   * Sent as `system_fingerprint` in every completion (OpenAI's field naming the backend that
+   * answered): a bench tells which replica served a request by it. None when not given.
+   */
+  fingerprint?: string;
 };
 
 /** The knobs a test turns while the engine runs. */
@@ -49,6 +58,11 @@ export type EngineKnobs = {
   replyTokens: number;
   /** Failures for the next requests, taken one per request in order. */
   failNext: Failure[];
+  /**
+   * Every inference request (a POST under /v1) fails this way while set, after `failNext`; the
+   * health check still answers 200, as an engine whose weights loaded but cannot answer does.
+   */
+  failing: Failure | null;
   /** A stream breaks (connection destroyed) after this many tokens; null: never. */
   breakAfterTokens: number | null;
   /** Waits this long before answering at all. */
@@ -71,6 +85,7 @@ export class StandInEngine extends EventEmitter<{ request: [ReceivedRequest]; cl
   readonly #prefillPerSecond: number;
   readonly #cacheReport: "usage" | "timings";
   readonly #streamUsage: boolean;
+  readonly #fingerprint: { system_fingerprint: string } | Record<string, never>;
   #url = "";
 
   private constructor(options: EngineOptions) {
@@ -82,10 +97,12 @@ export class StandInEngine extends EventEmitter<{ request: [ReceivedRequest]; cl
     this.#prefillPerSecond = options.prefillTokensPerSecond ?? Number.POSITIVE_INFINITY;
     this.#cacheReport = options.cacheReport ?? "usage";
     this.#streamUsage = options.streamUsage ?? true;
+    this.#fingerprint = options.fingerprint === undefined ? {} : { system_fingerprint: options.fingerprint };
     this.knobs = {
       tokensPerSecond: options.tokensPerSecond ?? 200,
       replyTokens: options.replyTokens ?? 8,
       failNext: [],
+      failing: null,
       breakAfterTokens: null,
       delayMs: 0,
     };
@@ -160,7 +177,8 @@ export class StandInEngine extends EventEmitter<{ request: [ReceivedRequest]; cl
       }
     });
     this.emit("request", received);
-    const failure = this.knobs.failNext.shift();
+    const inference = req.method === "POST" && path.startsWith("/v1/");
+    const failure = this.knobs.failNext.shift() ?? (inference ? this.knobs.failing : null) ?? undefined;
     if (failure === "drop") {
       finished = true;
       res.destroy();
@@ -170,7 +188,12 @@ export class StandInEngine extends EventEmitter<{ request: [ReceivedRequest]; cl
       return json(
         res,
         failure,
-        { error: { message: "the engine is unavailable", code: failure } },
+        {
+          error: {
+            message: failure === 500 ? "the engine failed to answer" : "the engine is unavailable",
+            code: failure,
+          },
+        },
         () => (finished = true),
       );
     if (this.knobs.delayMs > 0) await sleep(this.knobs.delayMs);
@@ -232,7 +255,7 @@ export class StandInEngine extends EventEmitter<{ request: [ReceivedRequest]; cl
         ? { timings: { cache_n: cached, prompt_n: uncached } }
         : {};
     const id = `cmpl-${Math.random().toString(36).slice(2)}`;
-    const base = { id, created: Math.floor(Date.now() / 1000), model: this.model };
+    const base = { id, created: Math.floor(Date.now() / 1000), model: this.model, ...this.#fingerprint };
     const object = chat ? "chat.completion" : "text_completion";
     const tick = 1000 / this.knobs.tokensPerSecond;
     if (request.stream !== true) {

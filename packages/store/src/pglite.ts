@@ -1,8 +1,23 @@
 import { mkdir } from "node:fs/promises";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { PGlite, TransactionAbortedError } from "@electric-sql/pglite";
 import { checkChannel, type Db, TransactionAborted, transactionScope } from "./db";
 import { lockDataDir } from "./lockfile";
 import { newDataDir, settingsArgs } from "./pgliteFiles";
+
+/**
+ * PGlite runs each statement on this thread, and its promises settle at once: without a pause, a
+ * transaction and all that follows it (a heartbeat: validation, a few statements, the world's
+ * patch, the events) runs as one task of tens of milliseconds, and every request arriving
+ * meanwhile waits for its first byte behind it (SPEC §11.2: a rollout's writes hold up no
+ * request). After each statement the event loop takes the I/O waiting (requests, engines'
+ * chunks) before the next: the transaction keeps PGlite's lock, so nothing else of the store
+ * runs in between.
+ */
+async function afterTurn<T>(value: T): Promise<T> {
+  await nextTurn();
+  return value;
+}
 
 const INT8 = 20;
 const NUMERIC = 1700;
@@ -38,22 +53,24 @@ export async function openPglite(path?: string, from?: Blob): Promise<Db & { sna
   const db: Db & { snapshot(): Promise<Blob> } = {
     kind: "pglite",
     async query<T>(sql: string, params: readonly unknown[] = []) {
-      return (await pg.query<T>(sql, [...params])).rows;
+      return afterTurn((await pg.query<T>(sql, [...params])).rows);
     },
     async exec(sql) {
-      await pg.exec(sql);
+      await afterTurn(await pg.exec(sql));
     },
     async transaction(fn) {
       try {
-        return await pg.transaction((tx) =>
-          fn(
-            transactionScope("pglite", {
-              query: async <T>(sql: string, params: readonly unknown[] = []) =>
-                (await tx.query<T>(sql, [...params])).rows,
-              exec: async (sql) => {
-                await tx.exec(sql);
-              },
-            }),
+        return await afterTurn(
+          await pg.transaction((tx) =>
+            fn(
+              transactionScope("pglite", {
+                query: async <T>(sql: string, params: readonly unknown[] = []) =>
+                  afterTurn((await tx.query<T>(sql, [...params])).rows),
+                exec: async (sql) => {
+                  await afterTurn(await tx.exec(sql));
+                },
+              }),
+            ),
           ),
         );
       } catch (err) {

@@ -21,7 +21,13 @@ import {
  */
 export class RevisionCounts {
   readonly #byRollout = new Map<string, Map<number, SentFailed>>();
-  /** The other processes' counts as last recorded, by `revisionCountKey`. */
+  /**
+   * What each other process last recorded, by process, then by `revisionCountKey`: a process whose
+   * row is gone (stopped, killed, or no longer recording a finished rollout) keeps its last counts,
+   * so the sums lose no more than its last second and never fall.
+   */
+  readonly #byProcess = new Map<string, Map<string, SentFailed>>();
+  /** Their sum, by `revisionCountKey`. */
   #others = new Map<string, SentFailed>();
   #listeners: ((model: Model) => void)[] = [];
 
@@ -64,19 +70,29 @@ export class RevisionCounts {
   }
 
   /**
-   * The other processes' rows, read this second: their counts replace those last taken, except
-   * a rollout's no row carries any more (a process stopped, or stopped recording once the rollout
-   * ended): what was last heard is kept, so a finished rollout's numbers do not fall.
+   * The other processes' rows, read this second: each row's counts replace what its process last
+   * recorded for those keys; what no row carries any more is kept as last heard (SPEC §11.4: a
+   * request a process sent was sent, whether or not that process is still up). Without this a
+   * process that died mid-rollout took its share out of the sums within 3 s (its row stale) while
+   * another process still recorded the same rollout: the judge then read fewer requests (at worst
+   * it waited for 10 more), and the numbers shown fell.
    */
-  takeOthers(rows: readonly Pick<DemandRecord, "revisions">[]): void {
-    const summed = new Map<string, SentFailed>();
+  takeOthers(rows: readonly (Pick<DemandRecord, "revisions"> & { process: string })[]): void {
     for (const row of rows) {
-      for (const [key, counts] of Object.entries(row.revisions ?? {})) {
+      let last = this.#byProcess.get(row.process);
+      if (!last) {
+        last = new Map();
+        this.#byProcess.set(row.process, last);
+      }
+      for (const [key, counts] of Object.entries(row.revisions ?? {})) last.set(key, counts);
+    }
+    const summed = new Map<string, SentFailed>();
+    for (const last of this.#byProcess.values()) {
+      for (const [key, counts] of last) {
         const sum = summed.get(key) ?? { sent: 0, failed: 0 };
         summed.set(key, { sent: sum.sent + counts.sent, failed: sum.failed + counts.failed });
       }
     }
-    for (const [key, counts] of this.#others) if (!summed.has(key)) summed.set(key, counts);
     this.#others = summed;
   }
 

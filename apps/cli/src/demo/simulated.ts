@@ -1,5 +1,5 @@
-import type { EngineProcess, EngineRunner, Exit } from "@llmgw/agent";
-import { StandInEngine } from "@llmgw/simulation";
+import type { DesiredReplica, EngineProcess, EngineRunner, Exit } from "@llmgw/agent";
+import { type Failure, StandInEngine } from "@llmgw/simulation";
 
 export type SimulatedEngines = EngineRunner & {
   /** What the simulated engines hold now, for the simulated machine's free memory. */
@@ -10,6 +10,12 @@ export type SimulationOptions = {
   /** How long an engine takes to load its weights and answer /health; a little jitter is added. */
   readyAfterMs?: number;
   random?: () => number;
+  /**
+   * How an engine fails every inference request, by what it was asked to run (its revision,
+   * source, args), or null: it still loads and answers its health check, as an engine whose
+   * weights load but cannot answer does. None fail when not given.
+   */
+  failing?: (replica: DesiredReplica) => Failure | null;
 };
 
 /**
@@ -44,7 +50,10 @@ export function simulatedEngines(options: SimulationOptions = {}): SimulatedEngi
         // kept, so a card's cache hit ratio and routing by beginning show (SPEC §7.1a).
         promptCacheTokens: 32_768,
         prefillTokensPerSecond: 2_000,
+        // Which replica answered, as a real engine names its build: the rollout bench reads it.
+        fingerprint: replica.id,
       });
+      server.knobs.failing = options.failing?.(replica) ?? null;
       running.add(engine);
       const weightsBytes = Math.round(targetGB * 1e9);
       const process: EngineProcess = {
