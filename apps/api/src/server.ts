@@ -126,10 +126,12 @@ export async function startServer(
   const autoscaler = await startAutoscaler(deps, control, {
     demand: () => gatewayOf(app)?.demand() ?? { models: new Map(), replicas: new Map() },
   });
-  // A run every heartbeat interval at least (on-demand wakes go idle without any event).
+  // A run every heartbeat interval at least (on-demand wakes go idle without any event); every
+  // run reads the autoscaler's wanted replicas and requests per replica.
   const scheduler = startScheduler(deps, control, {
     intervalMs: config.heartbeatSeconds * 1000,
     leader: leadership.check,
+    scale: autoscaler,
   });
 
   ready = app;
