@@ -96,7 +96,9 @@ export async function startServer(
   const stopHeadroomChanges = startHeadroomChanges({ hub: deps.hub, world: deps.world, log });
   await deps.mirror.scan();
   const stopWatch = deps.mirror.watch((changed, removed) => {
-    mirrorChanged(deps, changed, removed).catch((err: unknown) => log.error({ err }, "mirror update failed"));
+    mirrorChanged({ deps, input: { changed, removed } }).catch((err: unknown) =>
+      log.error({ err }, "mirror update failed"),
+    );
   });
   // After the first scan: the listing is up at once, and the digests (SPEC §8.1) follow.
   const stopHashing = deps.mirror.hashInBackground();
