@@ -96,7 +96,9 @@ export async function startServer(
   const stopHeadroomChanges = startHeadroomChanges({ hub: deps.hub, world: deps.world, log });
   await deps.mirror.scan();
   const stopWatch = deps.mirror.watch((changed, removed) => {
-    mirrorChanged(deps, changed, removed).catch((err: unknown) => log.error({ err }, "mirror update failed"));
+    mirrorChanged({ deps, input: { changed, removed } }).catch((err: unknown) =>
+      log.error({ err }, "mirror update failed"),
+    );
   });
   // After the first scan: the listing is up at once, and the digests (SPEC §8.1) follow.
   const stopHashing = deps.mirror.hashInBackground();
@@ -126,10 +128,12 @@ export async function startServer(
   const autoscaler = await startAutoscaler(deps, control, {
     demand: () => gatewayOf(app)?.demand() ?? { models: new Map(), replicas: new Map() },
   });
-  // A run every heartbeat interval at least (on-demand wakes go idle without any event).
+  // A run every heartbeat interval at least (on-demand wakes go idle without any event); every
+  // run reads the autoscaler's wanted replicas and requests per replica.
   const scheduler = startScheduler(deps, control, {
     intervalMs: config.heartbeatSeconds * 1000,
     leader: leadership.check,
+    scale: autoscaler,
   });
 
   ready = app;

@@ -41,7 +41,6 @@ afterEach(async () => {
   for (const agent of agents) await agent.close();
   agents = [];
   api.deps.world.setAutoscale(new Map());
-  api.control.runtime.othersInFlight = new Map();
 });
 
 /** An agent on a node of its own, which has reported once. */
@@ -59,7 +58,7 @@ async function agent(node: Partial<TestAgent["node"]> = {}): Promise<TestAgent> 
 async function step(seconds: number, node?: TestAgent): Promise<void> {
   clock += seconds * 1000;
   await autoscaler?.tick();
-  await runOnce(api.deps, api.control);
+  await runOnce(api.deps, api.control, { scale: autoscaler });
   await node?.settle();
 }
 

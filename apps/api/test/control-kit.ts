@@ -19,7 +19,6 @@ export function useControlLoops(gw: GatewayTest) {
     await running?.scheduler?.stop();
     running = null;
     api.deps.world.setAutoscale(new Map());
-    api.control.runtime.othersInFlight = new Map();
   });
 
   /** Starts the loops with an agent on a node of `node`'s facts; the scheduler runs every `intervalMs`. */
@@ -31,12 +30,14 @@ export function useControlLoops(gw: GatewayTest) {
       options.node,
     );
     await agent.beat();
+    // As server.ts does: the autoscaler first, handed to the scheduler, whose runs read it.
+    const autoscaler = await startAutoscaler(api.deps, api.control, { demand: () => gw.demand() });
     const scheduler = startScheduler(api.deps, api.control, {
       intervalMs: options.intervalMs ?? 500,
       debounceMs: 5,
       fleetDebounceMs: 5,
+      scale: autoscaler,
     });
-    const autoscaler = await startAutoscaler(api.deps, api.control, { demand: () => gw.demand() });
     running = { autoscaler, scheduler, agent };
     agent.run(50);
     return agent;

@@ -19,7 +19,6 @@ afterEach(async () => {
   await running?.scheduler?.stop();
   running = null;
   api.deps.world.setAutoscale(new Map());
-  api.control.runtime.othersInFlight = new Map();
 });
 
 async function start(gw: GatewayTest, nodes: { memoryGB: number }[]) {
@@ -34,12 +33,14 @@ async function start(gw: GatewayTest, nodes: { memoryGB: number }[]) {
       ),
   );
   for (const agent of agents) await agent.beat();
+  // As server.ts does: the autoscaler first, handed to the scheduler, whose runs read it.
+  const autoscaler = await startAutoscaler(api.deps, api.control, { demand: () => gw.demand() });
   const scheduler = startScheduler(api.deps, api.control, {
     intervalMs: 500,
     debounceMs: 5,
     fleetDebounceMs: 5,
+    scale: autoscaler,
   });
-  const autoscaler = await startAutoscaler(api.deps, api.control, { demand: () => gw.demand() });
   running = { autoscaler, scheduler, agents };
   for (const agent of agents) agent.run(50);
   return agents;

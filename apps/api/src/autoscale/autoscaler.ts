@@ -12,7 +12,7 @@ import type { NewAuditEntry, StoreTx } from "@llmgw/store";
 import type { Deps } from "../deps";
 import type { GatewayDemand } from "../gateway/dispatcher";
 import { errorRatioOver, REVISION_COUNTS } from "../rollout/traffic";
-import type { SchedulerState } from "../scheduler/runtime";
+import type { ScaleReading, SchedulerState } from "../scheduler/runtime";
 import { commit, UNCHANGED } from "../services/commit";
 import { type BookStep, ScaleBook } from "./book";
 import { autoscaleViews, sameView, scaleLines } from "./lines";
@@ -27,7 +27,11 @@ export interface AutoscalerOptions {
   intervalMs?: number;
 }
 
-export interface Autoscaler {
+/**
+ * The autoscaler, and what the planner reads of it (`ScaleReading`): it is handed to
+ * `startScheduler` (and a test's `runOnce`) as the scale reading of every run.
+ */
+export interface Autoscaler extends ScaleReading {
   /** One second's work, now (the timer calls it; a test with `deps.now` may too). */
   tick(): Promise<void>;
   /** Stops the timer, waits for a tick under way, and takes this process's demand out of the store. */
@@ -44,10 +48,10 @@ export interface Autoscaler {
  * 3. in the scheduler's leader, steps each autoscaled model's window (`ScaleBook`) and stores what
  *    moved — in the same write as step 1, with a `model.scaled` event and an audit entry by
  *    `autoscaler` for each change of wanted;
- * 4. puts every model's line, its wanted replicas with it, in the snapshot (`GET /models`, and the
- *    planner reads wanted there), hands the planner the requests on each replica (`control.runtime`),
+ * 4. puts every model's line, its wanted replicas with it, in the snapshot (`GET /models`),
  *    tells open streams of lines that moved (`model.autoscale`); asks the scheduler for a run when
- *    wanted moved or a replica drains.
+ *    wanted moved or a replica drains. The planner reads wanted and the requests on each replica
+ *    from the autoscaler itself, handed to it as its `ScaleReading` (`wanted()`, `inFlight()`).
  *
  * At most one write transaction a tick, and none while the process has nothing to say.
  */
@@ -67,6 +71,8 @@ export async function startAutoscaler(
   let running: Promise<void> | null = null;
   let stopped = false;
   let shown: ReadonlyMap<string, AutoscaleView> = deps.world.autoscale;
+  /** The requests on each replica of the other processes, as last read (this process's are asked when needed). */
+  let othersInFlight: ReadonlyMap<string, number> = new Map();
 
   const second = async () => {
     const now = deps.now().getTime();
@@ -97,7 +103,7 @@ export async function startAutoscaler(
       if (forget !== undefined) lastForget = now;
     }
 
-    runtime.othersInFlight = sumDemand(others, now).replicas;
+    othersInFlight = sumDemand(others, now).replicas;
     shown = show(deps, shown, autoscaleViews(snap, lines, book.stored));
     // A draining replica stops once drained: the scheduler looks every second while one drains
     // of an autoscaled model or of a rollout (SPEC §11.2: the rollout waits on it; others, moved
@@ -128,15 +134,22 @@ export async function startAutoscaler(
   const snap = await deps.world.snapshot();
   const quiet = scaleLines(snap, new Map(), control.wakes, deps.now().getTime());
   shown = show(deps, shown, autoscaleViews(snap, quiet, book.stored));
-  runtime.othersInFlight = new Map();
-  runtime.ownInFlight = () => options.demand().replicas;
 
   return {
     tick,
+    // Each autoscaled model's wanted replicas as shown (SPEC §9.3: a model with no row wants its floor).
+    wanted: () => new Map([...shown].map(([name, view]) => [name, view.wanted])),
+    // A draining replica stops once no process has a request on it (SPEC §9.3); a stopped
+    // autoscaler's own gateway counts none.
+    inFlight: () => {
+      const sum = new Map(othersInFlight);
+      if (stopped) return sum;
+      for (const [id, n] of options.demand().replicas) sum.set(id, (sum.get(id) ?? 0) + n);
+      return sum;
+    },
     async stop() {
       stopped = true;
       clearInterval(timer);
-      runtime.ownInFlight = () => new Map();
       await running;
       await deps.store.demand.forget(deps.origin).catch(() => undefined);
     },

@@ -1,8 +1,8 @@
 import type { ChangeEvent, Model, ModelView } from "@llmgw/domain";
 import { VersionConflict } from "@llmgw/store";
 import type { Deps } from "../deps";
-import { notFound } from "../errors";
 import { commit } from "../services/commit";
+import { noSuchModel } from "../services/modelNamed";
 import { modelSummary, modelView, withModel } from "../world";
 import { tellRollout } from "./audit";
 
@@ -20,7 +20,8 @@ export async function changeRollout(
 ): Promise<ModelView | null> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const current = await deps.store.models.get(name);
-    if (!current) throw notFound(`a model called ${name}`);
+    // Read from the store, not the snapshot: a retry after a lost race must see the edit that won.
+    if (!current) throw noSuchModel(name);
     const next = change(current);
     if (!next) return null;
     const at = deps.now().toISOString();
@@ -35,7 +36,7 @@ export async function changeRollout(
             updatedAt: at,
             updatedBy: by,
           });
-          if (!stored) throw notFound(`a model called ${name}`);
+          if (!stored) throw noSuchModel(name);
           const snap = await deps.world.snapshot();
           const view = modelView(snap, stored);
           const events: ChangeEvent[] = [{ type: "model.changed", data: modelSummary(snap, stored) }];

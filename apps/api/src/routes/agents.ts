@@ -39,9 +39,8 @@ export function agentRoutes(deps: Deps, auth: Auth) {
         return heartbeat({
           deps,
           beats,
-          report: body,
+          input: { report: body, ownPort: ownPortOf(c.env) ?? deps.config.listen.port },
           by: token ? { token, bindings: auth.agents } : null,
-          ownPort: ownPortOf(c.env) ?? deps.config.listen.port,
         });
       },
     },

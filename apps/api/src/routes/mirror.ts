@@ -10,9 +10,9 @@ import { handlers } from "./handlers";
 
 export const mirrorRoutes = (deps: Deps) =>
   handlers(contract.mirror, {
-    list: () => mirrorEntries(deps),
-    info: () => mirrorInfo(deps),
-    plan: (_c, { param, query }) => planOf(deps, param.model, param.version, query.ctxPool),
+    list: () => mirrorEntries({ deps }),
+    info: () => mirrorInfo({ deps }),
+    plan: (_c, { param, query }) => planOf({ deps, input: { ...param, ctxPool: query.ctxPool } }),
   });
 
 export const pullRoutes = (deps: Deps, control: ControlFace) =>

@@ -62,8 +62,7 @@ export const modelRoutes = (deps: Deps, control: ControlFace, bench: BenchDeps) 
         deps,
         runs: bench.runs,
         send: bench.sendAs(c.get("actor")),
-        name: param.name,
-        input: body,
+        input: { name: param.name, request: body },
         by: c.get("actor"),
       }),
     putBench: async (c, { param, body }) =>

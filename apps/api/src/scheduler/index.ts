@@ -2,10 +2,10 @@ import type { EventType, Schedule } from "@llmgw/domain";
 import type { Deps } from "../deps";
 import { watchErrorRatio } from "../rollout/advance";
 import { adoptRunningOnDemand, alwaysLeader, type LeaderCheck, ownEvents, runOnce } from "./reconcile";
-import type { SchedulerState } from "./runtime";
+import type { ScaleReading, SchedulerState } from "./runtime";
 
-export { type LeaderCheck, runOnce } from "./reconcile";
-export { SchedulerRuntime } from "./runtime";
+export { type LeaderCheck, type RunOptions, runOnce } from "./reconcile";
+export { type ScaleReading, SchedulerRuntime } from "./runtime";
 
 export interface SchedulerOptions {
   /** A run at least this often (ms): catches what no event announces, such as wakes going idle. */
@@ -19,6 +19,11 @@ export interface SchedulerOptions {
   fleetDebounceMs?: number;
   /** Asked before every run; the advisory lock of SPEC §4 slots in here. */
   leader?: LeaderCheck;
+  /**
+   * The autoscaler (`startAutoscaler`, started first): every run reads its wanted replicas and
+   * requests per replica from it. Without one, the planner wants each model's floor and sees no request.
+   */
+  scale?: ScaleReading;
 }
 
 export interface Scheduler {
@@ -54,7 +59,13 @@ export function startScheduler(
 ): Scheduler | null {
   if (!deps.config.scheduler) return null;
   const { runtime } = control;
-  const { intervalMs = 5_000, debounceMs = 75, fleetDebounceMs = 250, leader = alwaysLeader } = options;
+  const {
+    intervalMs = 5_000,
+    debounceMs = 75,
+    fleetDebounceMs = 250,
+    leader = alwaysLeader,
+    scale,
+  } = options;
   let timer: ReturnType<typeof setTimeout> | null = null;
   /** When the waiting timer fires (performance.now()). */
   let due = 0;
@@ -74,7 +85,7 @@ export function startScheduler(
   const run = () => {
     timer = null;
     const started = performance.now();
-    current = runOnce(deps, control, leader)
+    current = runOnce(deps, control, { leader, scale })
       .then((plan: Schedule | null) => {
         // Writes a heartbeat overtook were left: plan again from the newer state.
         if (plan && runtime.stats.lastSkipped > 0) again = Math.min(again ?? debounceMs, debounceMs);

@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import {
-  type AutoscaleView,
   type ChangeEvent,
   DRAIN_SETTLE_MS,
   isAwake,
@@ -18,11 +17,19 @@ import type { Deps } from "../deps";
 import { advanceRollouts } from "../rollout/advance";
 import { commit } from "../services/commit";
 import { type Snapshot, withReplicas } from "../world";
-import type { SchedulerRuntime, SchedulerState } from "./runtime";
+import { NO_SCALE_READING, type ScaleReading, type SchedulerRuntime, type SchedulerState } from "./runtime";
 
 /** Whether this process may place replicas now (SPEC §4: one process at a time, by advisory lock). */
 export type LeaderCheck = () => Promise<boolean>;
 export const alwaysLeader: LeaderCheck = async () => true;
+
+/** What a run is handed beside the app: who may plan, and what the autoscaler reads. */
+export interface RunOptions {
+  /** Asked before the run; the advisory lock of SPEC §4 slots in here. Without it, this process plans. */
+  leader?: LeaderCheck;
+  /** The autoscaler's reading (wanted per model, requests per replica); without one, none. */
+  scale?: ScaleReading | null;
+}
 
 /** Data objects of the events the scheduler published: the loop does not wake itself up for them. */
 export const ownEvents = new WeakSet<object>();
@@ -31,20 +38,30 @@ export const ownEvents = new WeakSet<object>();
  * One reconcile (SPEC §2.6): loads the snapshot, forgets on-demand wakes that have gone idle,
  * plans, and stores the decisions in one transaction with a `replica.changed` event each, and a
  * `node.changed` for each node whose replicas they change (its bar moved). Null
- * when this process is not to schedule (LLMGW_SCHEDULER=off, or not the leader).
+ * when this process is not to schedule (LLMGW_SCHEDULER=off, or not the leader). The autoscaler's
+ * wanted replicas and requests per replica come in `options.scale`, read when the run plans.
  */
 export function runOnce(
   deps: Deps,
   control: SchedulerState,
-  leader: LeaderCheck = alwaysLeader,
+  options: RunOptions = {},
 ): Promise<Schedule | null> {
+  const leader = options.leader ?? alwaysLeader;
+  const scale = options.scale ?? NO_SCALE_READING;
   // Runs never overlap, whoever starts them (the loop, a test, a route): each waits for the last.
-  const run = control.runtime.queue.catch(() => undefined).then(() => reconcile(deps, control, leader));
+  const run = control.runtime.queue
+    .catch(() => undefined)
+    .then(() => reconcile(deps, control, leader, scale));
   control.runtime.queue = run;
   return run;
 }
 
-async function reconcile(deps: Deps, control: SchedulerState, leader: LeaderCheck): Promise<Schedule | null> {
+async function reconcile(
+  deps: Deps,
+  control: SchedulerState,
+  leader: LeaderCheck,
+  scale: ScaleReading,
+): Promise<Schedule | null> {
   if (!deps.config.scheduler || !(await leader())) return null;
   const { runtime, wakes } = control;
   const { stats } = runtime;
@@ -55,7 +72,7 @@ async function reconcile(deps: Deps, control: SchedulerState, leader: LeaderChec
     const snap = await deps.world.snapshot();
     const now = deps.now().getTime();
     await forgetIdleWakes(deps, wakes, snap, now);
-    const inFlight = runtime.inFlightNow();
+    const inFlight = scale.inFlight();
     // PGlite is one process by construction (SPEC §4): its count is exact the moment it is read.
     const settleMs = deps.store.kind === "pglite" ? LOCAL_DRAIN_SETTLE_MS : DRAIN_SETTLE_MS;
     const plan = schedule({
@@ -68,7 +85,7 @@ async function reconcile(deps: Deps, control: SchedulerState, leader: LeaderChec
       now,
       newId: (model) => `${model}-${randomUUID().slice(0, 8)}`,
       index: snap.index,
-      autoscaled: wantedOf(snap.autoscale),
+      autoscaled: scale.wanted(),
       drain: {
         inFlight,
         boundMs: deps.config.autoscale.drainSeconds * 1000,
@@ -232,9 +249,4 @@ export async function adoptRunningOnDemand(deps: Deps, wakes: Map<string, number
     if (!model || modeOf(model.scaling) !== "ondemand" || wakes.has(model.name)) continue;
     if (r.state === "starting" || r.state === "ready") wakes.set(model.name, now);
   }
-}
-
-/** Each autoscaled model's wanted replicas, as the autoscaler last put them in the picture (SPEC §9.3). */
-function wantedOf(autoscale: ReadonlyMap<string, AutoscaleView>): Map<string, number> {
-  return new Map([...autoscale].map(([name, view]) => [name, view.wanted]));
 }

@@ -21,25 +21,10 @@ export class SchedulerRuntime {
   /** The last run started: runs never overlap, whoever starts them, so the next waits for it. */
   queue: Promise<unknown> = Promise.resolve();
   readonly stats = new SchedulerStats();
-  /**
-   * The requests on each replica of the other processes, as the autoscaler (autoscale/) last read
-   * their records: a draining replica stops once no process has any on it (SPEC §9.3). The wanted
-   * replicas it works out are not here: the planner reads them from the snapshot.
-   */
-  othersInFlight: ReadonlyMap<string, number> = new Map();
-  /** This process's requests on each replica now: its gateway's (`startAutoscaler` sets it). */
-  ownInFlight: () => ReadonlyMap<string, number> = () => new Map();
   /** Replicas draining as the last run left them: when this process's last request on one ends, it asks for a run. */
   draining: ReadonlySet<string> = new Set();
   /** In how many ms a draining replica with no request may stop (the last run says), or null. */
   drainDueMs: number | null = null;
-
-  /** The requests on each replica over every process: this one's now, the others' as last read. */
-  inFlightNow(): Map<string, number> {
-    const sum = new Map(this.othersInFlight);
-    for (const [id, n] of this.ownInFlight()) sum.set(id, (sum.get(id) ?? 0) + n);
-    return sum;
-  }
 
   /** This process's last request on `replica` ended: a draining one may stop now (SPEC §11.2). */
   replicaIdle(replica: string): void {
@@ -65,3 +50,19 @@ export type SchedulerState = {
   readonly runtime: SchedulerRuntime;
   readonly wakes: Map<string, number>;
 };
+
+/**
+ * What the planner takes from the autoscaler (autoscale/'s `Autoscaler`) on every run, handed to
+ * `startScheduler` and `runOnce` as an argument: the wanted replicas of each autoscaled model
+ * (SPEC §9.3), and the requests on each replica over every process, so that a draining replica
+ * stops once none is left on it (SPEC §9.3, §11.2). Read when the run plans, not before.
+ */
+export interface ScaleReading {
+  /** Each autoscaled model's wanted replicas, as the autoscaler last worked them out. */
+  wanted(): ReadonlyMap<string, number>;
+  /** The requests on each replica: this process's now, the other processes' as last read. */
+  inFlight(): ReadonlyMap<string, number>;
+}
+
+/** No autoscaler (a test's bare run): nothing wanted beyond each model's floor, nothing in flight. */
+export const NO_SCALE_READING: ScaleReading = { wanted: () => new Map(), inFlight: () => new Map() };

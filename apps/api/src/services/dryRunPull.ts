@@ -27,7 +27,7 @@ export async function dryRunPull({
   input,
   signal,
 }: {
-  deps: Deps;
+  deps: Pick<Deps, "config" | "world">;
   input: PullRequest;
   /** The asking client's: it going away ends the calls to the Hub (SPEC §10.5a). */
   signal?: AbortSignal;

@@ -29,20 +29,22 @@ import { type BeatQueue, writeBeat } from "./heartbeatWrites";
 export async function heartbeat({
   deps,
   beats,
-  report,
+  input,
   by,
-  ownPort,
 }: {
   deps: Deps;
   /** The app's heartbeats waiting to be committed together. */
   beats: BeatQueue;
-  /** Already checked by the route's `heartbeatSchema`: a beat is parsed once, not per layer. */
-  report: z.output<typeof heartbeatSchema>;
+  input: {
+    /** Already checked by the route's `heartbeatSchema`: a beat is parsed once, not per layer. */
+    report: z.output<typeof heartbeatSchema>;
+    /** The port llmgw listens on: an endpoint there on this machine would send requests back into it. */
+    ownPort: number;
+  };
   /** The agent's token and the bindings it is checked against; null on a server without tokens. */
   by: { token: KnownToken; bindings: AgentBindings } | null;
-  /** The port llmgw listens on: an endpoint there on this machine would send requests back into it. */
-  ownPort: number;
 }): Promise<HeartbeatReply> {
+  const { report, ownPort } = input;
   const { node: facts, replicas: reported } = report;
   // The store keeps one row per id, so a repeated id would differ from the report on every beat.
   const seen = new Set<string>();

@@ -12,8 +12,11 @@ import { notFound } from "../errors";
 import type { VersionKey } from "../mirror/scanner";
 import { commit } from "./commit";
 
+/** What a plan reads: the fleet and catalogue, the mirror's headers, and the mirror's base URL. */
+type PlanDeps = Pick<Deps, "world" | "mirror" | "config">;
+
 /** SPEC §2.2 with the real fleet, catalogue and the version's GGUF header. */
-export async function planFor(deps: Deps, version: MirrorVersion, ctxPool?: number): Promise<ServePlan> {
+async function planFor(deps: PlanDeps, version: MirrorVersion, ctxPool?: number): Promise<ServePlan> {
   const [snap, header] = await Promise.all([
     deps.world.snapshot(),
     deps.mirror.headerOf(version.model, version.version),
@@ -29,32 +32,39 @@ export async function planFor(deps: Deps, version: MirrorVersion, ctxPool?: numb
   });
 }
 
-export async function mirrorEntries(deps: Deps): Promise<MirrorEntry[]> {
+/** `GET /mirror`: every mirrored version with its serve plan on the fleet as it is. */
+export async function mirrorEntries({ deps }: { deps: PlanDeps }): Promise<MirrorEntry[]> {
   return Promise.all(deps.mirror.list().map(async (v) => ({ ...v, plan: await planFor(deps, v) })));
 }
 
 /** `GET /mirror/info`: where the mirror is, the layout it expects, and what stands out of it. */
-export async function mirrorInfo(deps: Pick<Deps, "mirror">) {
+export async function mirrorInfo({ deps }: { deps: Pick<Deps, "mirror"> }) {
   return { dir: deps.mirror.dir, layout: MIRROR_LAYOUT, misplaced: await deps.mirror.misplaced() };
 }
 
-export async function planOf(
-  deps: Deps,
-  model: string,
-  version: string,
-  ctxPool?: number,
-): Promise<ServePlan> {
+/** `GET /mirror/:model/:version/plan`: one mirrored version's serve plan, or the 404. */
+export async function planOf({
+  deps,
+  input,
+}: {
+  deps: PlanDeps;
+  input: { model: string; version: string; ctxPool?: number | undefined };
+}): Promise<ServePlan> {
+  const { model, version, ctxPool } = input;
   const found = await deps.mirror.get(model, version);
   if (!found) throw notFound(`mirrored version ${model}/${version}`);
   return planFor(deps, found, ctxPool);
 }
 
 /** Records what the mirror's watch saw and announces it: the Mirror screen's progress bars live on this. */
-export async function mirrorChanged(
-  deps: Deps,
-  changed: MirrorVersion[],
-  removed: VersionKey[],
-): Promise<void> {
+export async function mirrorChanged({
+  deps,
+  input,
+}: {
+  deps: Deps;
+  input: { changed: MirrorVersion[]; removed: VersionKey[] };
+}): Promise<void> {
+  const { changed, removed } = input;
   const entries = await Promise.all(changed.map(async (v) => ({ ...v, plan: await planFor(deps, v) })));
   await commit(deps, async (tx) => {
     const events: ChangeEvent[] = [];

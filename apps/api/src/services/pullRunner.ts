@@ -140,7 +140,7 @@ export class PullRunner {
       await progress.end({ state: "complete", error: null });
       told = true;
       const version = await deps.mirror.get(claimed.model, claimed.version);
-      if (version) await mirrorChanged(deps, [version], []);
+      if (version) await mirrorChanged({ deps, input: { changed: [version], removed: [] } });
     } catch (err) {
       deps.log.error({ err, pull: claimed.id }, "a complete pull's mirror update failed");
       if (!told) await progress.end({ state: "complete", error: null });

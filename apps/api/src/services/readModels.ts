@@ -4,7 +4,7 @@ import type { Body } from "../body";
 import type { Deps } from "../deps";
 import { type RecentTraffic, sumSeconds, TRAFFIC_HISTORY_SECONDS } from "../metrics/recentTraffic";
 import { modelView } from "../world";
-import { modelNamed, noSuchModel } from "./modelNamed";
+import { headroomNamed, modelNamed } from "./modelNamed";
 
 // What the API answers about models, read from the snapshot: the routes read no world themselves.
 
@@ -24,9 +24,7 @@ export async function getModel({ deps, input }: OneModel): Promise<ModelView> {
 
 /** `GET /models/:name/headroom`: how many more replicas of it fit, node by node. */
 export async function modelHeadroom({ deps, input }: OneModel): Promise<Headroom> {
-  const room = (await deps.world.snapshot()).headroom.get(input.name);
-  if (!room) throw noSuchModel(input.name);
-  return room;
+  return headroomNamed(await deps.world.snapshot(), input.name);
 }
 
 /**

@@ -47,17 +47,18 @@ export async function startBench({
   deps,
   runs,
   send,
-  name,
   input,
   by,
 }: {
   deps: Deps;
   runs: BenchRuns;
+  /** The request path, sending as `by`: the bench's requests count as theirs. */
   send: BenchSend;
-  name: string;
-  input: BenchRequest;
+  /** The model's name, and the bench asked for (already checked by the route's schema). */
+  input: { name: string; request: BenchRequest };
   by: string;
 }): Promise<BenchStarted> {
+  const { name, request } = input;
   const model = modelNamed(await deps.world.snapshot(), name);
   const running = runs.get(model.name);
   if (running) {
@@ -70,15 +71,15 @@ export async function startBench({
     model: model.name,
     startedAt: deps.now().toISOString(),
     by,
-    total: input.requests * input.concurrency.length,
+    total: request.requests * request.concurrency.length,
   };
   const stop = new AbortController();
-  const progress = throttledProgress(deps, model.name, started.total, input.concurrency[0] ?? 1);
+  const progress = throttledProgress(deps, model.name, started.total, request.concurrency[0] ?? 1);
   runs.add(started, stop, async () => {
     try {
       const result = await runBench({
         model: model.name,
-        ...input,
+        ...request,
         send,
         signal: stop.signal,
         replicas: async () => (await deps.world.snapshot()).replicasByModel.get(model.name) ?? [],

@@ -13,7 +13,7 @@ import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import type { Snapshot } from "../world";
 import type { ControlFace } from "./control";
-import { modelNamed, noSuchModel } from "./modelNamed";
+import { headroomNamed, modelNamed } from "./modelNamed";
 import { patchModel, refuseDeclared } from "./patchModel";
 
 /** The most a target may ask (targetRequestSchema): asking the planner for it finds the largest that fits. */
@@ -41,8 +41,7 @@ export async function target({
   const { name, replicas, dryRun } = input;
   const snap = await deps.world.snapshot();
   const model = modelNamed(snap, name);
-  const room = snap.headroom.get(name);
-  if (!room) throw noSuchModel(name);
+  const room = headroomNamed(snap, name);
   if (!dryRun) refuseDeclared(model);
   const held = onNodes(snap, model, snap.replicas).length;
   const asked = plan(deps, control.wakes, snap, model, replicas);
