@@ -5,8 +5,11 @@ import { GatewayError } from "./errors";
 
 const byNameOrAlias = new WeakMap<Snapshot, Map<string, Model>>();
 
-/** The model a request names, by its name or one of its aliases (they share one namespace). */
-export function modelNamed(snap: Snapshot, name: string): Model {
+/**
+ * The model a request asks for, by its name or one of its aliases (they share one namespace), or
+ * OpenAI's 404 model_not_found; the API's own "by name or 404" is services/modelNamed.ts.
+ */
+export function modelAsked(snap: Snapshot, name: string): Model {
   let names = byNameOrAlias.get(snap);
   if (!names) {
     names = new Map();
@@ -42,7 +45,7 @@ export function servedModels(snap: Snapshot): OpenAiModel[] {
 
 /** One model a client may ask for, by name or alias: a stopped one is not listed, so not found. */
 export function servedModel(snap: Snapshot, name: string): OpenAiModel {
-  const model = modelNamed(snap, name);
+  const model = modelAsked(snap, name);
   const stopped = stoppedReason(model);
   if (stopped !== null) throw new GatewayError({ code: "model_not_found", message: stopped });
   return openAiModel(model);

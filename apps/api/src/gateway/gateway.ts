@@ -3,7 +3,7 @@ import type { KnownToken } from "../auth/tokenBook";
 import type { TokenBudgets } from "../budget/tokenBudgets";
 import type { Deps } from "../deps";
 import { CLIENT_GONE } from "./answer";
-import { modelNamed } from "./catalogue";
+import { modelAsked } from "./catalogue";
 import { type ClientAdmission, OPEN_ADMISSION } from "./clientAdmission";
 import type { GatewayControl } from "./control";
 import { CLIENT_WENT_AWAY, Dispatcher, type DispatchLimits, type GatewayDemand } from "./dispatcher";
@@ -72,7 +72,7 @@ export class Gateway {
       const body = await ex.readBody(gateway.bodyLimitMB * MB);
       const request = inferenceOf(body, ex.header("x-session-id"));
       const snap = await this.deps.world.snapshot();
-      const model = modelNamed(snap, request.model);
+      const model = modelAsked(snap, request.model);
       flight.model = model.name;
       flight.owner = model.owner;
       const stopped = stoppedReason(model);
