@@ -7,8 +7,8 @@ import { describeOnPostgres, freshDatabase } from "@llmgw/store/testing";
 import { expect, it } from "vitest";
 import { LEASE_EXPIRES_MS } from "../src/budget/tokenBudgets";
 import { heartbeat, modelInput } from "./factories";
-import { type ServeProcess, spawnServe } from "./multi-kit";
-import { bearer, SECRETS, tokensYaml } from "./security-kit";
+import { budgetedToken, type ServeProcess, send, spawnServe, waitFor } from "./multi-kit";
+import { SECRETS, tokensYaml } from "./security-kit";
 
 // SPEC §12.3: "a lease not used within a few seconds goes back". Two real `llmgw serve` on one
 // PostgreSQL: A admits a few requests of a budgeted token (taking a lease of an eighth of the
@@ -21,23 +21,6 @@ const MAX_TOKENS = 100;
 const CLIENTS = 8;
 /** How long after the kill a refusal at B is taken as "not yet" and the client looks again. */
 const PATIENCE_MS = LEASE_EXPIRES_MS + 10_000;
-
-async function waitFor<T>(what: string, ms: number, probe: () => Promise<T | null | undefined>): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== null && value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-const send = (url: string, secret: string, method: string, path: string, body?: unknown) =>
-  fetch(`${url}${path}`, {
-    method,
-    headers: { ...bearer(secret), "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
 
 describeOnPostgres("a budget lease of a process killed with SIGKILL (SPEC §12.3)", () => {
   it("goes back within seconds, so the other process can use the budget", async () => {
@@ -66,13 +49,7 @@ describeOnPostgres("a budget lease of a process killed with SIGKILL (SPEC §12.3
         replicas: [{ id: "budget-kill-r1", model: model.name, state: "ready", endpoint: engine.url }],
       });
       expect((await send(a.url, SECRETS.agent, "POST", "/api/v1/agents/heartbeat", beat)).status).toBe(200);
-      const created = await send(a.url, SECRETS.admin, "POST", "/api/v1/tokens", {
-        name: "shared",
-        role: "client",
-        tokensPerDay: BUDGET,
-      });
-      expect(created.status).toBe(201);
-      const { token } = (await created.json()) as { token: string };
+      const token = await budgetedToken(a.url, "shared", BUDGET);
       // B sees the replica ready before anything is sent (asking it takes no budget).
       await waitFor("the replica ready at B", 15_000, async () => {
         const res = await send(b.url, SECRETS.admin, "GET", "/api/v1/fleet/replicas");

@@ -5,8 +5,8 @@ import { describeOnPostgres } from "@llmgw/store/testing";
 import OpenAI from "openai";
 import { expect, it } from "vitest";
 import { heartbeat, modelInput } from "./harness";
-import { useTwoServers } from "./multi-kit";
-import { bearer, SECRETS, tokensYaml } from "./security-kit";
+import { budgetedToken, send, useTwoServers, waitFor } from "./multi-kit";
+import { SECRETS, tokensYaml } from "./security-kit";
 
 // SPEC §12.3 across processes: two `llmgw serve` on one PostgreSQL hold one token's budget between
 // them, with 40 clients of the official `openai` SDK at once, half on each. Every client sends
@@ -18,23 +18,6 @@ const MAX_TOKENS = 100;
 const CLIENTS = 40;
 const MESSAGES = [{ role: "user" as const, content: "count these five words" }];
 const REFUSAL = /^([\d,]+) of 20,000 tokens used today; this request may use up to ([\d,]+)$/;
-
-async function waitFor<T>(what: string, ms: number, probe: () => Promise<T | null | undefined>): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== null && value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-const send = (url: string, secret: string, method: string, path: string, body?: unknown) =>
-  fetch(`${url}${path}`, {
-    method,
-    headers: { ...bearer(secret), "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
 
 type Outcome =
   | { used: number }
@@ -80,13 +63,7 @@ describeOnPostgres("a token's budget on two processes (SPEC §12.3)", () => {
         replicas: [ready],
       });
       expect(beat.status).toBe(200);
-      const created = await send(a.url, SECRETS.admin, "POST", "/api/v1/tokens", {
-        name: "shared",
-        role: "client",
-        tokensPerDay: BUDGET,
-      });
-      expect(created.status).toBe(201);
-      const { token } = (await created.json()) as { token: string };
+      const token = await budgetedToken(a.url, "shared", BUDGET);
       // Both processes see the replica ready before the clients start.
       for (const server of [a, b]) {
         await waitFor("the replica ready everywhere", 10_000, async () => {

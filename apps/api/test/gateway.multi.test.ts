@@ -3,21 +3,11 @@ import { openPostgres } from "@llmgw/store";
 import { describeOnPostgres } from "@llmgw/store/testing";
 import { expect, it } from "vitest";
 import { heartbeat, modelInput } from "./harness";
-import { useTwoServers } from "./multi-kit";
+import { useTwoServers, waitFor } from "./multi-kit";
 
 // SPEC §7.2–7.3 across processes on one PostgreSQL: a request through any process wakes the model
 // (the leader places it), is sent once its replica turns ready, and refreshes the shared wake, so
 // idle counts from the end of the last request in any process.
-
-async function waitFor<T>(what: string, ms: number, probe: () => Promise<T | null | undefined>): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== null && value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const post = (url: string, path: string, body: unknown) =>
   fetch(`${url}${path}`, {
@@ -41,14 +31,19 @@ describeOnPostgres("the request path on two processes", () => {
       const chat = { model: model.name, messages: [{ role: "user", content: "hi" }] };
 
       const waiting = post(b.url, "/v1/chat/completions", chat);
-      const placed = await waitFor("the leader to place the woken model", 20_000, async () => {
-        const replicas = (await (await fetch(`${a.url}/api/v1/fleet/replicas`)).json()) as {
-          id: string;
-          model: string;
-          node: string | null;
-        }[];
-        return replicas.find((r) => r.model === model.name && r.node !== null);
-      });
+      const placed = await waitFor(
+        "the leader to place the woken model",
+        20_000,
+        async () => {
+          const replicas = (await (await fetch(`${a.url}/api/v1/fleet/replicas`)).json()) as {
+            id: string;
+            model: string;
+            node: string | null;
+          }[];
+          return replicas.find((r) => r.model === model.name && r.node !== null);
+        },
+        50,
+      );
       const ready = { id: placed.id, model: model.name, state: "ready", endpoint: engine.url };
       expect((await post(a.url, "/api/v1/agents/heartbeat", { ...node, replicas: [ready] })).status).toBe(
         200,
@@ -61,13 +56,18 @@ describeOnPostgres("the request path on two processes", () => {
 
       const db = await openPostgres(database.url());
       try {
-        await waitFor("the wake refreshed at the request's end", 10_000, async () => {
-          const [row] = await db.query<{ woken_at: Date | string }>(
-            "select woken_at from wakes where model = $1",
-            [model.name],
-          );
-          return row && new Date(row.woken_at).getTime() >= sent + 400 ? row : null;
-        });
+        await waitFor(
+          "the wake refreshed at the request's end",
+          10_000,
+          async () => {
+            const [row] = await db.query<{ woken_at: Date | string }>(
+              "select woken_at from wakes where model = $1",
+              [model.name],
+            );
+            return row && new Date(row.woken_at).getTime() >= sent + 400 ? row : null;
+          },
+          50,
+        );
       } finally {
         await db.close();
       }

@@ -8,6 +8,7 @@ import { freshDatabase } from "@llmgw/store/testing";
 export { freshDatabase };
 
 import { afterAll, beforeAll } from "vitest";
+import { bearer, SECRETS } from "./security-kit";
 import type { EventStream } from "./sse";
 
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
@@ -120,4 +121,39 @@ export function useTwoServers(options: { yaml?: string } = {}): {
       },
     },
   };
+}
+
+/** Polls `probe` until it gives a value, or fails naming `what` after `ms`. */
+export async function waitFor<T>(
+  what: string,
+  ms: number,
+  probe: () => Promise<T | null | undefined>,
+  everyMs = 100,
+): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== null && value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/** One JSON request to a server as the holder of `secret`. */
+export const send = (url: string, secret: string, method: string, path: string, body?: unknown) =>
+  fetch(`${url}${path}`, {
+    method,
+    headers: { ...bearer(secret), "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+
+/** A client token with `tokensPerDay`, created by the admin at `url`; its secret. */
+export async function budgetedToken(url: string, name: string, tokensPerDay: number): Promise<string> {
+  const created = await send(url, SECRETS.admin, "POST", "/api/v1/tokens", {
+    name,
+    role: "client",
+    tokensPerDay,
+  });
+  if (created.status !== 201) throw new Error(`token ${name}: ${created.status} ${await created.text()}`);
+  return ((await created.json()) as { token: string }).token;
 }

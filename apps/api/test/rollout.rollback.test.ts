@@ -41,6 +41,27 @@ async function oneReady() {
   return { model, node, first };
 }
 
+/** A model of two ready replicas served by the loops, with a 50% canary of revision 2 ready. */
+async function twoWithCanary() {
+  const model = await gw.model({
+    need: { minMemoryGB: 8 },
+    scaling: { min: 2, max: 2, idleTimeoutSeconds: 900 },
+  });
+  const replicas = async () => (await view(model.name)).replicas;
+  await until(
+    async () => (await replicas()).filter((r) => r.state === "ready").length === 2,
+    "2 ready",
+    15_000,
+  );
+  await patchSource(model.name, model.version, { canaryPercent: 50 });
+  await until(
+    async () => (await replicas()).some((r) => r.revision === 2 && r.state === "ready"),
+    "canary",
+    15_000,
+  );
+  return { model, replicas };
+}
+
 describe("automatic rollback", () => {
   it("on a new replica reported failed, naming it and why", async () => {
     const { model, node, first } = await oneReady();
@@ -90,22 +111,7 @@ describe("automatic rollback", () => {
 
   it("on the new revision's requests failing, in numbers, while no client request fails", async () => {
     const agent = await startLoops({ node: { memoryGB: 128 } });
-    const model = await gw.model({
-      need: { minMemoryGB: 8 },
-      scaling: { min: 2, max: 2, idleTimeoutSeconds: 900 },
-    });
-    const replicas = async () => (await view(model.name)).replicas;
-    await until(
-      async () => (await replicas()).filter((r) => r.state === "ready").length === 2,
-      "2 ready",
-      15_000,
-    );
-    await patchSource(model.name, model.version, { canaryPercent: 50 });
-    await until(
-      async () => (await replicas()).some((r) => r.revision === 2 && r.state === "ready"),
-      "canary",
-      15_000,
-    );
+    const { model, replicas } = await twoWithCanary();
     const canary = (await replicas()).find((r) => r.revision === 2);
     if (!canary) throw new Error("no canary");
     agent.engineOf(canary.id).knobs.failNext = Array(1000).fill(503);
@@ -140,22 +146,7 @@ describe("automatic rollback", () => {
     // Revision 2's engines load and say they are healthy, but answer every request with a 500
     // (a 500 is not retried elsewhere: the client gets it, unlike a 502/503).
     agent.failing = (replica) => (replica.revision === 2 ? 500 : null);
-    const model = await gw.model({
-      need: { minMemoryGB: 8 },
-      scaling: { min: 2, max: 2, idleTimeoutSeconds: 900 },
-    });
-    const replicas = async () => (await view(model.name)).replicas;
-    await until(
-      async () => (await replicas()).filter((r) => r.state === "ready").length === 2,
-      "2 ready",
-      15_000,
-    );
-    await patchSource(model.name, model.version, { canaryPercent: 50 });
-    await until(
-      async () => (await replicas()).some((r) => r.revision === 2 && r.state === "ready"),
-      "canary",
-      15_000,
-    );
+    const { model, replicas } = await twoWithCanary();
 
     const ask = async () => {
       const res = await fetch(`${gw.url}/v1/chat/completions`, {

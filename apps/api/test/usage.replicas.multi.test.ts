@@ -1,8 +1,8 @@
 import { describeOnPostgres } from "@llmgw/store/testing";
 import { expect, it } from "vitest";
 import { heartbeat, modelInput } from "./harness";
-import { useTwoServers } from "./multi-kit";
-import { bearer, SECRETS, tokensYaml } from "./security-kit";
+import { send, useTwoServers, waitFor } from "./multi-kit";
+import { SECRETS, tokensYaml } from "./security-kit";
 
 // SPEC §12.1, replica-hours across processes: two real `llmgw serve` on one PostgreSQL, one ready
 // replica. Only the scheduler's leader counts replica time, under the store's replica clock, so
@@ -10,23 +10,6 @@ import { bearer, SECRETS, tokensYaml } from "./security-kit";
 
 const HOUR_S = 3_600;
 const WATCH_MS = 8_000;
-
-async function waitFor<T>(what: string, ms: number, probe: () => Promise<T | null | undefined>): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== null && value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-const send = (url: string, secret: string, method: string, path: string, body?: unknown) =>
-  fetch(`${url}${path}`, {
-    method,
-    headers: { ...bearer(secret), "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
 
 describeOnPostgres("replica-hours on two processes (SPEC §12.1)", () => {
   const { servers } = useTwoServers({ yaml: tokensYaml() });

@@ -1,6 +1,6 @@
 // SPEC §12.1: the hours each model's replicas were `ready`, with what they held, per model and owner.
 
-import { HOUR_MS, hourOf, NO_USAGE_KEY } from "./usage";
+import { addFields, HOUR_MS, hourOf, NO_USAGE_KEY, zeroOf } from "./usage";
 
 /** What replicas of one (model, owner) were counted for: hours, and those hours × what each held. */
 export type ReplicaFigures = {
@@ -22,19 +22,18 @@ export type CountedReplica = {
   gpus: number;
 };
 
-export const zeroReplicaFigures = (): ReplicaFigures => ({
-  replicaHours: 0,
-  memoryGBHours: 0,
-  coreHours: 0,
-  gpuHours: 0,
-});
+/** The replica figures' fields, in the order readings and CSV give them. */
+export const REPLICA_FIGURES = [
+  "replicaHours",
+  "memoryGBHours",
+  "coreHours",
+  "gpuHours",
+] as const satisfies readonly (keyof ReplicaFigures)[];
 
-export function addReplicaFigures(a: ReplicaFigures, b: ReplicaFigures): void {
-  a.replicaHours += b.replicaHours;
-  a.memoryGBHours += b.memoryGBHours;
-  a.coreHours += b.coreHours;
-  a.gpuHours += b.gpuHours;
-}
+export const zeroReplicaFigures = (): ReplicaFigures => zeroOf(REPLICA_FIGURES);
+
+export const addReplicaFigures = (a: ReplicaFigures, b: ReplicaFigures): void =>
+  addFields(REPLICA_FIGURES, a, b);
 
 /**
  * The replica figures of [from, to) (ms) for replicas `ready` over the whole of it, split at the

@@ -25,24 +25,36 @@ export const USAGE_KEPT_DAYS = 400;
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 24 * HOUR_MS;
 
-export const zeroCounts = (): UsageCounts => ({
-  requests: 0,
-  refused: 0,
-  failed: 0,
-  promptTokens: 0,
-  cachedTokens: 0,
-  completionTokens: 0,
-});
+/** The counts' fields, in the order readings and CSV give them. */
+export const COUNT_FIELDS = [
+  "requests",
+  "refused",
+  "failed",
+  "promptTokens",
+  "cachedTokens",
+  "completionTokens",
+] as const satisfies readonly (keyof UsageCounts)[];
+
+/** A record of each of `fields` at 0. */
+export function zeroOf<K extends string>(fields: readonly K[]): Record<K, number> {
+  const zero = {} as Record<K, number>;
+  for (const f of fields) zero[f] = 0;
+  return zero;
+}
+
+/** Adds each of `fields` of `b` into `a`. */
+export function addFields<K extends string>(
+  fields: readonly K[],
+  a: Record<K, number>,
+  b: Record<K, number>,
+): void {
+  for (const f of fields) a[f] += b[f];
+}
+
+export const zeroCounts = (): UsageCounts => zeroOf(COUNT_FIELDS);
 
 /** Adds `b` into `a`. */
-export function addCounts(a: UsageCounts, b: UsageCounts): void {
-  a.requests += b.requests;
-  a.refused += b.refused;
-  a.failed += b.failed;
-  a.promptTokens += b.promptTokens;
-  a.cachedTokens += b.cachedTokens;
-  a.completionTokens += b.completionTokens;
-}
+export const addCounts = (a: UsageCounts, b: UsageCounts): void => addFields(COUNT_FIELDS, a, b);
 
 /** The start of the UTC hour `at` (ms) is in. */
 export const hourOf = (at: number): number => Math.floor(at / HOUR_MS) * HOUR_MS;

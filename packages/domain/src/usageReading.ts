@@ -2,12 +2,13 @@
 
 import {
   addReplicaFigures,
+  REPLICA_FIGURES,
   type ReplicaFigures,
   type ReplicaHoursRow,
   roundedFigures,
   zeroReplicaFigures,
 } from "./replicaHours";
-import { addCounts, dayOf, hourOf, type UsageCounts, type UsageRow, zeroCounts } from "./usage";
+import { addCounts, COUNT_FIELDS, dayOf, hourOf, type UsageCounts, type UsageRow, zeroCounts } from "./usage";
 
 export const USAGE_KEYS = ["model", "token", "owner"] as const;
 export type UsageKey = (typeof USAGE_KEYS)[number];
@@ -119,17 +120,8 @@ export function rollUp(
   );
 }
 
-const COUNT_COLUMNS = [
-  "at",
-  "key",
-  "requests",
-  "refused",
-  "failed",
-  "promptTokens",
-  "cachedTokens",
-  "completionTokens",
-] as const;
-const REPLICA_COLUMNS = ["replicaHours", "memoryGBHours", "coreHours", "gpuHours"] as const;
+const COUNT_COLUMNS = ["at", "key", ...COUNT_FIELDS] as const;
+const REPLICA_COLUMNS = REPLICA_FIGURES;
 
 /**
  * The rows as CSV with a header line (a key is quoted: names may hold commas in theory). The

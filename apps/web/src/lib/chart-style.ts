@@ -41,6 +41,10 @@ export const STILL = {
   select: { show: false, left: 0, top: 0, width: 0, height: 0 },
 } satisfies Partial<uPlot.Options>;
 
+/** A still chart of this size with the small charts' padding (room for the top label). */
+export const stillChart = (width: number, height: number) =>
+  ({ width, height, ...STILL, padding: [8, 12, 0, 0] }) satisfies Partial<uPlot.Options>;
+
 /** The x axis: labels only, no grid or ticks. */
 export function bottomAxis(
   theme: ChartTheme,

@@ -1,5 +1,5 @@
 import type { UsageKey } from "@llmgw/domain";
-import { lazy, Suspense, useMemo } from "react";
+import { lazy, type ReactNode, Suspense, useMemo } from "react";
 import { Loaded } from "../../components/Loaded";
 import { PageHeader } from "../../components/PageHeader";
 import { Empty } from "../../components/Status";
@@ -9,7 +9,7 @@ import { UsageLegend } from "../../features/usage/components/UsageLegend";
 import { UsageTable } from "../../features/usage/components/UsageTable";
 import { compact, hours, hoursAxis, tokens } from "../../features/usage/figures";
 import { keyFrom, type Period, periodFrom, periodOf } from "../../features/usage/period";
-import { replicaHoursOf, stack, sumsByKey, tokensOf } from "../../features/usage/series";
+import { replicaHoursOf, type Stacked, stack, sumsByKey, tokensOf } from "../../features/usage/series";
 import { setSearchParam, useLocation } from "../../lib/router";
 
 // uPlot comes with the charts, when there is something to draw.
@@ -37,6 +37,34 @@ export default function UsageRoute() {
   );
 }
 
+/** One stacked chart of the reading with its legend, or what to say when it has nothing. */
+function UsageFigure(props: {
+  id: string;
+  title: string;
+  stacked: Stacked;
+  empty: ReactNode;
+  unit: (n: number) => string;
+  figure: (n: number) => string;
+  label: string;
+}) {
+  const { id, title, stacked, empty, unit, figure, label } = props;
+  return (
+    <section aria-labelledby={id} className="usage-figure">
+      <h2 id={id}>{title}</h2>
+      {stacked.keys.length === 0 ? (
+        <Empty>{empty}</Empty>
+      ) : (
+        <>
+          <Suspense fallback={<div className="usage-chart" />}>
+            <UsageChart stacked={stacked} unit={unit} label={label} />
+          </Suspense>
+          <UsageLegend stacked={stacked} figure={figure} label={label} />
+        </>
+      )}
+    </section>
+  );
+}
+
 function UsageReport({ reading, period }: { reading: UsageReading; period: Period }) {
   const { by, rows } = reading;
   const tokenStack = useMemo(() => stack(rows, tokensOf, reading), [rows, reading]);
@@ -45,39 +73,29 @@ function UsageReport({ reading, period }: { reading: UsageReading; period: Perio
   if (rows.length === 0) return <NoUsage period={period} />;
   return (
     <>
-      <section aria-labelledby="usage-tokens" className="usage-figure">
-        <h2 id="usage-tokens">
-          Tokens by {keyWords(by)}, by {reading.step}
-        </h2>
-        {tokenStack.keys.length === 0 ? (
-          <Empty>
-            No tokens counted in this period: requests to <code>/v1</code> show here within seconds.
-          </Empty>
-        ) : (
+      <UsageFigure
+        id="usage-tokens"
+        title={`Tokens by ${keyWords(by)}, by ${reading.step}`}
+        stacked={tokenStack}
+        empty={
           <>
-            <Suspense fallback={<div className="usage-chart" />}>
-              <UsageChart stacked={tokenStack} unit={compact} label="tokens" />
-            </Suspense>
-            <UsageLegend stacked={tokenStack} figure={(n) => `${tokens(n)} tokens`} label="tokens" />
+            No tokens counted in this period: requests to <code>/v1</code> show here within seconds.
           </>
-        )}
-      </section>
+        }
+        unit={compact}
+        figure={(n) => `${tokens(n)} tokens`}
+        label="tokens"
+      />
       {by !== "token" && (
-        <section aria-labelledby="usage-replicas" className="usage-figure">
-          <h2 id="usage-replicas">
-            Replica-hours by {keyWords(by)}, by {reading.step}
-          </h2>
-          {replicaStack.keys.length === 0 ? (
-            <Empty>No replica was ready in this period.</Empty>
-          ) : (
-            <>
-              <Suspense fallback={<div className="usage-chart" />}>
-                <UsageChart stacked={replicaStack} unit={hoursAxis} label="replica-hours" />
-              </Suspense>
-              <UsageLegend stacked={replicaStack} figure={(n) => `${hours(n)} h`} label="replica-hours" />
-            </>
-          )}
-        </section>
+        <UsageFigure
+          id="usage-replicas"
+          title={`Replica-hours by ${keyWords(by)}, by ${reading.step}`}
+          stacked={replicaStack}
+          empty="No replica was ready in this period."
+          unit={hoursAxis}
+          figure={(n) => `${hours(n)} h`}
+          label="replica-hours"
+        />
       )}
       <h2>By {keyWords(by)}</h2>
       <UsageTable by={by} rows={sums} totals={reading.totals} />

@@ -2,7 +2,7 @@ import type { BenchRun } from "@llmgw/domain";
 import { useEffect, useRef } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
-import { bottomAxis, chartTheme, followWidth, leftAxis, roundUp, STILL } from "../../../lib/chart-style";
+import { bottomAxis, chartTheme, followWidth, leftAxis, roundUp, stillChart } from "../../../lib/chart-style";
 
 /**
  * The bench's tokens/s against concurrency, drawn with uPlot in its own chunk (loaded only by a
@@ -16,10 +16,7 @@ function options(width: number, runs: readonly BenchRun[]): uPlot.Options {
   const { accent } = theme;
   const last = Math.max(1, runs.length - 1);
   return {
-    width,
-    height: HEIGHT,
-    ...STILL,
-    padding: [8, 12, 0, 0],
+    ...stillChart(width, HEIGHT),
     // Concurrency levels are evenly spaced by their place, not their value (1, 4, 16 read as steps).
     scales: {
       x: { time: false, range: [-0.2, last + 0.2] },

@@ -1,7 +1,7 @@
 import { useEffect, useRef } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
-import { chartTheme, followWidth, leftAxis, roundUpAny, STILL } from "../../../lib/chart-style";
+import { chartTheme, followWidth, leftAxis, roundUpAny, stillChart } from "../../../lib/chart-style";
 import type { Stacked } from "../series";
 import { colorOf } from "./colors";
 
@@ -20,10 +20,7 @@ function options(width: number, stacked: Stacked, unit: (n: number) => string): 
   const stepped = uPlot.paths.stepped?.({ align: 1 });
   const order = stacked.keys.map((_, k) => k).reverse();
   return {
-    width,
-    height: HEIGHT,
-    ...STILL,
-    padding: [8, 12, 0, 0],
+    ...stillChart(width, HEIGHT),
     scales: {
       x: { time: true },
       // A round top, fractions too: a few minutes of one replica are 0.05 h.

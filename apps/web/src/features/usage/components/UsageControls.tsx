@@ -15,37 +15,47 @@ export function UsageControls({ by, period, onBy, onPeriod }: Props) {
   return (
     <search aria-label="Choose what usage shows">
       <div className="filters">
-        <div className="field">
-          <label htmlFor="usage-by">By</label>
-          <select
-            id="usage-by"
-            data-testid="usage-by"
-            value={by}
-            onChange={(e) => onBy(keyFrom(e.target.value))}
-          >
-            {USAGE_KEYS.map((k) => (
-              <option key={k} value={k}>
-                {KEY_WORDS[k]}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="usage-period">Period</label>
-          <select
-            id="usage-period"
-            data-testid="usage-period"
-            value={period}
-            onChange={(e) => onPeriod(periodFrom(e.target.value))}
-          >
-            {PERIODS.map((p) => (
-              <option key={p} value={p}>
-                {periodOf(p).label}
-              </option>
-            ))}
-          </select>
-        </div>
+        <Choice
+          id="usage-by"
+          label="By"
+          value={by}
+          options={USAGE_KEYS}
+          words={(k) => KEY_WORDS[k]}
+          onPick={(v) => onBy(keyFrom(v))}
+        />
+        <Choice
+          id="usage-period"
+          label="Period"
+          value={period}
+          options={PERIODS}
+          words={(p) => periodOf(p).label}
+          onPick={(v) => onPeriod(periodFrom(v))}
+        />
       </div>
     </search>
+  );
+}
+
+/** A labelled select of `options`; what is picked is read back by the caller's own parser. */
+function Choice<T extends string>(props: {
+  id: string;
+  label: string;
+  value: T;
+  options: readonly T[];
+  words: (option: T) => string;
+  onPick: (value: string) => void;
+}) {
+  const { id, label, value, options, words, onPick } = props;
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <select id={id} data-testid={id} value={value} onChange={(e) => onPick(e.target.value)}>
+        {options.map((o) => (
+          <option key={o} value={o}>
+            {words(o)}
+          </option>
+        ))}
+      </select>
+    </div>
   );
 }
