@@ -9,6 +9,7 @@ export {
   type EngineProcess,
   type EngineRunner,
   type Exit,
+  ReplicaRefused,
   type ReportedReplica,
   Supervisor,
 } from "./supervisor";

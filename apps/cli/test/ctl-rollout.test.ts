@@ -1,3 +1,5 @@
+import { join } from "node:path";
+import { llama3_8b, writeGgufFile } from "@llmgw/simulation";
 import { describe, expect, it } from "vitest";
 import { fresh, useCtl } from "./ctl-harness";
 
@@ -63,5 +65,30 @@ describe("model rollout", () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(`${name}: revision 1 → 2 rolling`);
     expect(run.stderr).toContain(`${name}: aborted by local`);
+  });
+
+  it("--version takes a version of the mirror's model the catalogue model runs, whatever its name", async () => {
+    const mirrored = fresh("instruct");
+    for (const version of ["Q4", "Q8"]) {
+      await writeGgufFile(
+        join(api.deps.config.mirror.dir, mirrored, version, `${mirrored}-${version}.gguf`),
+        llama3_8b(),
+      );
+    }
+    await api.deps.mirror.scan();
+    const entries = await (await api.client().mirror.$get()).json();
+    const sourceOf = (version: string) =>
+      entries.find((v) => v.model === mirrored && v.version === version)?.plan.source;
+    const name = fresh("short");
+    await api.addModel({ name, source: sourceOf("Q4") });
+
+    const run = await api.ctl(["model", "rollout", name, "--version", "Q8"]);
+
+    expect(run.code, run.stderr).toBe(0);
+    const m = await (await api.client().models[":name"].$get({ param: { name } })).json();
+    expect(m.source).toBe(sourceOf("Q8"));
+    expect(m.rollout?.to).toBe(2);
+    const missing = await api.ctl(["model", "rollout", name, "--version", "Q2"]);
+    expect(missing.stderr).toContain(`the mirror holds no version Q2 of ${mirrored} (it holds Q4, Q8)`);
   });
 });

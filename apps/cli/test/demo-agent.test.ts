@@ -95,4 +95,22 @@ describe("the demo's simulated agent runs the same agent code", () => {
     // Every request, not only the first.
     expect((await ask(bad.id)).status).toBe(500);
   });
+
+  it("refuses a replica whose weights its mirror does not hold: failed at once with the reason, never restarted", async () => {
+    const missing = "fetching http://mirror.test/m/Q9/missing.gguf: 404 Not Found";
+    const { control } = await simulatedNode([], {
+      readyAfterMs: 50,
+      weightsMissing: async (replica) => (replica.revision === 2 ? missing : null),
+    });
+    const good = desiredReplica({ revision: 1 });
+    const bad = desiredReplica({ revision: 2 });
+    control.state.desired = [good, bad];
+
+    const failed = await control.beat((b) => replicaIn(b, bad.id)?.state === "failed");
+    const ready = await control.beat((b) => replicaIn(b, good.id)?.state === "ready");
+    await control.beat(() => true, Math.max(failed, ready) + 3, "a few more heartbeats");
+    const states = control.beats.slice(failed).map((b) => replicaIn(b, bad.id)?.state);
+    expect(states.every((s) => s === "failed")).toBe(true);
+    expect(JSON.stringify(control.beats[failed])).toContain(missing);
+  });
 });

@@ -27,13 +27,19 @@ async function patchOf(ctx: Ctx, name: string, values: Values): Promise<ModelPat
   const patch: ModelPatch = {};
   if (values.source !== undefined) patch.source = values.source;
   if (values.version !== undefined) {
-    // A version of the same model in the mirror: its source as the mirror serves it.
-    const mirror = await ctx.answer(ctx.api.mirror.$get());
-    const entry = mirror.find((v) => v.model === name && v.version === values.version);
+    // A version of the same model in the mirror: its source as the mirror serves it. The same
+    // model is the mirror's model the catalogue model runs now (the demo's llama-3.1-8b runs
+    // llama-3.1-8b-instruct/Q4_K_M), else the mirror's model of the same name.
+    const [mirror, model] = await Promise.all([
+      ctx.answer(ctx.api.mirror.$get()),
+      ctx.answer(ctx.api.models[":name"].$get({ param: { name: segment(name) } })),
+    ]);
+    const mirrored = mirror.find((v) => v.plan.source === model.source)?.model ?? name;
+    const entry = mirror.find((v) => v.model === mirrored && v.version === values.version);
     if (!entry) {
-      const known = mirror.filter((v) => v.model === name).map((v) => v.version);
+      const known = mirror.filter((v) => v.model === mirrored).map((v) => v.version);
       throw usage(
-        `--version: the mirror holds no version ${values.version} of ${name}${known.length > 0 ? ` (it holds ${known.join(", ")})` : ""}`,
+        `--version: the mirror holds no version ${values.version} of ${mirrored}${known.length > 0 ? ` (it holds ${known.join(", ")})` : ""}`,
       );
     }
     patch.source = entry.plan.source;

@@ -132,6 +132,12 @@ async function writeMirror(dir: string): Promise<() => Promise<void>> {
     standIn("llama-3.1-8b-instruct/Q4_K_M/llama-3.1-8b-instruct-Q4_K_M.gguf"),
     llama31_8b(),
   );
+  // A second version of the same weights, so the demo's llama3 has something to roll out to
+  // (SPEC §11: `ctl model rollout llama3 --version Q8_0`, or the Mirror page's "roll out this version").
+  await writeGgufFile(
+    standIn("llama-3.1-8b-instruct/Q8_0/llama-3.1-8b-instruct-Q8_0.gguf"),
+    llama31_8b({ fileType: 7, weightsBytes: Math.round(8.54 * GB) }),
+  );
   await writeGgufFile(standIn("qwen2.5-7b-instruct/Q5_K_M/qwen2.5-7b-instruct-Q5_K_M.gguf"), {
     architecture: "qwen2",
     blockCount: 28,
@@ -197,11 +203,23 @@ async function writeMirror(dir: string): Promise<() => Promise<void>> {
 }
 
 /**
+ * Why a source on this server's own mirror cannot be fetched (its answer to a HEAD), or null: a
+ * rollout to a version the mirror does not hold fails its new replicas, as on a real node, and
+ * rolls itself back (SPEC §11.4). Sources elsewhere are taken as found: the demo downloads nothing.
+ */
+async function mirrorLacks(server: string, source: string): Promise<string | null> {
+  if (!source.startsWith(`${server}/mirror/`)) return null;
+  const res = await fetch(source, { method: "HEAD" }).catch((err: Error) => err);
+  if (res instanceof Error) return `fetching ${source}: ${res.message}`;
+  return res.ok ? null : `fetching ${source}: ${res.status} ${res.statusText}`;
+}
+
+/**
  * Each simulated node runs the real agent (heartbeat loop and supervisor) over a simulated machine
  * and simulated engines: replicas appear when the scheduler places them, exactly as on a fleet.
  */
 function startAgent(server: string, node: SimNode, intervalSeconds: number, logger: Logger): RunningAgent {
-  const engines = simulatedEngines();
+  const engines = simulatedEngines({ weightsMissing: (replica) => mirrorLacks(server, replica.source) });
   const selfHeldGB = (node.selfReported ?? []).reduce((sum, r) => sum + (r.memoryGB ?? 0), 0);
   const log: AgentLog = {
     // The demo's log is for the operator watching it: engines starting is what the dashboard shows.

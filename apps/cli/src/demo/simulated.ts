@@ -1,4 +1,10 @@
-import type { DesiredReplica, EngineProcess, EngineRunner, Exit } from "@llmgw/agent";
+import {
+  type DesiredReplica,
+  type EngineProcess,
+  type EngineRunner,
+  type Exit,
+  ReplicaRefused,
+} from "@llmgw/agent";
 import { type Failure, StandInEngine } from "@llmgw/simulation";
 
 export type SimulatedEngines = EngineRunner & {
@@ -16,6 +22,11 @@ export type SimulationOptions = {
    * weights load but cannot answer does. None fail when not given.
    */
   failing?: (replica: DesiredReplica) => Failure | null;
+  /**
+   * Why the weights the replica names cannot be had (a file the mirror does not hold), or null:
+   * the replica is refused, `failed` at once and never restarted, as a real agent's fetch is.
+   */
+  weightsMissing?: (replica: DesiredReplica) => Promise<string | null>;
 };
 
 /**
@@ -31,6 +42,8 @@ export function simulatedEngines(options: SimulationOptions = {}): SimulatedEngi
   return {
     memoryInUseGB: () => [...running].reduce((sum, engine) => sum + engine.heldGB(), 0),
     async start(replica) {
+      const missing = await options.weightsMissing?.(replica);
+      if (missing) throw new ReplicaRefused(missing);
       const startedAt = Date.now();
       const loadMs = readyAfterMs * (0.75 + random() * 0.5);
       // An engine needs some memory even when the placement asked for none.
