@@ -156,15 +156,9 @@ export function createApp(deps: Deps, control: Control, options: AppOptions = {}
     log: deps.log,
     refused: budgetRefusals(metrics.registry),
   });
+  const meter = options.gateway?.meter ?? ownMeter ?? NO_METER;
   gateway = new Gateway(deps, control, {
-    meter:
-      options.countUsage === false
-        ? (options.gateway?.meter ?? ownMeter ?? NO_METER)
-        : withUsage(
-            options.gateway?.meter ?? ownMeter ?? NO_METER,
-            usage,
-            new UsageMetrics(metrics.registry),
-          ),
+    meter: options.countUsage === false ? meter : withUsage(meter, usage, new UsageMetrics(metrics.registry)),
     admission: options.gateway?.admission ?? auth.clientLimits,
     budgets,
   });

@@ -129,6 +129,18 @@ describe("LearnedBeginnings", () => {
 /** A holder whose match is shorter than the first key (`keyed` false) or covers it. */
 const held = (id: string, keyed = false): Holder => ({ id, keyed });
 
+/**
+ * Four idle replicas, the home of the beginning `42` among them (first in rendezvous order, where
+ * any process sends it) and another, and the same replicas with `n` requests on one of them.
+ */
+function fourAndHome() {
+  const idle = candidates([1, 1, 1, 1]);
+  const home = chooseByBeginning(idle, null, 42, true)?.id ?? "";
+  const elsewhere = idle.find((c) => c.id !== home)?.id ?? "";
+  const loaded = (id: string, n: number) => idle.map((c) => ({ ...c, inFlight: c.id === id ? n : 0 }));
+  return { home, elsewhere, loaded };
+}
+
 describe("chooseByBeginning", () => {
   it("takes the holder of the prompt while it is not far busier than the rest", () => {
     expect(chooseByBeginning(candidates([1, 1, 1], [3, 0, 0]), held("r0"), 42, false)?.id).toBe("r0");
@@ -144,39 +156,34 @@ describe("chooseByBeginning", () => {
   });
 
   it("sends a beginning home, past a holder this process chose by its own load, while home has room, when another process routes the model", () => {
-    const idle = candidates([1, 1, 1, 1]);
-    const home = chooseByBeginning(idle, null, 42, true)?.id;
-    const elsewhere = idle.find((c) => c.id !== home)?.id ?? "";
+    const { home, elsewhere, loaded } = fourAndHome();
     // Its holder was chosen for the same key (the match covers it) while home was full.
-    const busy = idle.map((c) => ({ ...c, inFlight: c.id === home ? 3 : 0 }));
+    const busy = loaded(home, 3);
     expect(chooseByBeginning(busy, held(elsewhere, true), 42, true)?.id).toBe(home);
     // A match short of the key says nothing of home: the holder keeps it.
     expect(chooseByBeginning(busy, held(elsewhere, false), 42, true)?.id).toBe(elsewhere);
     // A full home leaves it with its holder.
-    const full = idle.map((c) => ({ ...c, inFlight: c.id === home ? 4 : 0 }));
+    const full = loaded(home, 4);
     expect(chooseByBeginning(full, held(elsewhere, true), 42, true)?.id).toBe(elsewhere);
   });
 
   it("keeps a beginning with the holder it chose by load when no other process routes the model", () => {
-    const idle = candidates([1, 1, 1, 1]);
-    const home = chooseByBeginning(idle, null, 42, false)?.id;
-    const elsewhere = idle.find((c) => c.id !== home)?.id ?? "";
+    const { home, elsewhere, loaded } = fourAndHome();
     // Home idle, the holder busier: a process alone still keeps the prompt where it is cached.
-    const busy = idle.map((c) => ({ ...c, inFlight: c.id === elsewhere ? 3 : 0 }));
+    const busy = loaded(elsewhere, 3);
     expect(chooseByBeginning(busy, held(elsewhere, true), 42, false)?.id).toBe(elsewhere);
     expect(chooseByBeginning(busy, held(elsewhere, true), 42, true)?.id).toBe(home);
   });
 
   it("sends an unseen beginning home while home has a free slot when another process routes the model", () => {
-    const idle = candidates([1, 1, 1, 1]);
-    const home = chooseByBeginning(idle, null, 42, true)?.id;
+    const { home, loaded } = fourAndHome();
     // Home busier than the average but not full: where the other process would send it too.
-    const busy = idle.map((c) => ({ ...c, inFlight: c.id === home ? 3 : 0 }));
+    const busy = loaded(home, 3);
     expect(chooseByBeginning(busy, null, 42, true)?.id).toBe(home);
     // A process alone spreads it by load instead.
     expect(chooseByBeginning(busy, null, 42, false)?.id).not.toBe(home);
     // A full home: the next in order within the average load, alone or not.
-    const full = idle.map((c) => ({ ...c, inFlight: c.id === home ? 4 : 0 }));
+    const full = loaded(home, 4);
     expect(chooseByBeginning(full, null, 42, true)?.id).toBe(chooseByBeginning(full, null, 42, false)?.id);
     expect(chooseByBeginning(full, null, 42, true)?.id).not.toBe(home);
   });

@@ -46,6 +46,9 @@ export interface Budgets {
 
 const RETURNS = "jsonb_to_recordset($1::jsonb) as r(token text, day date, used bigint, released bigint)";
 
+/** A lease row seen (`seen`, its seen_at) longer ago than the parameter `ms` milliseconds: expired. */
+const expired = (seen: string, ms: string) => `${seen} < now() - ${ms}::bigint * interval '1 millisecond'`;
+
 // The days' rows of what the process gives and of every lease it holds, locked in one order
 // (token, day): two processes giving at once never wait for each other crosswise, and no lease of
 // these days is taken (lease() locks the day's row first) while the process's rows are touched.
@@ -62,7 +65,7 @@ const ADD_USED = `
 // expired is forfeited whole (other processes may have leased what it held).
 const TOUCH = `
   with mine as (
-    select l.token, l.day, l.leased > 0 and l.seen_at < now() - $3::bigint * interval '1 millisecond' as expired,
+    select l.token, l.day, l.leased > 0 and ${expired("l.seen_at", "$3")} as expired,
            coalesce(r.released, 0) as released
     from budget_leases l left join ${RETURNS} on r.token = l.token and r.day = l.day
     where l.process = $2
@@ -86,8 +89,8 @@ export function budgets(sql: Queryable): Budgets {
         );
         // Read after the day's row is locked: every lease granted before is committed and seen.
         const [held] = await tx.query<{ leased: string | number; forfeited: boolean }>(
-          `select coalesce(sum(leased) filter (where seen_at >= now() - $4::bigint * interval '1 millisecond'), 0) as leased,
-                  coalesce(bool_or(process = $3 and leased > 0 and seen_at < now() - $4::bigint * interval '1 millisecond'), false) as forfeited
+          `select coalesce(sum(leased) filter (where not ${expired("seen_at", "$4")}), 0) as leased,
+                  coalesce(bool_or(process = $3 and leased > 0 and ${expired("seen_at", "$4")}), false) as forfeited
            from budget_leases where token = $1 and day = $2::date`,
           [token, day, process, expiresMs],
         );
@@ -100,7 +103,7 @@ export function budgets(sql: Queryable): Budgets {
           await tx.query(
             `insert into budget_leases (token, day, process, leased, seen_at) values ($1, $2::date, $3, $4, now())
              on conflict (token, day, process) do update set
-               leased = case when budget_leases.seen_at < now() - $5::bigint * interval '1 millisecond'
+               leased = case when ${expired("budget_leases.seen_at", "$5")}
                              then excluded.leased else budget_leases.leased + excluded.leased end,
                seen_at = now()`,
             [token, day, process, granted, expiresMs],

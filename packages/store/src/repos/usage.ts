@@ -61,11 +61,21 @@ const countsOf = (r: CountColumns) => ({
   completionTokens: Number(r.completion_tokens),
 });
 
-/** `column = t.column + excluded.column` for each count: an upsert that adds. */
-const addingTo = (table: string) =>
-  ["requests", "refused", "failed", "prompt_tokens", "cached_tokens", "completion_tokens"]
-    .map((c) => `${c} = ${table}.${c} + excluded.${c}`)
-    .join(", ");
+/** The six counts' columns, as usage_hours and usage_days hold them. */
+const COUNT_COLUMNS = [
+  "requests",
+  "refused",
+  "failed",
+  "prompt_tokens",
+  "cached_tokens",
+  "completion_tokens",
+];
+/** The replica figures' columns, as usage_replica_hours holds them. */
+const REPLICA_COLUMNS = ["replica_hours", "memory_gb_hours", "core_hours", "gpu_hours"];
+
+/** `column = t.column + excluded.column` for each of `columns`: an upsert that adds. */
+const addingTo = (table: string, columns: readonly string[] = COUNT_COLUMNS) =>
+  columns.map((c) => `${c} = ${table}.${c} + excluded.${c}`).join(", ");
 
 // One parameter whatever the number of rows: the rows go as one JSON array, so a process with
 // thousands of keys in a second still writes one statement (and no parameter limit applies). The
@@ -98,11 +108,7 @@ const ADD_REPLICA_HOURS = `
   from jsonb_to_recordset($1::jsonb) as r(
     hour timestamptz, model text, owner text, "replicaHours" float8, "memoryGBHours" float8,
     "coreHours" float8, "gpuHours" float8)
-  on conflict (hour, model, owner) do update set
-    replica_hours = u.replica_hours + excluded.replica_hours,
-    memory_gb_hours = u.memory_gb_hours + excluded.memory_gb_hours,
-    core_hours = u.core_hours + excluded.core_hours,
-    gpu_hours = u.gpu_hours + excluded.gpu_hours`;
+  on conflict (hour, model, owner) do update set ${addingTo("u", REPLICA_COLUMNS)}`;
 
 type ReplicaRow = {
   hour: Date | string;
@@ -118,9 +124,6 @@ type ReplicaRow = {
 const KEY_COLUMN: Record<UsageKey, string> = { model: "model", token: "token", owner: "owner" };
 // Days are UTC days whatever the session's time zone (date_trunc's third argument).
 const stepStart = (step: UsageStep) => (step === "day" ? "date_trunc('day', hour, 'UTC')" : "hour");
-
-const COUNTS = ["requests", "refused", "failed", "prompt_tokens", "cached_tokens", "completion_tokens"];
-const REPLICA_FIGURES = ["replica_hours", "memory_gb_hours", "core_hours", "gpu_hours"];
 
 /** A query of sums: its text, and the columns it sums. */
 type Summed = { text: string; columns: readonly string[] };
@@ -199,7 +202,7 @@ export function usage(sql: Queryable): Usage {
     async sums(from, to, by, step) {
       const key = KEY_COLUMN[by];
       const many = by === "token";
-      const hours = summed("usage_hours", "hour", stepStart(step), key, COUNTS, many);
+      const hours = summed("usage_hours", "hour", stepStart(step), key, COUNT_COLUMNS, many);
       // By day: the whole days inside [from, to) from their day rows; the hours of a day cut by
       // either end from usage_hours, so the sums are exactly those of the hours. Each part is a
       // range of its own (one scan of 90 days of hours to find none cost 200 ms), and the parts
@@ -210,7 +213,7 @@ export function usage(sql: Queryable): Usage {
         step === "day" && first < last
           ? [
               [hours, from, first],
-              [summed("usage_days", "day", "day", key, COUNTS, many), first, last],
+              [summed("usage_days", "day", "day", key, COUNT_COLUMNS, many), first, last],
               [hours, last, to],
             ]
           : [[hours, from, to]];
@@ -237,7 +240,7 @@ export function usage(sql: Queryable): Usage {
         "hour",
         stepStart(step),
         KEY_COLUMN[by],
-        REPLICA_FIGURES,
+        REPLICA_COLUMNS,
         false,
       );
       return (await sumsOf(sql, query, from, to)).map(
