@@ -8,12 +8,20 @@
 //                              64 clients (issues 31 and 37); BENCH_GATEWAY_CPU=prompt: the prompts alone
 //   BENCH='gateway latency'    added latency at concurrency 1, 16 and 64
 //   BENCH='gateway streams'    1,000 streams at once, chunk delay
+// BENCH_GATEWAY_BEFORE=<checkout>: the CPU rows also run that checkout's llmgw (its own
+// scripts/bench/serve.ts, installed) on the same engine, taking turns with this tree's and the
+// proxy in every round: a change's cost against the tree before it, paired round by round in one
+// run (issue 40: within 5% of before), so the machine's drift between runs cancels out.
+// BENCH_GATEWAY_ROUNDS: rounds of each CPU row (default 3).
 import { connect } from "@llmgw/client";
 import { child, cpuMsOf, median, type Row } from "./report";
 
 export const names = ["gateway cpu", "gateway latency", "gateway streams"];
 const SECONDS = Number(process.env.BENCH_GATEWAY_SECONDS ?? 3);
-const ROUNDS = 3;
+const ROUNDS = Number(process.env.BENCH_GATEWAY_ROUNDS ?? 3);
+const BEFORE = process.env.BENCH_GATEWAY_BEFORE || null;
+/** How far this tree's CPU a request may be from the tree before it (issue 40). */
+const BEFORE_AIM = 1.05;
 const STREAMS = Number(process.env.BENCH_GATEWAY_STREAMS ?? 1000);
 /** Concurrent clients of the CPU rows, and each streamed answer's chunks (and ms between them). */
 const CPU_CLIENTS = 64;
@@ -46,8 +54,9 @@ async function load<T>(args: string[], pid: number | null = null): Promise<T & {
   return { ...result, cpuMs };
 }
 
-async function llmgwOn(enginePort: number) {
-  const server = child("./serve.ts", ["app", "0", "0", "", "600"]);
+/** llmgw on the engine: this tree's, or (serveFile) another checkout's bench server. */
+async function llmgwOn(enginePort: number, serveFile = "./serve.ts") {
+  const server = child(serveFile, ["app", "0", "0", "", "600"]);
   const { port } = await server.ask<{ port: number }>(null);
   const { api, answer } = connect({ server: `http://127.0.0.1:${port}` });
   await answer(
@@ -81,8 +90,11 @@ async function llmgwOn(enginePort: number) {
 const range = (xs: number[], digits = 2) =>
   `${median(xs).toFixed(digits)} (${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)})`;
 
-type Targets = { direct: string; proxy: string; llmgw: string };
-type Pids = { proxy: number; llmgw: number };
+type Targets = { direct: string; proxy: string; llmgw: string; before?: string };
+type Pids = { proxy: number; llmgw: number; before?: number };
+type Measured = "proxy" | "llmgw" | "before";
+/** What the latency and stream rows compare. */
+type Compared = "direct" | "proxy" | "llmgw";
 
 /** CPU a request under CPU_CLIENTS closed-loop clients, llmgw and the bare proxy taking turns. */
 async function cpuRows(targets: Targets, pids: Pids): Promise<Row[]> {
@@ -101,17 +113,25 @@ async function cpuRows(targets: Targets, pids: Pids): Promise<Row[]> {
   ];
   // BENCH_GATEWAY_CPU=small|streamed: one kind alone (a profile of one kind of load).
   const only = process.env.BENCH_GATEWAY_CPU;
+  const names: Measured[] = targets.before ? ["proxy", "before", "llmgw"] : ["proxy", "llmgw"];
   for (const kind of kinds.filter((k) => !only || k.args[0] === (only === "small" ? "latency" : only))) {
-    // Unmeasured: both servers' code is compiled before the first round counts.
-    for (const name of ["proxy", "llmgw"] as const)
-      await load<Latency>([...kind.args, targets[name], String(CPU_CLIENTS), "1", ...kind.extra]);
-    const perRequest: Record<keyof Pids, number[]> = { proxy: [], llmgw: [] };
+    const argsFor = (name: Measured, seconds: number) => [
+      ...kind.args,
+      targets[name] ?? "",
+      String(CPU_CLIENTS),
+      String(seconds),
+      ...kind.extra,
+    ];
+    // Unmeasured: every server's code is compiled before the first round counts.
+    for (const name of names) await load<Latency>(argsFor(name, 1));
+    const perRequest: Record<Measured, number[]> = { proxy: [], llmgw: [], before: [] };
     let errors = 0;
     for (let round = 0; round < ROUNDS; round++) {
-      for (const name of ["proxy", "llmgw"] as const) {
-        const args = [...kind.args, targets[name], String(CPU_CLIENTS), String(SECONDS), ...kind.extra];
-        const result = await load<Latency>(args, pids[name]);
-        if (name === "llmgw") errors += result.errors;
+      // The two trees swap places each round, so neither always follows the proxy.
+      const order = round % 2 === 0 ? names : [names[0] ?? "proxy", ...names.slice(1).reverse()];
+      for (const name of order) {
+        const result = await load<Latency>(argsFor(name, SECONDS), pids[name] ?? null);
+        if (name !== "proxy") errors += result.errors;
         perRequest[name].push(result.cpuMs / Math.max(1, result.requests));
       }
     }
@@ -128,15 +148,35 @@ async function cpuRows(targets: Targets, pids: Pids): Promise<Row[]> {
       aim: `≤ ${kind.aim}× the bare proxy`,
       met: errors === 0 && ratio <= kind.aim,
     });
+    if (targets.before) rows.push(beforeRow(kind.name, perRequest, errors));
   }
   return rows;
+}
+
+/** This tree's CPU a request against the tree before it, round by round (BENCH_GATEWAY_BEFORE). */
+function beforeRow(kind: string, perRequest: Record<Measured, number[]>, errors: number): Row {
+  const paired = perRequest.llmgw.map((ms, i) => ms / (perRequest.before[i] ?? ms));
+  const proxyRatio = (name: "llmgw" | "before") =>
+    perRequest[name].map((ms, i) => ms / (perRequest.proxy[i] ?? ms));
+  console.log(
+    `gateway cpu, ${kind}: this tree ${range(perRequest.llmgw, 3)} ms, ${BEFORE} ${range(perRequest.before, 3)} ms; ` +
+      `this ÷ before by round ${range(paired)}; × the proxy ${range(proxyRatio("llmgw"))} against ${range(proxyRatio("before"))}`,
+  );
+  return {
+    measure: `gateway CPU a proxied request, ${kind}: this tree against ${BEFORE}, taking turns in each of ${ROUNDS} rounds`,
+    value: `${range(perRequest.llmgw, 3)} ms (${range(proxyRatio("llmgw"))}× the proxy)`,
+    peer: `before: ${range(perRequest.before, 3)} ms (${range(proxyRatio("before"))}× the proxy)`,
+    ratio: `${range(paired)}× (this ÷ before, by round)`,
+    aim: `within ${Math.round((BEFORE_AIM - 1) * 100)}% of before`,
+    met: errors === 0 && median(paired) <= BEFORE_AIM,
+  };
 }
 
 /** Added latency (llmgw − direct, and the bare proxy's beside it) at concurrency 1, 16 and 64. */
 async function latencyRows(targets: Targets, pids: Pids): Promise<Row[]> {
   const rows: Row[] = [];
   for (const concurrency of [1, 16, 64]) {
-    const runs: Record<keyof Targets, (Latency & { cpuMs: number })[]> = { direct: [], proxy: [], llmgw: [] };
+    const runs: Record<Compared, (Latency & { cpuMs: number })[]> = { direct: [], proxy: [], llmgw: [] };
     for (let round = 0; round < ROUNDS; round++) {
       for (const name of ["direct", "proxy", "llmgw"] as const) {
         const pid = name === "llmgw" ? pids.llmgw : null;
@@ -145,7 +185,7 @@ async function latencyRows(targets: Targets, pids: Pids): Promise<Row[]> {
         );
       }
     }
-    const p = (name: keyof Targets, k: "p50" | "p99") => runs[name].map((r) => r[k]);
+    const p = (name: Compared, k: "p50" | "p99") => runs[name].map((r) => r[k]);
     const added = (name: "proxy" | "llmgw", k: "p50" | "p99") =>
       runs[name].map((r, i) => r[k] - (runs.direct[i]?.[k] ?? 0));
     const errors = runs.llmgw.reduce((n, r) => n + r.errors, 0);
@@ -171,7 +211,7 @@ async function latencyRows(targets: Targets, pids: Pids): Promise<Row[]> {
 }
 
 async function streamRows(targets: Targets): Promise<Row[]> {
-  const streams: Record<keyof Targets, Streams> = {
+  const streams: Record<Compared, Streams> = {
     direct: await load<Streams>(["streams", targets.direct, String(STREAMS), "20", "50"]),
     proxy: await load<Streams>(["streams", targets.proxy, String(STREAMS), "20", "50"]),
     llmgw: await load<Streams>(["streams", targets.llmgw, String(STREAMS), "20", "50"]),
@@ -201,19 +241,25 @@ export async function run(only: RegExp | null): Promise<Row[]> {
   const proxy = child("./passProxy.ts", [`http://127.0.0.1:${enginePort}`]);
   const { port: proxyPort } = await proxy.ask<{ port: number }>(null);
   const llmgw = await llmgwOn(enginePort);
+  const before = BEFORE ? await llmgwOn(enginePort, `${BEFORE}/scripts/bench/serve.ts`) : null;
   const targets: Targets = {
     direct: `http://127.0.0.1:${enginePort}/v1/chat/completions`,
     proxy: `http://127.0.0.1:${proxyPort}/v1/chat/completions`,
     llmgw: llmgw.url,
+    ...(before ? { before: before.url } : {}),
   };
-  const pids: Pids = { proxy: proxy.proc.pid ?? 0, llmgw: llmgw.server.proc.pid ?? 0 };
+  const pids: Pids = {
+    proxy: proxy.proc.pid ?? 0,
+    llmgw: llmgw.server.proc.pid ?? 0,
+    ...(before ? { before: before.server.proc.pid ?? 0 } : {}),
+  };
   const rows: Row[] = [];
   try {
     if (wanted("gateway cpu")) rows.push(...(await cpuRows(targets, pids)));
     if (wanted("gateway latency")) rows.push(...(await latencyRows(targets, pids)));
     if (wanted("gateway streams")) rows.push(...(await streamRows(targets)));
   } finally {
-    await Promise.all([engine.stop(), proxy.stop(), llmgw.server.stop()]);
+    await Promise.all([engine.stop(), proxy.stop(), llmgw.server.stop(), before?.server.stop()]);
   }
   return rows;
 }

@@ -1,6 +1,7 @@
-import { Counter, Gauge, Histogram, type Registry } from "prom-client";
+import { Gauge, Histogram, type Registry } from "prom-client";
 import type { GatewayMeter, GatewayNow, RequestOutcome } from "../gateway/meter";
 import { perModelGauge } from "./perModel";
+import { type Buckets, Keyed, SummedHistogram, summedCounter } from "./series";
 
 /** From a cached prompt's first token (5 ms) to a long generation (2 min); slower lands in +Inf. */
 export const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120];
@@ -46,89 +47,112 @@ const tokensOf = (n: number | null): number => (n !== null && Number.isFinite(n)
 export class PromGatewayMeter implements GatewayMeter {
   readonly now: () => GatewayNow;
   #second = new Map<string, ModelSecond>();
-  readonly #requests: Counter<"model" | "token" | "status">;
-  readonly #queueWait: Histogram<"model" | "token">;
-  readonly #firstByte: Histogram<"model" | "token">;
-  readonly #duration: Histogram<"model" | "token">;
-  readonly #promptTokens: Counter<"model" | "token">;
-  readonly #completionTokens: Counter<"model" | "token">;
-  readonly #cachedTokens: Counter<"model" | "token">;
+  /** Each (model, token)'s figures, summed here and handed to the registry when scraped (series.ts). */
+  readonly #series = new Keyed<"model" | "token", RequestSeries>((labels) => ({
+    labels,
+    statuses: new Map(),
+    queueWait: this.#queueWait.fresh(),
+    firstByte: this.#firstByte.fresh(),
+    duration: this.#duration.fresh(),
+    promptTokens: null,
+    completionTokens: null,
+    cachedTokens: null,
+  }));
+  readonly #queueWait: SummedHistogram<"model" | "token", RequestSeries>;
+  readonly #firstByte: SummedHistogram<"model" | "token", RequestSeries>;
+  readonly #duration: SummedHistogram<"model" | "token", RequestSeries>;
   readonly #coldStart: Histogram<"model">;
 
   constructor(options: { registry: Registry; now: () => GatewayNow }) {
     const { registry } = options;
     this.now = options.now;
-    const registers = [registry];
+    const series = this.#series;
     const byRequest = ["model", "token"] as const;
-    this.#requests = new Counter({
-      name: "llmgw_gateway_requests_total",
-      help: "Requests through the gateway that ended, by the status the client got (499: it went away).",
-      labelNames: [...byRequest, "status"] as const,
-      registers,
-    });
-    const histogram = (name: string, help: string, buckets: number[]) =>
-      new Histogram({ name, help, labelNames: byRequest, buckets, registers });
+    summedCounter(
+      registry,
+      {
+        name: "llmgw_gateway_requests_total",
+        help: "Requests through the gateway that ended, by the status the client got (499: it went away).",
+        labelNames: [...byRequest, "status"],
+      },
+      series,
+      (s) => [...s.statuses].map(([status, n]) => [{ status: String(status) }, n] as const),
+    );
+    const histogram = (
+      name: string,
+      help: string,
+      buckets: number[],
+      of: (s: RequestSeries) => Buckets,
+      // A label set's series is printed once something was observed in it, as prom-client does.
+    ) =>
+      new SummedHistogram(registry, { name, help }, buckets, series, (s) => (of(s).count > 0 ? of(s) : null));
     this.#queueWait = histogram(
       "llmgw_gateway_queue_wait_seconds",
       "From arrival to being sent to a replica, a wake included (0 when sent at once).",
       WAIT_BUCKETS,
+      (s) => s.queueWait,
     );
     this.#firstByte = histogram(
       "llmgw_gateway_first_byte_seconds",
       "From arrival to the answer's first byte reaching the client.",
       LATENCY_BUCKETS,
+      (s) => s.firstByte,
     );
     this.#duration = histogram(
       "llmgw_gateway_request_duration_seconds",
       "From arrival to the end of the answer.",
       LATENCY_BUCKETS,
+      (s) => s.duration,
     );
-    this.#promptTokens = new Counter({
-      name: "llmgw_gateway_prompt_tokens_total",
-      help: "Prompt tokens, as the engine's usage reported them.",
-      labelNames: byRequest,
-      registers,
-    });
-    this.#completionTokens = new Counter({
-      name: "llmgw_gateway_completion_tokens_total",
-      help: "Completion tokens, as the engine's usage reported them.",
-      labelNames: byRequest,
-      registers,
-    });
-    this.#cachedTokens = new Counter({
-      name: "llmgw_gateway_prompt_tokens_cached_total",
-      help: "Prompt tokens the engine found in its cache (usage.prompt_tokens_details.cached_tokens, or llama-server's timings.cache_n).",
-      labelNames: byRequest,
-      registers,
-    });
+    const tokens = (name: string, help: string, of: (s: RequestSeries) => number | null) =>
+      summedCounter(registry, { name, help, labelNames: byRequest }, series, (s) => {
+        const n = of(s);
+        return n === null ? [] : [[null, n] as const];
+      });
+    tokens(
+      "llmgw_gateway_prompt_tokens_total",
+      "Prompt tokens, as the engine's usage reported them.",
+      (s) => s.promptTokens,
+    );
+    tokens(
+      "llmgw_gateway_completion_tokens_total",
+      "Completion tokens, as the engine's usage reported them.",
+      (s) => s.completionTokens,
+    );
+    tokens(
+      "llmgw_gateway_prompt_tokens_cached_total",
+      "Prompt tokens the engine found in its cache (usage.prompt_tokens_details.cached_tokens, or llama-server's timings.cache_n).",
+      (s) => s.cachedTokens,
+    );
     this.#coldStart = new Histogram({
       name: "llmgw_gateway_cold_start_seconds",
       help: "From a wake this process recorded to the model's first replica being ready.",
       labelNames: ["model"] as const,
       buckets: COLD_START_BUCKETS,
-      registers,
+      registers: [registry],
     });
     this.#registerGauges(registry);
   }
 
   finished(outcome: RequestOutcome): void {
-    const labels = { model: outcome.model, token: outcome.token };
-    this.#requests.inc({ ...labels, status: String(outcome.status) });
+    const { model, token } = outcome;
+    const s = this.#series.at(`${model}\u0000${token}`, () => ({ model, token }));
+    s.statuses.set(outcome.status, (s.statuses.get(outcome.status) ?? 0) + 1);
     const queued = secondsOf(outcome.queuedMs);
-    if (queued !== null) this.#queueWait.observe(labels, queued);
+    if (queued !== null) s.queueWait.observe(queued);
     const firstByte = secondsOf(outcome.firstByteMs);
-    if (firstByte !== null) this.#firstByte.observe(labels, firstByte);
+    if (firstByte !== null) s.firstByte.observe(firstByte);
     const duration = secondsOf(outcome.durationMs);
-    if (duration !== null) this.#duration.observe(labels, duration);
+    if (duration !== null) s.duration.observe(duration);
     const prompt = tokensOf(outcome.promptTokens);
     const completion = tokensOf(outcome.completionTokens);
-    if (outcome.promptTokens !== null) this.#promptTokens.inc(labels, prompt);
-    if (outcome.completionTokens !== null) this.#completionTokens.inc(labels, completion);
+    if (outcome.promptTokens !== null) s.promptTokens = (s.promptTokens ?? 0) + prompt;
+    if (outcome.completionTokens !== null) s.completionTokens = (s.completionTokens ?? 0) + completion;
     const cached = tokensOf(outcome.cachedTokens ?? null);
-    if (outcome.cachedTokens !== undefined) this.#cachedTokens.inc(labels, cached);
+    if (outcome.cachedTokens !== undefined) s.cachedTokens = (s.cachedTokens ?? 0) + cached;
     // A request naming no known model is not any model's traffic.
-    if (outcome.model === "") return;
-    const second = this.#second.get(outcome.model) ?? {
+    if (model === "") return;
+    const second = this.#second.get(model) ?? {
       requests: 0,
       firstBytes: 0,
       firstByteMs: [],
@@ -142,7 +166,7 @@ export class PromGatewayMeter implements GatewayMeter {
       second.promptTokens = (second.promptTokens ?? 0) + prompt;
       second.cachedTokens = (second.cachedTokens ?? 0) + Math.min(cached, prompt);
     }
-    this.#second.set(outcome.model, second);
+    this.#second.set(model, second);
   }
 
   coldStart(model: string, ms: number): void {
@@ -201,5 +225,17 @@ function sampleFirstByte(second: ModelSecond, ms: number): void {
   const slot = Math.floor(Math.random() * second.firstBytes);
   if (slot < FIRST_BYTE_SAMPLE) second.firstByteMs[slot] = ms;
 }
+
+/** One (model, token)'s figures since the process started; null: a token kind never reported. */
+type RequestSeries = {
+  labels: { model: string; token: string };
+  statuses: Map<number, number>;
+  queueWait: Buckets;
+  firstByte: Buckets;
+  duration: Buckets;
+  promptTokens: number | null;
+  completionTokens: number | null;
+  cachedTokens: number | null;
+};
 
 type ModelNow = GatewayNow["models"] extends ReadonlyMap<string, infer V> ? V : never;
