@@ -1,10 +1,4 @@
-import {
-  Counter,
-  type Metric,
-  type MetricObjectWithValues,
-  type MetricValue,
-  type Registry,
-} from "prom-client";
+import { Counter, type Metric, type Registry } from "prom-client";
 
 // The gateway counts every request in several labelled series (SPEC §7.7, §12.4). prom-client
 // checks and hashes a label object on each update (validateLabel, hashObject): ten updates a
