@@ -23,10 +23,12 @@ export type InferenceRequest = {
 };
 
 /**
- * Up to this size a body is parsed whole (JSON.parse is quickest on small text); a larger one is
- * walked once for its top-level `model` and `user` and never built (jsonScan.ts).
+ * Up to this size a body is parsed whole (JSON.parse is quickest on text this small); a larger one
+ * is walked once for its top-level `model` and `user` and never built (jsonScan.ts). Measured on a
+ * chat of one long message: 73 kB parsed in 56 µs, walked in 151 µs; 285 kB both 546 µs; 4.4 MB
+ * parsed in 6.1 ms, walked in 5.4 ms, and the walk builds nothing of it.
  */
-export const PARSED_WHOLE_BYTES = 64 * 1024;
+export const PARSED_WHOLE_BYTES = 256 * 1024;
 const ROUTING_KEYS = [
   "model",
   "user",
