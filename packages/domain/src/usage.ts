@@ -25,6 +25,13 @@ export const USAGE_KEPT_DAYS = 400;
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 24 * HOUR_MS;
 
+/**
+ * A UTC day that ended this long ago is settled: no count is added to it any more (processes add
+ * theirs each second, and put a failed write back for the next), so a reading may keep its sums.
+ * Minutes, not seconds, for a process whose clock is behind or whose writes failed a while.
+ */
+export const USAGE_SETTLED_MS = 10 * 60_000;
+
 /** The counts' fields, in the order readings and CSV give them. */
 export const COUNT_FIELDS = [
   "requests",

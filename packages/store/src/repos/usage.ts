@@ -1,13 +1,16 @@
 import {
   DAY_MS,
+  dayOf,
   type ReplicaHoursRow,
   type ReplicaSum,
+  USAGE_KEPT_DAYS,
   type UsageKey,
   type UsageRow,
   type UsageStep,
   type UsageSum,
 } from "@llmgw/domain";
 import { jsonb, type Queryable } from "../db";
+import type { SettledDays } from "./settledDays";
 
 /**
  * Usage counted by hour, model, client token and owner (SPEC §12.1). Each process adds what it
@@ -22,8 +25,12 @@ export interface Usage {
    * The hours in [from, to) summed by step (UTC hours or days) and by the key `by`, in the
    * database: a reading of 90 days carries one row per day and key, not every stored hour.
    * Ordered by step, then key in byte order (one row per step and key).
+   *
+   * `settledBefore` (ms since the epoch): whole days that ended by then no longer change, so by
+   * day their sums are kept in this process once read (SettledDays) and not read again; a day
+   * still open, older than the counts are kept, or cut by `from` or `to` is always read.
    */
-  sums(from: number, to: number, by: UsageKey, step: UsageStep): Promise<UsageSum[]>;
+  sums(from: number, to: number, by: UsageKey, step: UsageStep, settledBefore?: number): Promise<UsageSum[]>;
   /** Replica figures in [from, to) summed by step and by model or owner, ordered as `sums`. */
   replicaSums(from: number, to: number, by: "model" | "owner", step: UsageStep): Promise<ReplicaSum[]>;
   /** Deletes the hours (counts and replica figures) before `before` (ms since the epoch); returns how many rows went. */
@@ -130,6 +137,26 @@ type Summed = { text: string; columns: readonly string[] };
 /** One sum as `sumsOf` hands it over: the step's start (ms since the epoch), the key, the sums. */
 type Tuple = [number, string, ...number[]];
 
+const usageSum = ([
+  at,
+  key,
+  requests,
+  refused,
+  failed,
+  promptTokens,
+  cachedTokens,
+  completionTokens,
+]: Tuple): UsageSum => ({
+  at,
+  key,
+  requests: requests ?? 0,
+  refused: refused ?? 0,
+  failed: failed ?? 0,
+  promptTokens: promptTokens ?? 0,
+  cachedTokens: cachedTokens ?? 0,
+  completionTokens: completionTokens ?? 0,
+});
+
 /**
  * The rows of `table` whose `column` is in [$1, $2), their `columns` summed by `at` (an
  * expression of the row: the step's start) and the key, ordered by both (keys in byte order,
@@ -176,7 +203,8 @@ async function sumsOf(sql: Queryable, { text, columns }: Summed, from: number, t
   return JSON.parse(read?.sums ?? "[]") as Tuple[];
 }
 
-export function usage(sql: Queryable): Usage {
+/** `settled`: the process's kept days (SettledDays); none inside a transaction. */
+export function usage(sql: Queryable, settled: SettledDays | null = null): Usage {
   return {
     async add(rows) {
       if (rows.length === 0) return;
@@ -199,39 +227,46 @@ export function usage(sql: Queryable): Usage {
       }));
     },
 
-    async sums(from, to, by, step) {
+    async sums(from, to, by, step, settledBefore) {
       const key = KEY_COLUMN[by];
       const many = by === "token";
       const hours = summed("usage_hours", "hour", stepStart(step), key, COUNT_COLUMNS, many);
+      const read = async (query: Summed, lo: number, hi: number) =>
+        lo < hi ? (await sumsOf(sql, query, lo, hi)).map(usageSum) : [];
       // By day: the whole days inside [from, to) from their day rows; the hours of a day cut by
       // either end from usage_hours, so the sums are exactly those of the hours. Each part is a
       // range of its own (one scan of 90 days of hours to find none cost 200 ms), and the parts
       // follow each other in time, so their rows come back in order.
       const first = Math.ceil(from / DAY_MS) * DAY_MS;
       const last = Math.floor(to / DAY_MS) * DAY_MS;
-      const parts: [Summed, number, number][] =
-        step === "day" && first < last
-          ? [
-              [hours, from, first],
-              [summed("usage_days", "day", "day", key, COUNT_COLUMNS, many), first, last],
-              [hours, last, to],
-            ]
-          : [[hours, from, to]];
-      const read = await Promise.all(
-        parts.filter(([, lo, hi]) => lo < hi).map(([query, lo, hi]) => sumsOf(sql, query, lo, hi)),
-      );
-      return read
-        .flat()
-        .map(([at, key, requests, refused, failed, promptTokens, cachedTokens, completionTokens]) => ({
-          at,
-          key,
-          requests: requests ?? 0,
-          refused: refused ?? 0,
-          failed: failed ?? 0,
-          promptTokens: promptTokens ?? 0,
-          cachedTokens: cachedTokens ?? 0,
-          completionTokens: completionTokens ?? 0,
-        }));
+      if (step !== "day" || first >= last) return read(hours, from, to);
+      const days = summed("usage_days", "day", "day", key, COUNT_COLUMNS, many);
+      // The settled days [lo, hi): kept ones from memory, each run of others in one read, kept.
+      const kept = settledBefore === undefined ? null : settled;
+      const oldest = kept ? dayOf((settledBefore as number) - (USAGE_KEPT_DAYS - 1) * DAY_MS) : last;
+      const lo = Math.min(Math.max(first, oldest), last);
+      const hi = kept ? Math.max(lo, Math.min(last, dayOf(settledBefore as number))) : lo;
+      const parts: Promise<readonly UsageSum[]>[] = [read(hours, from, first), read(days, first, lo)];
+      for (let day = lo; day < hi; ) {
+        const held = kept?.get(by, day);
+        if (held) {
+          parts.push(Promise.resolve(held));
+          day += DAY_MS;
+          continue;
+        }
+        let end = day + DAY_MS;
+        while (end < hi && kept?.get(by, end) === undefined) end += DAY_MS;
+        const [runFrom, epoch] = [day, kept?.epoch ?? 0];
+        parts.push(
+          read(days, runFrom, end).then((sums) => {
+            kept?.keep(by, runFrom, end, sums, epoch);
+            return sums;
+          }),
+        );
+        day = end;
+      }
+      parts.push(read(days, hi, last), read(hours, last, to));
+      return (await Promise.all(parts)).flat();
     },
 
     async replicaSums(from, to, by, step) {
