@@ -336,8 +336,8 @@ export function usage(sql: Queryable, settled: SettledDays | null = null): Usage
       const gone = await sql.query<{ n: string | number }>(
         `with counts as (delete from usage_hours where hour < $1 returning 1),
               replicas as (delete from usage_replica_hours where hour < $1 returning 1),
-              -- A day goes once all of it is before the cut.
-              days as (delete from usage_days where day < $1::timestamptz - interval '1 day' returning 1)
+              -- A day goes once all of it is before the cut: it ends at the cut or before.
+              days as (delete from usage_days where day <= $1::timestamptz - interval '1 day' returning 1)
          select (select count(*) from counts) + (select count(*) from replicas) + (select count(*) from days) as n`,
         [new Date(before).toISOString()],
       );
