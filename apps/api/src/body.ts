@@ -20,7 +20,9 @@ export class Body<T> {
   }
 
   get gzip(): Uint8Array {
-    this.#gzip ??= gzipSync(this.bytes, { level: 4 });
+    // Level 1 past a megabyte: half level 4's time for a few percent more bytes (a usage reading
+    // of 90 days by token, 2.8 MB of JSON: 6 ms and 230 kB against 11 ms and 222 kB).
+    this.#gzip ??= gzipSync(this.bytes, { level: this.bytes.length > 1_000_000 ? 1 : 4 });
     return this.#gzip;
   }
 }

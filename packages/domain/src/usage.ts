@@ -25,6 +25,13 @@ export const USAGE_KEPT_DAYS = 400;
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 24 * HOUR_MS;
 
+/**
+ * A UTC day that ended this long ago is settled: no count is added to it any more (processes add
+ * theirs each second, and put a failed write back for the next), so a reading may keep its sums.
+ * Minutes, not seconds, for a process whose clock is behind or whose writes failed a while.
+ */
+export const USAGE_SETTLED_MS = 10 * 60_000;
+
 /** The counts' fields, in the order readings and CSV give them. */
 export const COUNT_FIELDS = [
   "requests",
@@ -53,8 +60,18 @@ export function addFields<K extends string>(
 
 export const zeroCounts = (): UsageCounts => zeroOf(COUNT_FIELDS);
 
-/** Adds `b` into `a`. */
-export const addCounts = (a: UsageCounts, b: UsageCounts): void => addFields(COUNT_FIELDS, a, b);
+/**
+ * Adds `b` into `a`. The six written out, not addFields over COUNT_FIELDS: a reading's totals add
+ * every row (18,000 for 90 days of 2,000 tokens), and the keyed loop was 4–5 ms of it.
+ */
+export const addCounts = (a: UsageCounts, b: UsageCounts): void => {
+  a.requests += b.requests;
+  a.refused += b.refused;
+  a.failed += b.failed;
+  a.promptTokens += b.promptTokens;
+  a.cachedTokens += b.cachedTokens;
+  a.completionTokens += b.completionTokens;
+};
 
 /** The start of the UTC hour `at` (ms) is in. */
 export const hourOf = (at: number): number => Math.floor(at / HOUR_MS) * HOUR_MS;

@@ -18,6 +18,7 @@ import { type Pulls, pulls } from "./repos/pulls";
 import { type Quotas, quotas } from "./repos/quotas";
 import { type Replicas, replicas } from "./repos/replicas";
 import { type Sessions, sessions } from "./repos/sessions";
+import { SettledDays } from "./repos/settledDays";
 import { TokenCache } from "./repos/tokenCache";
 import { type StoredToken, type Tokens, tokens } from "./repos/tokens";
 import { type TrafficSeconds, traffic } from "./repos/traffic";
@@ -82,7 +83,7 @@ export interface Store extends Omit<StoreTx, "lock"> {
 }
 
 /** Caches shared by the store and its transactions; a transaction writes through, never reads from them. */
-type Caches = { tokens: TokenCache<StoredToken> };
+type Caches = { tokens: TokenCache<StoredToken>; settledDays: SettledDays };
 
 function bind(sql: Queryable, caches: Caches, inTransaction: boolean): StoreTx {
   return {
@@ -102,7 +103,7 @@ function bind(sql: Queryable, caches: Caches, inTransaction: boolean): StoreTx {
     pulls: pulls(sql),
     demand: demand(sql),
     autoscale: autoscale(sql),
-    usage: usage(sql),
+    usage: usage(sql, inTransaction ? null : caches.settledDays),
     traffic: traffic(sql),
     budgets: budgets(sql),
     transaction: (fn) => sql.transaction((tx) => fn(bind(tx, caches, true))),
@@ -128,7 +129,7 @@ export async function storeOn(db: Db): Promise<Store> {
     await db.close();
     throw err;
   }
-  const caches: Caches = { tokens: new TokenCache<StoredToken>(db) };
+  const caches: Caches = { tokens: new TokenCache<StoredToken>(db), settledDays: new SettledDays() };
   const { lock: _outsideTransaction, ...repositories } = bind(db, caches, false);
   return {
     ...repositories,
@@ -138,6 +139,7 @@ export async function storeOn(db: Db): Promise<Store> {
     async reset() {
       await db.exec(`truncate ${TABLES.join(", ")} restart identity`);
       caches.tokens.forget();
+      caches.settledDays.forget();
     },
     close: () => db.close(),
   };

@@ -1,4 +1,4 @@
-import { expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { backendFor, useStore } from "./backends";
 import { unique } from "./factories";
 import { describeOnEachDatabase } from "./testStore";
@@ -8,6 +8,7 @@ import { describeOnEachDatabase } from "./testStore";
 
 const DAY = "2026-03-01";
 const EXPIRES_MS = 5_000;
+const SHORT_MS = 300;
 
 describeOnEachDatabase("budget leases on $name", ({ kind }) => {
   const store = useStore(backendFor(kind));
@@ -27,6 +28,29 @@ describeOnEachDatabase("budget leases on $name", ({ kind }) => {
       want: () => want,
       expiresMs: EXPIRES_MS,
     });
+
+  /** A lease whose expiry is short: a test may wait it out. */
+  const leaseFor = (token: string, process: string, need: number, want = need) =>
+    store.budgets.lease({
+      token,
+      day: DAY,
+      process,
+      budget: 1_000,
+      need,
+      want: () => want,
+      expiresMs: SHORT_MS,
+    });
+  /** On PostgreSQL, until `n` transactions wait for a lock (PGlite runs one transaction at a time). */
+  const waitingForLocks = async (n: number) => {
+    if (kind !== "postgres") return;
+    for (;;) {
+      const [row] = await store.db.query<{ n: number }>(
+        "select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
+      );
+      if ((row?.n ?? 0) >= n) return;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  };
 
   it("counts every live lease against the budget, and not one left untouched too long", async () => {
     const token = unique("token");
@@ -77,6 +101,47 @@ describeOnEachDatabase("budget leases on $name", ({ kind }) => {
       [a, 200],
       [b, 0],
     ]);
+  });
+
+  // A lease's renewal (give or lease) may wait for the day's row while another process leases it.
+  // Whether the lease has expired is decided once the row is held, by the clock then: a renewal
+  // that began in time but got the row only after its lease expired finds it forfeited, as the
+  // other process, leasing in between, found it gone. Else both would hold it: one lease over.
+  describe.each([
+    // Giving: A forfeits its 300 and holds nothing. Leasing 100 more: A holds the 100 alone.
+    [
+      "giving",
+      (_token: string, a: string) => store.budgets.give(a, [], SHORT_MS).then((f) => f.length > 0),
+      0,
+    ],
+    ["leasing", (token: string, a: string) => leaseFor(token, a, 100).then((r) => r.forfeited), 100],
+  ] as const)("a renewal by %s that waits for the day's row past its lease's expiry", (_how, renew, left) => {
+    it("forfeits the lease, so the processes never hold more than the budget", async () => {
+      const token = unique("token");
+      const [a, b] = [unique("process"), unique("process")];
+      expect(await leaseFor(token, a, 300)).toMatchObject({ granted: 300 });
+      let renewal: Promise<boolean> | undefined;
+      // Another transaction holds the day's row while A's renewal begins and waits, past expiry.
+      await store.db.transaction(async (tx) => {
+        await tx.query("select 1 from token_budgets where token = $1 and day = $2::date for update", [
+          token,
+          DAY,
+        ]);
+        renewal = renew(token, a);
+        await waitingForLocks(1);
+        await new Promise((resolve) => setTimeout(resolve, SHORT_MS + 200));
+      });
+      // Before the fix A kept its lease here, stamped seen as of before the wait (so B found it
+      // expired and leased it again): 1,300 and 1,400 held of 1,000 on PostgreSQL.
+      expect(await renewal).toBe(true);
+      const [row] = await store.db.query<{ leased: number | string }>(
+        "select leased from budget_leases where token = $1 and process = $2",
+        [token, a],
+      );
+      expect(Number(row?.leased)).toBe(left);
+      // B may lease what A no longer holds, and no more.
+      expect(await leaseFor(token, b, 1, 1_000)).toMatchObject({ granted: 1_000 - left });
+    });
   });
 
   it("prunes the days before a day with their leases", async () => {

@@ -1,4 +1,12 @@
-import { DAY_MS, hourOf, readingOf, USAGE_KEPT_DAYS, type UsageKey, type UsageStep } from "@llmgw/domain";
+import {
+  DAY_MS,
+  hourOf,
+  readingOf,
+  USAGE_KEPT_DAYS,
+  USAGE_SETTLED_MS,
+  type UsageKey,
+  type UsageStep,
+} from "@llmgw/domain";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 
@@ -19,7 +27,8 @@ export async function readUsage({ deps, input }: { deps: Deps; input: UsageQuery
   // The hour `from` falls in is read whole: its counts are not split within the hour.
   const start = hourOf(from);
   const [counts, replicas] = await Promise.all([
-    deps.store.usage.sums(start, to, by, step),
+    // Days settled by this process's clock come from its memory once read (the store's SettledDays).
+    deps.store.usage.sums(start, to, by, step, now - USAGE_SETTLED_MS),
     by === "token" ? [] : deps.store.usage.replicaSums(start, to, by, step),
   ]);
   const { rows, totals } = readingOf(counts, replicas, by);

@@ -46,8 +46,16 @@ export interface Budgets {
 
 const RETURNS = "jsonb_to_recordset($1::jsonb) as r(token text, day date, used bigint, released bigint)";
 
-/** A lease row seen (`seen`, its seen_at) longer ago than the parameter `ms` milliseconds: expired. */
-const expired = (seen: string, ms: string) => `${seen} < now() - ${ms}::bigint * interval '1 millisecond'`;
+/**
+ * A lease row seen (`seen`, its seen_at) more than the parameter `ms` milliseconds before `at`:
+ * expired. `at` is a time taken once the token's day row is locked (the statement's start, after
+ * the statement that locked it), never `now()`: that is the transaction's start, and a renewal
+ * that waited for the row behind another process's lease would judge its lease, and stamp it
+ * seen, as of before the wait. The other process, leasing meanwhile by its own later clock, would
+ * have found that lease expired and leased it again: both would hold it.
+ */
+const expired = (seen: string, ms: string, at = "statement_timestamp()") =>
+  `${seen} < ${at} - ${ms}::bigint * interval '1 millisecond'`;
 
 // The days' rows of what the process gives and of every lease it holds, locked in one order
 // (token, day): two processes giving at once never wait for each other crosswise, and no lease of
@@ -71,7 +79,8 @@ const TOUCH = `
     where l.process = $2
   )
   update budget_leases as l
-  set leased = case when mine.expired then 0 else greatest(0, l.leased - mine.released) end, seen_at = now()
+  set leased = case when mine.expired then 0 else greatest(0, l.leased - mine.released) end,
+      seen_at = statement_timestamp()
   from mine where l.process = $2 and l.token = mine.token and l.day = mine.day
   returning l.token, to_char(l.day, 'YYYY-MM-DD') as day, mine.expired`;
 
@@ -87,10 +96,13 @@ export function budgets(sql: Queryable): Budgets {
           "select used from token_budgets where token = $1 and day = $2::date for update",
           [token, day],
         );
-        // Read after the day's row is locked: every lease granted before is committed and seen.
-        const [held] = await tx.query<{ leased: string | number; forfeited: boolean }>(
+        // Read after the day's row is locked: every lease granted before is committed and seen. Its
+        // time (`at`) judges and stamps the leases for the rest of the transaction, so a lease
+        // expiring meanwhile is not counted here and kept below.
+        const [held] = await tx.query<{ leased: string | number; forfeited: boolean; at: string }>(
           `select coalesce(sum(leased) filter (where not ${expired("seen_at", "$4")}), 0) as leased,
-                  coalesce(bool_or(process = $3 and leased > 0 and ${expired("seen_at", "$4")}), false) as forfeited
+                  coalesce(bool_or(process = $3 and leased > 0 and ${expired("seen_at", "$4")}), false) as forfeited,
+                  statement_timestamp()::text as at
            from budget_leases where token = $1 and day = $2::date`,
           [token, day, process, expiresMs],
         );
@@ -101,12 +113,12 @@ export function budgets(sql: Queryable): Budgets {
         const granted = room < need ? 0 : Math.min(room, Math.max(need, Math.floor(want(room))));
         if (granted > 0 || forfeited)
           await tx.query(
-            `insert into budget_leases (token, day, process, leased, seen_at) values ($1, $2::date, $3, $4, now())
+            `insert into budget_leases (token, day, process, leased, seen_at) values ($1, $2::date, $3, $4, $6::timestamptz)
              on conflict (token, day, process) do update set
-               leased = case when ${expired("budget_leases.seen_at", "$5")}
+               leased = case when ${expired("budget_leases.seen_at", "$5", "$6::timestamptz")}
                              then excluded.leased else budget_leases.leased + excluded.leased end,
-               seen_at = now()`,
-            [token, day, process, granted, expiresMs],
+               seen_at = excluded.seen_at`,
+            [token, day, process, granted, expiresMs, held?.at],
           );
         return { used, leased: leased + granted, granted, forfeited };
       }),

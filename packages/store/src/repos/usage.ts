@@ -1,13 +1,16 @@
 import {
   DAY_MS,
+  dayOf,
   type ReplicaHoursRow,
   type ReplicaSum,
+  USAGE_KEPT_DAYS,
   type UsageKey,
   type UsageRow,
   type UsageStep,
   type UsageSum,
 } from "@llmgw/domain";
 import { jsonb, type Queryable } from "../db";
+import type { SettledDays } from "./settledDays";
 
 /**
  * Usage counted by hour, model, client token and owner (SPEC §12.1). Each process adds what it
@@ -22,8 +25,12 @@ export interface Usage {
    * The hours in [from, to) summed by step (UTC hours or days) and by the key `by`, in the
    * database: a reading of 90 days carries one row per day and key, not every stored hour.
    * Ordered by step, then key in byte order (one row per step and key).
+   *
+   * `settledBefore` (ms since the epoch): whole days that ended by then no longer change, so by
+   * day their sums are kept in this process once read (SettledDays) and not read again; a day
+   * still open, older than the counts are kept, or cut by `from` or `to` is always read.
    */
-  sums(from: number, to: number, by: UsageKey, step: UsageStep): Promise<UsageSum[]>;
+  sums(from: number, to: number, by: UsageKey, step: UsageStep, settledBefore?: number): Promise<UsageSum[]>;
   /** Replica figures in [from, to) summed by step and by model or owner, ordered as `sums`. */
   replicaSums(from: number, to: number, by: "model" | "owner", step: UsageStep): Promise<ReplicaSum[]>;
   /** Deletes the hours (counts and replica figures) before `before` (ms since the epoch); returns how many rows went. */
@@ -125,10 +132,33 @@ const KEY_COLUMN: Record<UsageKey, string> = { model: "model", token: "token", o
 // Days are UTC days whatever the session's time zone (date_trunc's third argument).
 const stepStart = (step: UsageStep) => (step === "day" ? "date_trunc('day', hour, 'UTC')" : "hour");
 
-/** A query of sums: its text, and the columns it sums. */
-type Summed = { text: string; columns: readonly string[] };
+/**
+ * A query of sums: its text, and the columns it sums. `adjacent`: its rows come in order but not
+ * summed, each step and key's rows one after another; sumsOf adds them up.
+ */
+type Summed = { text: string; columns: readonly string[]; adjacent?: boolean };
 /** One sum as `sumsOf` hands it over: the step's start (ms since the epoch), the key, the sums. */
 type Tuple = [number, string, ...number[]];
+
+const usageSum = ([
+  at,
+  key,
+  requests,
+  refused,
+  failed,
+  promptTokens,
+  cachedTokens,
+  completionTokens,
+]: Tuple): UsageSum => ({
+  at,
+  key,
+  requests: requests ?? 0,
+  refused: refused ?? 0,
+  failed: failed ?? 0,
+  promptTokens: promptTokens ?? 0,
+  cachedTokens: cachedTokens ?? 0,
+  completionTokens: completionTokens ?? 0,
+});
 
 /**
  * The rows of `table` whose `column` is in [$1, $2), their `columns` summed by `at` (an
@@ -137,7 +167,8 @@ type Tuple = [number, string, ...number[]];
  *
  * `many`: the key has thousands of values (client tokens), so there are as many groups as rows or
  * nearly. The rows then reach the sums already in order (the inner subquery, fenced by `offset 0`,
- * from usage_days_token by day) and each group is summed as its rows go by. Left to itself the
+ * sorted) and each group is summed as its rows go by (whole days by token are not summed here at
+ * all: dayRows). Left to itself the
  * planner guesses far fewer (day, token) groups than there are and hashes them, spilling past
  * work_mem: 90 days of 2,000 tokens took 100–160 ms that way, 20–30 ms in order. Models and
  * owners are tens: hashing their few groups beats sorting every row.
@@ -152,7 +183,7 @@ const summed = (
 ): Summed => ({
   columns,
   text: `
-    select extract(epoch from s.at) * 1000 as at, s.key, ${columns.map((c) => `sum(${c}) as ${c}`).join(", ")}
+    select (extract(epoch from s.at) * 1000)::int8 as at, s.key, ${columns.map((c) => `sum(${c}) as ${c}`).join(", ")}
     from (
       select ${at} as at, ${key} collate "C" as key, ${columns.join(", ")}
       from ${table} where ${column} >= $1 and ${column} < $2
@@ -161,22 +192,61 @@ const summed = (
 });
 
 /**
+ * The day rows of [$1, $2) by a key with thousands of values (client tokens), in the order of
+ * usage_days_token and not summed: a token's day has a row per model and owner it used, few, so
+ * adding them as they go by (sumsOf) costs less than summing every group in the database (numeric
+ * sums): 90 days of 2,000 tokens, 18,000 groups, took 30–52 ms so on PostgreSQL, 48–97 summed.
+ */
+const dayRows = (key: string): Summed => ({
+  columns: COUNT_COLUMNS,
+  adjacent: true,
+  text: `
+    select (extract(epoch from day) * 1000)::int8 as at, ${key} collate "C" as key, ${COUNT_COLUMNS.join(", ")}
+    from usage_days where day >= $1 and day < $2 order by day, ${key} collate "C" offset 0`,
+});
+
+/** Adds up each run of tuples of one step and key (in place); the sums in order. */
+function addedUp(tuples: Tuple[]): Tuple[] {
+  const sums: Tuple[] = [];
+  let last: Tuple | undefined;
+  for (const tuple of tuples) {
+    if (last !== undefined && last[0] === tuple[0] && last[1] === tuple[1])
+      for (let k = 2; k < tuple.length; k++) last[k] = (last[k] as number) + (tuple[k] as number);
+    else {
+      sums.push(tuple);
+      last = tuple;
+    }
+  }
+  return sums;
+}
+
+/**
  * The sums of [from, to), in their order, handed over as one JSON array built in the database
  * (its order is the sorted subquery's; readingOf checks it). As rows, each field is parsed apart
  * by the driver: 90 days of 2,000 tokens (18,000 sums of 8 fields) took 300 ms that way on
  * PGlite, 90 ms as JSON; over HTTP on PostgreSQL, the reading took 275–287 ms median and 160–167
- * ms of the server's CPU as rows, 168–201 ms and 66–70 ms as JSON.
+ * ms of the server's CPU as rows, 168–201 ms and 66–70 ms as JSON. The array's text is joined
+ * from each sum's (string_agg), not built as json values (json_agg of json_build_array, whose
+ * per-value type lookups were most of the query): 72 against 82 ms on PostgreSQL, 121 against 138
+ * on PGlite, the same text once parsed. Keys go through to_json, so any name is quoted right.
  */
-async function sumsOf(sql: Queryable, { text, columns }: Summed, from: number, to: number): Promise<Tuple[]> {
+async function sumsOf(
+  sql: Queryable,
+  { text, columns, adjacent = false }: Summed,
+  from: number,
+  to: number,
+): Promise<Tuple[]> {
   const [read] = await sql.query<{ sums: string }>(
-    `select coalesce(json_agg(json_build_array(at, key, ${columns.join(", ")})), '[]')::text as sums
+    `select '[' || coalesce(string_agg('[' || at || ',' || to_json(key)::text || ${columns.map((c) => `',' || ${c}`).join(" || ")} || ']', ','), '') || ']' as sums
      from (${text}) g`,
     [new Date(from).toISOString(), new Date(to).toISOString()],
   );
-  return JSON.parse(read?.sums ?? "[]") as Tuple[];
+  const tuples = JSON.parse(read?.sums ?? "[]") as Tuple[];
+  return adjacent ? addedUp(tuples) : tuples;
 }
 
-export function usage(sql: Queryable): Usage {
+/** `settled`: the process's kept days (SettledDays); none inside a transaction. */
+export function usage(sql: Queryable, settled: SettledDays | null = null): Usage {
   return {
     async add(rows) {
       if (rows.length === 0) return;
@@ -199,39 +269,46 @@ export function usage(sql: Queryable): Usage {
       }));
     },
 
-    async sums(from, to, by, step) {
+    async sums(from, to, by, step, settledBefore) {
       const key = KEY_COLUMN[by];
       const many = by === "token";
       const hours = summed("usage_hours", "hour", stepStart(step), key, COUNT_COLUMNS, many);
+      const read = async (query: Summed, lo: number, hi: number) =>
+        lo < hi ? (await sumsOf(sql, query, lo, hi)).map(usageSum) : [];
       // By day: the whole days inside [from, to) from their day rows; the hours of a day cut by
       // either end from usage_hours, so the sums are exactly those of the hours. Each part is a
       // range of its own (one scan of 90 days of hours to find none cost 200 ms), and the parts
       // follow each other in time, so their rows come back in order.
       const first = Math.ceil(from / DAY_MS) * DAY_MS;
       const last = Math.floor(to / DAY_MS) * DAY_MS;
-      const parts: [Summed, number, number][] =
-        step === "day" && first < last
-          ? [
-              [hours, from, first],
-              [summed("usage_days", "day", "day", key, COUNT_COLUMNS, many), first, last],
-              [hours, last, to],
-            ]
-          : [[hours, from, to]];
-      const read = await Promise.all(
-        parts.filter(([, lo, hi]) => lo < hi).map(([query, lo, hi]) => sumsOf(sql, query, lo, hi)),
-      );
-      return read
-        .flat()
-        .map(([at, key, requests, refused, failed, promptTokens, cachedTokens, completionTokens]) => ({
-          at,
-          key,
-          requests: requests ?? 0,
-          refused: refused ?? 0,
-          failed: failed ?? 0,
-          promptTokens: promptTokens ?? 0,
-          cachedTokens: cachedTokens ?? 0,
-          completionTokens: completionTokens ?? 0,
-        }));
+      if (step !== "day" || first >= last) return read(hours, from, to);
+      const days = many ? dayRows(key) : summed("usage_days", "day", "day", key, COUNT_COLUMNS, false);
+      // The settled days [lo, hi): kept ones from memory, each run of others in one read, kept.
+      const kept = settledBefore === undefined ? null : settled;
+      const oldest = kept ? dayOf((settledBefore as number) - (USAGE_KEPT_DAYS - 1) * DAY_MS) : last;
+      const lo = Math.min(Math.max(first, oldest), last);
+      const hi = kept ? Math.max(lo, Math.min(last, dayOf(settledBefore as number))) : lo;
+      const parts: Promise<readonly UsageSum[]>[] = [read(hours, from, first), read(days, first, lo)];
+      for (let day = lo; day < hi; ) {
+        const held = kept?.get(by, day);
+        if (held) {
+          parts.push(Promise.resolve(held));
+          day += DAY_MS;
+          continue;
+        }
+        let end = day + DAY_MS;
+        while (end < hi && kept?.get(by, end) === undefined) end += DAY_MS;
+        const [runFrom, epoch] = [day, kept?.epoch ?? 0];
+        parts.push(
+          read(days, runFrom, end).then((sums) => {
+            kept?.keep(by, runFrom, end, sums, epoch);
+            return sums;
+          }),
+        );
+        day = end;
+      }
+      parts.push(read(days, hi, last), read(hours, last, to));
+      return (await Promise.all(parts)).flat();
     },
 
     async replicaSums(from, to, by, step) {
@@ -259,8 +336,8 @@ export function usage(sql: Queryable): Usage {
       const gone = await sql.query<{ n: string | number }>(
         `with counts as (delete from usage_hours where hour < $1 returning 1),
               replicas as (delete from usage_replica_hours where hour < $1 returning 1),
-              -- A day goes once all of it is before the cut.
-              days as (delete from usage_days where day < $1::timestamptz - interval '1 day' returning 1)
+              -- A day goes once all of it is before the cut: it ends at the cut or before.
+              days as (delete from usage_days where day <= $1::timestamptz - interval '1 day' returning 1)
          select (select count(*) from counts) + (select count(*) from replicas) + (select count(*) from days) as n`,
         [new Date(before).toISOString()],
       );
