@@ -96,12 +96,14 @@ process.send?.({
       measure: `${measure}, ${Math.round(seconds)} s`,
       value:
         `write transactions per process per second: ${fmt(median(perProcess))} median (min ${fmt(Math.min(...perProcess))}, max ${fmt(Math.max(...perProcess))}); ` +
-        `PostgreSQL counted ${fmt(pgCommits / seconds / PROCESSES)} commits per process per second; ` +
+        `PostgreSQL counted ${fmt(pgCommits / seconds / PROCESSES)} commits per process per second (every commit in the database, read-only ones included); ` +
         `a write ${median(times).toFixed(0)} ms median (min ${Math.min(...times).toFixed(0)}, max ${Math.max(...times).toFixed(0)}); ` +
         `stored ${storedAll.toLocaleString("en")} of ${told.toLocaleString("en")} requests told (${Number(stored?.keys ?? 0).toLocaleString("en")} hour rows)`,
       peer: `a write per request would be ${RATE.toLocaleString("en")} transactions per process per second`,
       aim,
-      met: Math.max(...perProcess) <= 1.05 && pgCommits / seconds / PROCESSES <= 1.05 && storedAll === told,
+      // Judged on the write transactions each process opened (its store's transaction(), counted in
+      // the process): PostgreSQL's commit count holds every read's autocommit as well.
+      met: Math.max(...perProcess) <= 1.05 && storedAll === told,
     },
   ] satisfies Row[],
 });
