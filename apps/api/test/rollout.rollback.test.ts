@@ -93,6 +93,33 @@ describe("automatic rollback", () => {
     expect(audit.find((e) => e.action === "rollout" && e.by === "rollout")).toBeDefined();
   });
 
+  it("on a new replica reported failed once, though the agent's next beat no longer holds it", async () => {
+    // An agent stops reporting a failed replica as soon as the answer stops asking for it: often
+    // before the scheduler runs again. The failure must still roll the rollout back.
+    const { model, node, first } = await oneReady();
+    await patchSource(model.name, model.version);
+    await runOnce(api.deps, api.control);
+    const fresh = (await view(model.name)).replicas.find((r) => r.revision === 2);
+    if (!fresh) throw new Error("no new replica placed");
+    const ready = replicaReport({ id: first.id, model: model.name, endpoint: "http://127.0.0.1:9" });
+    const failed = replicaReport({
+      id: fresh.id,
+      model: model.name,
+      state: "failed",
+      reason: "404 Not Found",
+    });
+    await beatOk(api, { ...node, replicas: [ready, failed] });
+    await beatOk(api, { ...node, replicas: [ready] });
+    await runOnce(api.deps, api.control);
+
+    const after = await view(model.name);
+    expect(after).toMatchObject({ revision: 1, source: model.source });
+    expect(after.rollout).toMatchObject({
+      state: "rolledBack",
+      reason: `rolled back: replica ${fresh.id} failed: 404 Not Found`,
+    });
+  });
+
   it("on a new replica not ready within rollout.readySeconds", async () => {
     const { model } = await oneReady();
     await patchSource(model.name, model.version);

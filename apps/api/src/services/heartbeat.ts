@@ -8,6 +8,7 @@ import {
   type Node,
   nodeFactsMoved,
   type Replica,
+  rolloutActive,
   usageOn,
 } from "@llmgw/domain";
 import type { z } from "zod";
@@ -15,6 +16,8 @@ import type { AgentBindings, NewBinding } from "../auth/agentNodes";
 import type { KnownToken } from "../auth/tokenBook";
 import type { Deps } from "../deps";
 import { badRequest } from "../errors";
+import { advanceRollouts } from "../rollout/advance";
+import type { Snapshot } from "../world";
 import { type BeatQueue, writeBeat } from "./heartbeatWrites";
 
 /**
@@ -92,6 +95,13 @@ export async function heartbeat({
       usage: usageOn(snap.index, node, replicas),
     });
     if (binding) by?.bindings.confirm(binding);
+    // SPEC §11.4: a new revision's replica that ends failed rolls its rollout back. The
+    // scheduler's run judges that too, but an agent stops reporting a failed replica at its next
+    // beat (the answer no longer asks for it), often before the next run: the failure went unseen,
+    // and the new revision was placed again and again until a run fell between two beats (81 s
+    // to roll back a missing source on the demo).
+    if (deps.config.scheduler && failedInRollout(snap, previous, replicas))
+      await advanceRollouts(deps, await deps.world.snapshot());
   }
   deps.world.lastSeen.set(facts.name, now);
   return {
@@ -99,6 +109,20 @@ export async function heartbeat({
     replicas: desiredReplicas(snap.modelsByName, replicas, deps.mirror.find),
     keep: keptVersions(snap.models),
   };
+}
+
+/** Whether the beat turned a replica of a model with a running rollout failed. */
+function failedInRollout(
+  snap: Snapshot,
+  previous: readonly Replica[],
+  replicas: readonly Replica[],
+): boolean {
+  return replicas.some(
+    (r) =>
+      r.state === "failed" &&
+      rolloutActive(snap.modelsByName.get(r.model)?.rollout) &&
+      !previous.some((p) => p.id === r.id && p.state === "failed"),
+  );
 }
 
 function sameReplicas(a: readonly Replica[], b: readonly Replica[]): boolean {
