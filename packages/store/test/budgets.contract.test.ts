@@ -18,28 +18,11 @@ describeOnEachDatabase("budget leases on $name", ({ kind }) => {
       "update budget_leases set seen_at = now() - $3::bigint * interval '1 millisecond' where token = $1 and process = $2",
       [token, process, ms],
     );
-  const lease = (token: string, process: string, need: number, want = need) =>
-    store.budgets.lease({
-      token,
-      day: DAY,
-      process,
-      budget: 1_000,
-      need,
-      want: () => want,
-      expiresMs: EXPIRES_MS,
-    });
-
-  /** A lease whose expiry is short: a test may wait it out. */
-  const leaseFor = (token: string, process: string, need: number, want = need) =>
-    store.budgets.lease({
-      token,
-      day: DAY,
-      process,
-      budget: 1_000,
-      need,
-      want: () => want,
-      expiresMs: SHORT_MS,
-    });
+  /** A lease of `need` (asking `want`); `expiresMs` short when a test waits it out. */
+  const lease = (token: string, process: string, need: number, want = need, expiresMs = EXPIRES_MS) =>
+    store.budgets.lease({ token, day: DAY, process, budget: 1_000, need, want: () => want, expiresMs });
+  const shortLease = (token: string, process: string, need: number, want = need) =>
+    lease(token, process, need, want, SHORT_MS);
   /** On PostgreSQL, until `n` transactions wait for a lock (PGlite runs one transaction at a time). */
   const waitingForLocks = async (n: number) => {
     if (kind !== "postgres") return;
@@ -114,12 +97,12 @@ describeOnEachDatabase("budget leases on $name", ({ kind }) => {
       (_token: string, a: string) => store.budgets.give(a, [], SHORT_MS).then((f) => f.length > 0),
       0,
     ],
-    ["leasing", (token: string, a: string) => leaseFor(token, a, 100).then((r) => r.forfeited), 100],
+    ["leasing", (token: string, a: string) => shortLease(token, a, 100).then((r) => r.forfeited), 100],
   ] as const)("a renewal by %s that waits for the day's row past its lease's expiry", (_how, renew, left) => {
     it("forfeits the lease, so the processes never hold more than the budget", async () => {
       const token = unique("token");
       const [a, b] = [unique("process"), unique("process")];
-      expect(await leaseFor(token, a, 300)).toMatchObject({ granted: 300 });
+      expect(await shortLease(token, a, 300)).toMatchObject({ granted: 300 });
       let renewal: Promise<boolean> | undefined;
       // Another transaction holds the day's row while A's renewal begins and waits, past expiry.
       await store.db.transaction(async (tx) => {
@@ -140,7 +123,7 @@ describeOnEachDatabase("budget leases on $name", ({ kind }) => {
       );
       expect(Number(row?.leased)).toBe(left);
       // B may lease what A no longer holds, and no more.
-      expect(await leaseFor(token, b, 1, 1_000)).toMatchObject({ granted: 1_000 - left });
+      expect(await shortLease(token, b, 1, 1_000)).toMatchObject({ granted: 1_000 - left });
     });
   });
 
