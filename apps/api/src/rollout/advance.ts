@@ -17,7 +17,9 @@ export function watchErrorRatio(deps: Deps, nudge: () => void): () => void {
 /**
  * Moves each running rollout on (SPEC §11.4): done once no old replica is left, or rolled back
  * (by `rollout`) with the reason in numbers. Run by the scheduling process before it plans, so
- * the plan follows the outcome. True when any model changed.
+ * the plan follows the outcome, and by a heartbeat that reports a new replica failed (an agent
+ * stops reporting it at its next beat, often before that run). Applied only to the rollout it
+ * judged, so two processes judging at once change it once. True when any model changed.
  */
 export async function advanceRollouts(deps: Deps, snap: Snapshot): Promise<boolean> {
   let changed = false;

@@ -280,7 +280,7 @@ export function usage(sql: Queryable, settled: SettledDays | null = null): Usage
       // range of its own (one scan of 90 days of hours to find none cost 200 ms), and the parts
       // follow each other in time, so their rows come back in order.
       const first = Math.ceil(from / DAY_MS) * DAY_MS;
-      const last = Math.floor(to / DAY_MS) * DAY_MS;
+      const last = dayOf(to);
       if (step !== "day" || first >= last) return read(hours, from, to);
       const days = many ? dayRows(key) : summed("usage_days", "day", "day", key, COUNT_COLUMNS, false);
       // The settled days [lo, hi): kept ones from memory, each run of others in one read, kept.
